@@ -1,0 +1,30 @@
+# Debian 12's KokkosConfig.cmake (Trilinos packaging) gives Kokkos::kokkos the include
+# directory <prefix>/include, which resolves to /usr/lib/include and does not exist;
+# the headers live in ${Kokkos_INCLUDE_DIRS}. Repair the target only when the path it
+# names is missing, so a correct Kokkos install (e.g. Kokkos 4.x with CUDA) is untouched.
+if(NOT TARGET Kokkos::kokkos)
+  return()
+endif()
+get_target_property(_minigpu_kokkos_alias Kokkos::kokkos ALIASED_TARGET)
+if(_minigpu_kokkos_alias)
+  return()
+endif()
+get_target_property(_minigpu_kokkos_inc Kokkos::kokkos INTERFACE_INCLUDE_DIRECTORIES)
+if(_minigpu_kokkos_inc)
+  set(_minigpu_kokkos_fixed "")
+  set(_minigpu_kokkos_changed FALSE)
+  foreach(_dir IN LISTS _minigpu_kokkos_inc)
+    if(_dir MATCHES "^\\$<" OR EXISTS "${_dir}")
+      list(APPEND _minigpu_kokkos_fixed "${_dir}")
+    else()
+      set(_minigpu_kokkos_changed TRUE)
+    endif()
+  endforeach()
+  if(_minigpu_kokkos_changed)
+    list(APPEND _minigpu_kokkos_fixed ${Kokkos_INCLUDE_DIRS})
+    list(REMOVE_DUPLICATES _minigpu_kokkos_fixed)
+    set_target_properties(Kokkos::kokkos PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
+                                                    "${_minigpu_kokkos_fixed}")
+    message(STATUS "Kokkos: replaced missing include dir(s) with ${Kokkos_INCLUDE_DIRS}")
+  endif()
+endif()

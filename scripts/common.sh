@@ -1,0 +1,46 @@
+# Shared by the scripts: paths, package installation, configure-and-build, MPI launch.
+# Sourced, not run.
+set -euo pipefail
+
+MINIGPU_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MINIGPU_BUILD="${MINIGPU_BUILD_DIR:-$MINIGPU_ROOT/build}"
+
+# Debian 12 / Ubuntu packages the build, the tests and the scripts need.
+MINIGPU_PACKAGES=(
+  cmake g++ make git python3
+  libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev libopenblas0-pthread
+  libopenmpi-dev openmpi-bin
+  libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev
+)
+
+log() { echo "[minigpu] $*" >&2; }
+
+# Installs whatever of "$@" is missing, with sudo when not root. No-op when all present.
+install_packages() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  log "installing: ${missing[*]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Configures once, then builds incrementally. Extra arguments go to the first configure.
+configure_and_build() {
+  if [ ! -f "$MINIGPU_BUILD/CMakeCache.txt" ]; then
+    cmake -S "$MINIGPU_ROOT" -B "$MINIGPU_BUILD" -DCMAKE_BUILD_TYPE=Release "$@"
+  fi
+  cmake --build "$MINIGPU_BUILD" --parallel "$(nproc)"
+}
+
+# mpirun that works as root and with more ranks than cores, as on CI machines.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpirun_n() {
+  local ranks="$1"
+  shift
+  mpirun -np "$ranks" --oversubscribe "$@"
+}

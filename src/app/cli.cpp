@@ -1,0 +1,54 @@
+// Subcommands of `minigpu`, wired with CLI11.
+#include "app/cli.hpp"
+
+#include "app/exit_codes.hpp"
+#include "core/environment.hpp"
+#include "io/device_report_writer.hpp"
+#include "minigpu_version.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <sstream>
+
+namespace minigpu {
+namespace {
+
+std::string version_text() {
+  return std::string("minigpu ") + MINIGPU_VERSION + " (git " + MINIGPU_GIT_HASH + ", Kokkos " +
+         kokkos_version_string() + ")";
+}
+
+int devices_command(const MpiSession& mpi) {
+  const DeviceReport report = device_report();
+  if (mpi.is_root()) io::write_device_report(std::cout, report, mpi.size());
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv, const MpiSession& mpi) {
+  CLI::App app{"miniGPU: the GPU chapter of Dive into Deep Learning as Kokkos + MPI experiments.\n"
+               "Kokkos options (--kokkos-*) are passed through to Kokkos.",
+               "minigpu"};
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(1);
+  auto* devices = app.add_subcommand("devices", "Report devices, Kokkos backends and the chapter's device cells");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Help and version are "errors" with exit code 0 in CLI11; only rank 0 prints.
+    std::ostringstream out, err;
+    const int code = app.exit(e, out, err);
+    if (mpi.is_root()) {
+      std::cout << out.str();
+      std::cerr << err.str();
+    }
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  if (devices->parsed()) return devices_command(mpi);
+  throw InputError("no subcommand given (try --help)");
+}
+
+}  // namespace minigpu

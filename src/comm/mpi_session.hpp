@@ -1,0 +1,32 @@
+// MPI lifetime and the world communicator's facts: first in, last out (before/after Kokkos).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+namespace minigpu {
+
+/// RAII MPI_Init/MPI_Finalize. Build it before any Kokkos object and let it die last.
+class MpiSession {
+ public:
+  MpiSession(int* argc, char*** argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  bool is_root() const { return rank_ == 0; }
+  /// Ends every rank of the job now: one rank's failure must never leave others hanging.
+  [[noreturn]] void abort(int exit_code) const;
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+/// Name of the node this rank runs on (MPI_Get_processor_name).
+std::string processor_name();
+
+}  // namespace minigpu

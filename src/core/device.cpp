@@ -1,0 +1,110 @@
+// Device rules: availability, fallback and GPU emulation. Backend facts come from backend.hpp.
+#include "core/device.hpp"
+
+#include "core/backend.hpp"
+#include "core/errors.hpp"
+
+#include <cstdlib>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+
+namespace minigpu {
+namespace {
+
+std::optional<int>& emulated_override() {
+  static std::optional<int> value;
+  return value;
+}
+
+int emulated_from_environment() {
+  const char* text = std::getenv("MINIGPU_EMULATE_GPUS");
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  const long n = std::strtol(text, &end, 10);
+  if (*end != '\0' || n < 0 || n > 1024) {
+    throw std::invalid_argument("MINIGPU_EMULATE_GPUS='" + std::string(text) +
+                                "' is not a GPU count between 0 and 1024");
+  }
+  return static_cast<int>(n);
+}
+
+int real_gpu_count() {
+  // One GPU per process by design: the one Kokkos was initialised on.
+  return kHasGpuBackend && visible_gpu_count() > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+std::string to_string(Device d) {
+  return d.is_cpu() ? std::string("cpu") : "gpu:" + std::to_string(d.index());
+}
+
+std::string describe(Device d) {
+  return d.is_gpu() && gpus_are_emulated() ? to_string(d) + " (emulated)" : to_string(d);
+}
+
+std::ostream& operator<<(std::ostream& os, Device d) { return os << to_string(d); }
+
+Device parse_device(const std::string& text) {
+  if (text == "cpu") return cpu();
+  if (text == "gpu") return Device(DeviceKind::gpu, 0);
+  if (text.rfind("gpu:", 0) == 0 && text.size() > 4) {
+    std::size_t used = 0;
+    int index = -1;
+    try {
+      index = std::stoi(text.substr(4), &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == text.size() - 4 && index >= 0) return Device(DeviceKind::gpu, index);
+  }
+  throw std::invalid_argument("'" + text + "' is not a device (expected cpu, gpu or gpu:N)");
+}
+
+int emulated_gpu_count() {
+  auto& value = emulated_override();
+  if (!value) value = emulated_from_environment();
+  return *value;
+}
+
+void set_emulated_gpus(int n) {
+  if (n < 0) throw std::invalid_argument("emulated GPU count must be >= 0");
+  emulated_override() = n;
+}
+
+void reset_emulated_gpus() { emulated_override().reset(); }
+
+bool gpus_are_emulated() { return emulated_gpu_count() > 0; }
+
+int num_gpus() { return gpus_are_emulated() ? emulated_gpu_count() : real_gpu_count(); }
+
+Device cpu() { return Device(); }
+
+Device gpu(int i) {
+  const Device d(DeviceKind::gpu, i);
+  require_available(d);
+  return d;
+}
+
+void require_available(Device d) {
+  if (d.is_cpu()) return;
+  const int n = num_gpus();
+  if (d.index() < 0 || d.index() >= n) {
+    throw DeviceNotFoundError("no device gpu:" + std::to_string(d.index()) + ": this process has " +
+                              std::to_string(n) + (n == 1 ? " GPU" : " GPUs") +
+                              (gpus_are_emulated() ? " (emulated)" : ""));
+  }
+}
+
+Device try_gpu(int i) { return i >= 0 && i < num_gpus() ? Device(DeviceKind::gpu, i) : cpu(); }
+
+std::vector<Device> try_all_gpus() {
+  std::vector<Device> all;
+  for (int i = 0; i < num_gpus(); ++i) all.emplace_back(DeviceKind::gpu, i);
+  return all;
+}
+
+bool uses_host_memory(Device d) { return d.is_cpu() || gpus_are_emulated() || !kHasGpuBackend; }
+
+}  // namespace minigpu

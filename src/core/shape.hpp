@@ -1,0 +1,35 @@
+// Tensor shapes (rank 0 for reduction results, 1 and 2 for user tensors) and dtypes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace minigpu {
+
+using Shape = std::vector<std::int64_t>;
+
+/// Element count of a shape (1 for rank 0).
+std::int64_t numel(const Shape& shape);
+/// "(2, 3)".
+std::string to_string(const Shape& shape);
+/// Throws ShapeError unless `shape` is rank 1 or 2 with every extent >= 1.
+void validate_user_shape(const Shape& shape, const char* what);
+
+enum class DType { f32, f64 };
+std::string to_string(DType t);
+/// Parses "float32"/"float"/"f32" or "float64"/"double"/"f64"; throws std::invalid_argument.
+DType parse_dtype(const std::string& text);
+
+template <class T>
+struct dtype_of;
+template <>
+struct dtype_of<float> {
+  static constexpr DType value = DType::f32;
+};
+template <>
+struct dtype_of<double> {
+  static constexpr DType value = DType::f64;
+};
+
+}  // namespace minigpu

@@ -1,0 +1,48 @@
+// Formats the device report; the facts come from core/environment.
+#include "io/device_report_writer.hpp"
+
+#include "io/format.hpp"
+
+#include <iomanip>
+#include <ostream>
+
+namespace minigpu::io {
+namespace {
+
+std::string device_list(const std::vector<Device>& devices) {
+  std::vector<std::string> names;
+  for (Device d : devices) names.push_back(describe(d));
+  return bracketed(names);
+}
+
+}  // namespace
+
+void write_device_report(std::ostream& os, const DeviceReport& r, int mpi_ranks) {
+  os << "miniGPU device report\n"
+     << "  Kokkos " << r.kokkos_version << ", backends " << bracketed(r.kokkos_backends)
+     << ", default execution space " << r.default_execution_space << '\n'
+     << "  host " << r.host.hostname << ": " << r.host.cpu_model << ", " << r.host.logical_cores
+     << " logical cores, " << human_bytes(r.host.memory_bytes) << " memory\n"
+     << "  MPI ranks " << mpi_ranks << "; GPUs visible to the hardware " << r.visible_gpus << "\n\n";
+
+  os << "  " << std::left << std::setw(20) << "device" << std::setw(48) << "name" << std::setw(14)
+     << "memory" << "compute capability\n";
+  os << "  " << std::setw(20) << "cpu" << std::setw(48) << r.host.cpu_model << std::setw(14)
+     << human_bytes(r.host.memory_bytes) << "-\n";
+  for (const DeviceInfo& g : r.gpus) {
+    os << "  " << std::setw(20) << describe(g.device) << std::setw(48) << g.name << std::setw(14)
+       << human_bytes(g.memory_bytes) << (g.compute_capability.empty() ? "-" : g.compute_capability)
+       << '\n';
+  }
+  if (r.gpus.empty()) os << "  (no GPU: every device falls back to the cpu)\n";
+  if (r.emulated) {
+    os << "  note: GPUs are emulated in host memory (MINIGPU_EMULATE_GPUS); timings are the host's\n";
+  }
+  os << std::right << '\n'
+     << "  num_gpus()      = " << r.num_gpus << '\n'
+     << "  try_gpu()       = " << describe(r.try_gpu_0) << '\n'
+     << "  try_gpu(10)     = " << describe(r.try_gpu_10) << '\n'
+     << "  try_all_gpus()  = " << device_list(r.try_all_gpus) << '\n';
+}
+
+}  // namespace minigpu::io

@@ -1,0 +1,15 @@
+// Small formatting helpers shared by the writers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace minigpu::io {
+
+/// 1536 -> "1.5 KiB", 24 GiB -> "24.0 GiB".
+std::string human_bytes(std::uint64_t bytes);
+/// {"a", "b"} -> "[a, b]".
+std::string bracketed(const std::vector<std::string>& items);
+
+}  // namespace minigpu::io

@@ -1,0 +1,107 @@
+// Elementwise kernels over flat Views: maps, broadcast binaries and deterministic fills.
+// Pure Kokkos: each runs in the execution space of the View it writes.
+#pragma once
+
+#include "core/kokkos_compat.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace minigpu::kernels {
+
+template <class View>
+using RangeOf = Kokkos::RangePolicy<typename View::execution_space, Kokkos::IndexType<std::int64_t>>;
+
+struct Add {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return a + b; }
+};
+struct Sub {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return a - b; }
+};
+struct Mul {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return a * b; }
+};
+struct Div {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return a / b; }
+};
+struct Pow {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return kmath::pow(a, b); }
+};
+struct Exp {
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T operator()(T a) const { return kmath::exp(a); }
+};
+/// op(x, s) or op(s, x) for a fixed scalar s: scalar operands become unary maps.
+template <class Op, class T, bool ScalarOnLeft>
+struct WithScalar {
+  Op op;
+  T scalar;
+  KOKKOS_INLINE_FUNCTION T operator()(T x) const { return ScalarOnLeft ? op(scalar, x) : op(x, scalar); }
+};
+
+/// out(i) = f(in(i)).
+template <class OutView, class InView, class F>
+void map(const OutView& out, const InView& in, F f) {
+  Kokkos::parallel_for("minigpu::map", RangeOf<OutView>(0, out.extent(0)),
+                       KOKKOS_LAMBDA(const std::int64_t i) { out(i) = f(in(i)); });
+}
+
+/// Row-major 2-D index arithmetic for broadcasting: a stride of 0 repeats a row or column.
+struct BroadcastStrides {
+  std::int64_t cols = 1;
+  std::int64_t a_row = 0, a_col = 0;
+  std::int64_t b_row = 0, b_col = 0;
+};
+
+/// out(r, c) = op(a(r, c), b(r, c)) with broadcasting given by `s`, over flat storage.
+template <class OutView, class AView, class BView, class Op>
+void binary(const OutView& out, const AView& a, const BView& b, BroadcastStrides s, Op op) {
+  Kokkos::parallel_for(
+      "minigpu::binary", RangeOf<OutView>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
+        const std::int64_t r = i / s.cols;
+        const std::int64_t c = i % s.cols;
+        out(i) = op(a(r * s.a_row + c * s.a_col), b(r * s.b_row + c * s.b_col));
+      });
+}
+
+/// SplitMix64 finaliser: a counter-based generator, so element i gets the same value
+/// whichever device or thread computes it.
+KOKKOS_INLINE_FUNCTION std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+/// Uniform values in [low, high): element i depends only on (seed, i).
+template <class View, class T>
+void fill_uniform(const View& out, std::uint64_t seed, T low, T high) {
+  // Keep as many random bits as the mantissa holds, so u < 1 exactly in type T.
+  constexpr int bits = sizeof(T) == 4 ? 24 : 53;
+  const T scale = T(1) / static_cast<T>(std::uint64_t(1) << bits);
+  const std::uint64_t key = splitmix64(seed);
+  Kokkos::parallel_for(
+      "minigpu::fill_uniform", RangeOf<View>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
+        const std::uint64_t r = splitmix64(key ^ static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ULL);
+        const T u = static_cast<T>(r >> (64 - bits)) * scale;
+        out(i) = low + (high - low) * u;
+      });
+}
+
+/// out(i) = start + i * step, with out(n-1) forced to `last` when `pin_last` (linspace).
+template <class View, class T>
+void fill_affine(const View& out, T start, T step, bool pin_last, T last) {
+  const std::int64_t n = out.extent(0);
+  Kokkos::parallel_for(
+      "minigpu::fill_affine", RangeOf<View>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+        out(i) = (pin_last && i == n - 1) ? last : start + static_cast<T>(i) * step;
+      });
+}
+
+}  // namespace minigpu::kernels

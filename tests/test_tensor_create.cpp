@@ -1,0 +1,96 @@
+// Tensor creation on a chosen device, checked against values computed here on the host.
+#include "core/tensor_factory.hpp"
+#include "core/tensor_print.hpp"
+#include "test_support.hpp"
+
+#include <sstream>
+
+namespace minigpu {
+namespace {
+
+template <class T>
+class TensorCreate : public testing::EmulatedGpus {};
+using Dtypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(TensorCreate, Dtypes);
+
+TYPED_TEST(TensorCreate, KnowsDeviceShapeAndDtype) {
+  using T = TypeParam;
+  const auto x = zeros<T>({2, 3}, gpu(1));
+  EXPECT_EQ(x.device(), gpu(1));
+  EXPECT_EQ(x.shape(), (Shape{2, 3}));
+  EXPECT_EQ(x.rank(), 2);
+  EXPECT_EQ(x.numel(), 6);
+  EXPECT_EQ(x.dtype(), (std::is_same_v<T, float> ? DType::f32 : DType::f64));
+  EXPECT_EQ(ones<T>({4}, cpu()).device(), cpu());
+}
+
+TYPED_TEST(TensorCreate, FillsValues) {
+  using T = TypeParam;
+  EXPECT_EQ(zeros<T>({2, 2}, gpu(0)).to_vector(), std::vector<T>(4, T(0)));
+  EXPECT_EQ(ones<T>({3}, gpu(0)).to_vector(), std::vector<T>(3, T(1)));
+  EXPECT_EQ(full<T>({2, 1}, T(2.5), cpu()).to_vector(), std::vector<T>(2, T(2.5)));
+  EXPECT_EQ(arange<T>(0, 5, 1, gpu(0)).to_vector(), (std::vector<T>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(arange<T>(1, 2, T(0.25), cpu()).to_vector(), (std::vector<T>{1, 1.25, 1.5, 1.75}));
+  EXPECT_EQ(arange<T>(3, 0, -1, cpu()).to_vector(), (std::vector<T>{3, 2, 1}));
+  EXPECT_EQ(linspace<T>(0, 1, 5, gpu(1)).to_vector(), (std::vector<T>{0, 0.25, 0.5, 0.75, 1}));
+  const std::vector<T> values{1, 2, 3, 4, 5, 6};
+  const auto x = from_vector<T>(values, {2, 3}, gpu(1));
+  EXPECT_EQ(x.to_vector(), values);
+  EXPECT_EQ(x.shape(), (Shape{2, 3}));
+}
+
+TYPED_TEST(TensorCreate, RandIsSeededUniformAndDeviceIndependent) {
+  using T = TypeParam;
+  const auto a = rand<T>({50, 40}, cpu(), 42).to_vector();
+  const auto b = rand<T>({50, 40}, gpu(1), 42).to_vector();
+  const auto c = rand<T>({50, 40}, cpu(), 43).to_vector();
+  EXPECT_EQ(a, b) << "same seed must give the same values on every device";
+  EXPECT_NE(a, c) << "another seed must give other values";
+  double mean = 0;
+  for (T v : a) {
+    ASSERT_GE(v, T(0));
+    ASSERT_LT(v, T(1));
+    mean += v;
+  }
+  mean /= a.size();
+  EXPECT_NEAR(mean, 0.5, 0.03) << "2000 uniform draws have a mean within ~5 sigma of 0.5";
+  for (T v : rand<T>({1000}, cpu(), 7, T(-2), T(3)).to_vector()) {
+    ASSERT_GE(v, T(-2));
+    ASSERT_LT(v, T(3));
+  }
+}
+
+TYPED_TEST(TensorCreate, BadShapesAreClearErrors) {
+  using T = TypeParam;
+  EXPECT_THROW(zeros<T>({}, cpu()), ShapeError);
+  EXPECT_THROW(zeros<T>({-1}, cpu()), ShapeError);
+  EXPECT_THROW(ones<T>({2, 0}, cpu()), ShapeError);
+  EXPECT_THROW(zeros<T>({2, 2, 2}, cpu()), ShapeError);
+  EXPECT_THROW(from_vector<T>({1, 2, 3}, {2, 2}, cpu()), ShapeError);
+  EXPECT_THROW(linspace<T>(0, 1, 0, cpu()), ShapeError);
+  EXPECT_THROW(arange<T>(0, 5, 0, cpu()), std::invalid_argument);
+  EXPECT_THROW(arange<T>(5, 0, 1, cpu()), ShapeError);
+  EXPECT_THROW(zeros<T>({2}, Device(DeviceKind::gpu, 5)), DeviceNotFoundError);
+  try {
+    zeros<T>({3, -4}, cpu());
+    FAIL() << "a negative extent must throw";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("(3, -4)"), std::string::npos) << e.what();
+  }
+}
+
+TYPED_TEST(TensorCreate, PrintsValuesThenDevice) {
+  using T = TypeParam;
+  std::ostringstream os;
+  os << from_vector<T>({1, 2, 3, 4, 5, 6}, {2, 3}, gpu(0));
+  EXPECT_EQ(os.str(), "tensor([[1, 2, 3],\n        [4, 5, 6]], device=gpu:0 (emulated))");
+  std::ostringstream host;
+  host << from_vector<T>({0.5, -1}, {2}, cpu());
+  EXPECT_EQ(host.str(), "tensor([0.5, -1], device=cpu)");
+  std::ostringstream big;
+  big << arange<T>(0, 2000, 1, cpu());
+  EXPECT_NE(big.str().find("[0, 1, 2, ..., 1997, 1998, 1999]"), std::string::npos) << big.str();
+}
+
+}  // namespace
+}  // namespace minigpu
