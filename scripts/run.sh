@@ -6,5 +6,9 @@ ranks="${2:-2}"
 shift $(( $# > 2 ? 2 : $# ))
 install_packages "${MINIGPU_PACKAGES[@]}"
 configure_and_build
-log "device report ($ranks MPI ranks); the experiment engine will run $input"
-mpirun_n "$ranks" "$MINIGPU_BUILD/src/minigpu" devices
+if [ ! -f "$input" ]; then
+  log "no such input: $input"
+  exit 2
+fi
+log "running $input on $ranks MPI rank(s)"
+mpirun_n "$ranks" "$MINIGPU_BUILD/src/minigpu" run "$input" "$@"

@@ -2,6 +2,7 @@
 #include "app/cli.hpp"
 
 #include "app/exit_codes.hpp"
+#include "app/run_command.hpp"
 #include "core/environment.hpp"
 #include "io/device_report_writer.hpp"
 #include "minigpu_version.hpp"
@@ -34,6 +35,13 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   auto* devices = app.add_subcommand("devices", "Report devices, Kokkos backends and the chapter's device cells");
+  auto* list = app.add_subcommand("list", "List the experiments with one-line descriptions");
+  auto* run = app.add_subcommand("run", "Run the experiments of a YAML input and write verified results");
+  RunOptions run_options;
+  run->add_option("input", run_options.input, "YAML input file")->required();
+  run->add_option("--output-dir", run_options.output_dir, "Directory for results (overrides run.output_dir)");
+  run->add_option("--only", run_options.only, "Run only these experiments (comma-separated)")->delimiter(',');
+  run->add_flag("--dry-run", run_options.dry_run, "Validate the input and list its cases; run nothing");
 
   try {
     app.parse(argc, argv);
@@ -48,6 +56,8 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   if (devices->parsed()) return devices_command(mpi);
+  if (list->parsed()) return list_command(mpi);
+  if (run->parsed()) return run_command(run_options, mpi);
   throw InputError("no subcommand given (try --help)");
 }
 

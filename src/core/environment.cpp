@@ -35,6 +35,11 @@ HostInfo host_info() {
   return info;
 }
 
+std::uint64_t device_memory_bytes(Device d) {
+  if (uses_host_memory(d)) return host_info().memory_bytes;
+  return gpu_properties(active_gpu_id()).memory_bytes;
+}
+
 DeviceReport device_report() {
   DeviceReport r;
   r.kokkos_version = kokkos_version_string();

@@ -42,6 +42,8 @@ struct DeviceReport {
 };
 
 HostInfo host_info();
+/// Memory a tensor on `d` can use: the GPU's for a real GPU, else the host's.
+std::uint64_t device_memory_bytes(Device d);
 /// Gathers the report; Kokkos must be initialised.
 DeviceReport device_report();
 

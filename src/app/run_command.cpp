@@ -1,0 +1,126 @@
+// The run pipeline in numbered steps; each step's work lives in its own layer.
+#include "app/run_command.hpp"
+
+#include "app/exit_codes.hpp"
+#include "comm/collectives.hpp"
+#include "config/run_config.hpp"
+#include "core/environment.hpp"
+#include "experiments/registry.hpp"
+#include "experiments/runner.hpp"
+#include "io/console_writer.hpp"
+#include "io/run_record.hpp"
+#include "minigpu_version.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+namespace minigpu {
+namespace {
+
+// Input is judged on every rank; if any rank rejects it, every rank throws the same error,
+// so all exit 2 together instead of some waiting in a collective forever.
+RunPlan load_plan_collectively(const RunOptions& options, RunContext& ctx) {
+  std::optional<RunPlan> plan;
+  std::string error;
+  try {
+    PlanOptions plan_options;
+    if (!options.output_dir.empty()) plan_options.output_dir = options.output_dir;
+    plan_options.only = options.only;
+    plan = load_run_plan(options.input, ctx, plan_options);
+    check_memory_fits(*plan);
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  if (!comm::all_ranks(error.empty(), ctx.comm)) {
+    const auto errors = comm::allgather_strings(error, ctx.comm);
+    for (std::size_t r = 0; r < errors.size(); ++r) {
+      if (!errors[r].empty()) throw InputError(r == 0 ? errors[r] : "rank " + std::to_string(r) + ": " + errors[r]);
+    }
+  }
+  return std::move(*plan);
+}
+
+io::Provenance provenance(const RunPlan& plan, const RunContext& ctx) {
+  const HostInfo host = host_info();
+  nlohmann::json j;
+  j["minigpu"] = {{"version", MINIGPU_VERSION}, {"git", MINIGPU_GIT_HASH}};
+  j["kokkos"] = {{"version", kokkos_version_string()},
+                 {"backends", kokkos_backends()},
+                 {"default_execution_space", Kokkos::DefaultExecutionSpace::name()}};
+  j["host"] = {{"hostname", host.hostname},
+               {"cpu", host.cpu_model},
+               {"logical_cores", host.logical_cores},
+               {"memory_bytes", host.memory_bytes}};
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  j["environment"] = {{"OPENBLAS_CORETYPE", coretype ? coretype : ""}};
+  nlohmann::json devices = nlohmann::json::array();
+  for (Device d : try_all_gpus()) devices.push_back(describe(d));
+  j["devices"] = {{"num_gpus", num_gpus()}, {"gpus", devices}, {"emulated", gpus_are_emulated()}};
+  const auto hosts = comm::allgather_strings(processor_name(), ctx.comm);
+  const auto rank_devices = comm::allgather_strings(describe(try_gpu()), ctx.comm);
+  nlohmann::json ranks = nlohmann::json::array();
+  for (int r = 0; r < ctx.ranks; ++r) ranks.push_back({{"rank", r}, {"host", hosts[r]}, {"device", rank_devices[r]}});
+  j["mpi"] = {{"size", ctx.ranks}, {"ranks", ranks}};
+  j["input_file"] = plan.input_file;
+  j["resolved_input"] = plan.resolved_input;
+  return io::Provenance{j};
+}
+
+std::string compact_stamp(const std::string& iso) {
+  std::string stamp;
+  for (char c : iso) {
+    if (c != '-' && c != ':') stamp += c;
+  }
+  return stamp;
+}
+
+}  // namespace
+
+int run_command(const RunOptions& options, const MpiSession& mpi) {
+  // 1. Validate the whole input (and memory needs) before anything runs or is written.
+  RunContext ctx;
+  ctx.rank = mpi.rank();
+  ctx.ranks = mpi.size();
+  RunPlan plan = load_plan_collectively(options, ctx);
+  io::ConsoleWriter console(std::cout);
+  if (options.dry_run) {
+    if (mpi.is_root()) {
+      for (const auto& e : plan.experiments) {
+        std::cout << e.name << ": " << e.cases.size() << " cases\n";
+        for (const auto& c : e.cases) std::cout << "  " << c.label << " on " << describe(c.device) << '\n';
+      }
+      std::cout << "input is valid; nothing was run (--dry-run)\n";
+    }
+    return kExitOk;
+  }
+  // 2. Run every case; rank 0 prints rows as they finish.
+  io::Provenance record = provenance(plan, ctx);
+  RunOutcome outcome = run_plan(plan, ctx, [&](const CaseResult& r, int index, int total, double elapsed) {
+    if (mpi.is_root()) console.case_finished(r, index, total, elapsed);
+  });
+  // 3. Rank 0 writes the record; every rank agrees on the exit code.
+  std::string dir;
+  if (mpi.is_root()) {
+    record.fields["started"] = outcome.started_utc;
+    record.fields["finished"] = outcome.finished_utc;
+    dir = io::write_run_directory(plan.run.output_dir, plan.run.name, compact_stamp(outcome.started_utc),
+                                  io::results_csv(outcome.results),
+                                  io::run_json(record, outcome.results, outcome.findings));
+    console.findings(outcome.findings);
+    console.summary(outcome.results, dir);
+  }
+  return outcome.all_verified ? kExitOk : kExitVerifyFailed;
+}
+
+int list_command(const MpiSession& mpi) {
+  if (mpi.is_root()) {
+    for (const auto& info : ExperimentRegistry::all()) {
+      std::printf("  %-24s %s\n", info.name.c_str(), info.description.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace minigpu

@@ -1,0 +1,23 @@
+// `minigpu run INPUT`: validate everything collectively, run, verify, write the record.
+#pragma once
+
+#include "comm/mpi_session.hpp"
+
+#include <string>
+#include <vector>
+
+namespace minigpu {
+
+struct RunOptions {
+  std::string input;
+  std::string output_dir;  ///< empty: the input's run.output_dir
+  std::vector<std::string> only;
+  bool dry_run = false;
+};
+
+/// Returns kExitOk when every case verified, kExitVerifyFailed otherwise.
+int run_command(const RunOptions& options, const MpiSession& mpi);
+/// `minigpu list`: every registered experiment with its one-line description.
+int list_command(const MpiSession& mpi);
+
+}  // namespace minigpu

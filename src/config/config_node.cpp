@@ -1,0 +1,194 @@
+// Typed, position-aware reads of YAML values; conversion failures become InputError.
+#include "config/config_node.hpp"
+
+#include "app/exit_codes.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace minigpu {
+namespace {
+
+std::string type_name(std::int64_t) { return "an integer"; }
+std::string type_name(double) { return "a number"; }
+std::string type_name(bool) { return "true or false"; }
+std::string type_name(const std::string&) { return "a string"; }
+
+// Integers also accept "1e8" and 1.0e3 when the value is integral: sizes read naturally.
+bool convert(const YAML::Node& n, std::int64_t& out) {
+  if (!n.IsScalar()) return false;
+  if (YAML::convert<std::int64_t>::decode(n, out)) return true;
+  double d = 0;
+  if (!YAML::convert<double>::decode(n, d) || !std::isfinite(d) || d != std::floor(d) ||
+      std::abs(d) > 9.0e18) {
+    return false;
+  }
+  out = static_cast<std::int64_t>(d);
+  return true;
+}
+bool convert(const YAML::Node& n, double& out) {
+  return n.IsScalar() && YAML::convert<double>::decode(n, out) && std::isfinite(out);
+}
+bool convert(const YAML::Node& n, bool& out) { return n.IsScalar() && YAML::convert<bool>::decode(n, out); }
+bool convert(const YAML::Node& n, std::string& out) {
+  if (!n.IsScalar()) return false;
+  out = n.Scalar();
+  return true;
+}
+
+}  // namespace
+
+ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)
+    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {
+  if (!node_.IsMap()) {
+    throw InputError(where(node_.Mark()) + ": '" + path_ + "' must be a mapping of key: value");
+  }
+}
+
+std::string ConfigNode::where(const YAML::Mark& mark) const {
+  if (mark.is_null()) return file_;
+  return file_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+void ConfigNode::fail(const std::string& key, const std::string& message) const {
+  // Point at the key itself when it exists, else at the mapping that lacks it.
+  YAML::Mark mark = node_.Mark();
+  for (const auto& kv : node_) {
+    if (kv.first.Scalar() == key) mark = kv.first.Mark();
+  }
+  throw InputError(where(mark) + ": key '" + (path_.empty() ? key : path_ + "." + key) + "': " + message);
+}
+
+bool ConfigNode::has(const std::string& key) const { return static_cast<bool>(node_[key]); }
+
+YAML::Node ConfigNode::value_of(const std::string& key) {
+  read_.insert(key);
+  return node_[key];
+}
+
+void ConfigNode::mark_read(const std::string& key) { read_.insert(key); }
+
+template <class T>
+T ConfigNode::required(const std::string& key) {
+  if (!has(key)) fail(key, "is required");
+  T value{};
+  if (!convert(value_of(key), value)) fail(key, "must be " + type_name(value));
+  resolved_[key] = value;
+  return value;
+}
+
+template <class T>
+T ConfigNode::get(const std::string& key, const T& fallback) {
+  if (!has(key)) {
+    read_.insert(key);
+    resolved_[key] = fallback;
+    return fallback;
+  }
+  return required<T>(key);
+}
+
+template <class T>
+std::vector<T> ConfigNode::get_list(const std::string& key, const std::vector<T>& fallback) {
+  std::vector<T> values;
+  if (!has(key)) {
+    read_.insert(key);
+    values = fallback;
+  } else {
+    const YAML::Node n = value_of(key);
+    if (n.IsScalar()) {
+      values.emplace_back();
+      if (!convert(n, values.back())) fail(key, "must be " + type_name(T{}) + " or a list of them");
+    } else if (n.IsSequence() && n.size() > 0) {
+      for (const auto& item : n) {
+        values.emplace_back();
+        if (!convert(item, values.back())) fail(key, "every item must be " + type_name(T{}));
+      }
+    } else {
+      fail(key, "must be a non-empty list of " + type_name(T{}).substr(type_name(T{}).find(' ') + 1) + "s");
+    }
+  }
+  resolved_[key] = values;
+  return values;
+}
+
+std::vector<std::int64_t> ConfigNode::get_byte_list(const std::string& key,
+                                                    const std::vector<std::int64_t>& fallback) {
+  std::vector<std::int64_t> bytes;
+  if (!has(key)) {
+    read_.insert(key);
+    bytes = fallback;
+  } else {
+    const YAML::Node n = value_of(key);
+    std::vector<YAML::Node> items;
+    if (n.IsSequence()) {
+      for (const auto& item : n) items.push_back(item);
+    }
+    if (n.IsScalar()) items.push_back(n);
+    if (items.empty()) fail(key, "must be a byte count or a non-empty list of them");
+    for (const auto& item : items) {
+      std::int64_t value = 0;
+      if (!convert(item, value)) {
+        try {
+          value = item.IsScalar() ? parse_bytes(item.Scalar()) : -1;
+        } catch (const std::invalid_argument&) {
+          fail(key, "'" + (item.IsScalar() ? item.Scalar() : std::string("?")) +
+                        "' is not a byte count (e.g. 4096, 64KiB, 1GiB)");
+        }
+      }
+      if (value <= 0) fail(key, "byte counts must be positive");
+      bytes.push_back(value);
+    }
+  }
+  resolved_[key] = bytes;
+  return bytes;
+}
+
+std::string ConfigNode::get_choice(const std::string& key, const std::vector<std::string>& choices,
+                                   const std::string& fallback) {
+  const std::string value = get<std::string>(key, fallback);
+  for (const auto& c : choices) {
+    if (c == value) return value;
+  }
+  std::string list;
+  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+  fail(key, "'" + value + "' is not one of: " + list);
+}
+
+void ConfigNode::reject_unknown() const {
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.Scalar();
+    if (read_.count(key)) continue;
+    std::string known;
+    for (const auto& k : read_) known += (known.empty() ? "" : ", ") + k;
+    fail(key, "unknown key (known keys: " + known + ")");
+  }
+}
+
+std::int64_t parse_bytes(const std::string& text) {
+  std::istringstream in(text);
+  double number = 0;
+  std::string unit;
+  if (!(in >> number) || number <= 0) throw std::invalid_argument(text);
+  in >> unit;
+  static const std::pair<const char*, double> units[] = {
+      {"", 1},         {"B", 1},        {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"KB", 1e3},     {"MB", 1e6},     {"GB", 1e9}};
+  for (const auto& [name, scale] : units) {
+    if (unit == name && in.eof()) return static_cast<std::int64_t>(std::llround(number * scale));
+  }
+  throw std::invalid_argument(text);
+}
+
+template std::int64_t ConfigNode::required<std::int64_t>(const std::string&);
+template double ConfigNode::required<double>(const std::string&);
+template bool ConfigNode::required<bool>(const std::string&);
+template std::string ConfigNode::required<std::string>(const std::string&);
+template std::int64_t ConfigNode::get<std::int64_t>(const std::string&, const std::int64_t&);
+template double ConfigNode::get<double>(const std::string&, const double&);
+template bool ConfigNode::get<bool>(const std::string&, const bool&);
+template std::string ConfigNode::get<std::string>(const std::string&, const std::string&);
+template std::vector<std::int64_t> ConfigNode::get_list(const std::string&, const std::vector<std::int64_t>&);
+template std::vector<double> ConfigNode::get_list(const std::string&, const std::vector<double>&);
+template std::vector<std::string> ConfigNode::get_list(const std::string&, const std::vector<std::string>&);
+
+}  // namespace minigpu

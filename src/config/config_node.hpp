@@ -1,0 +1,61 @@
+// Validated access to one YAML mapping: every error names file, line, column and key, and
+// every value read (defaults included) is recorded so the resolved input can be written back.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace minigpu {
+
+/// A YAML mapping at `path` (e.g. "experiments[2]") of input file `file`.
+class ConfigNode {
+ public:
+  ConfigNode(YAML::Node node, std::string file, std::string path);
+
+  bool has(const std::string& key) const;
+  /// Value of a key that must be present; T is std::int64_t, double, bool or std::string.
+  template <class T>
+  T required(const std::string& key);
+  /// Value of `key`, or `fallback` when absent.
+  template <class T>
+  T get(const std::string& key, const T& fallback);
+  /// A list of T (a scalar counts as a one-element list), or `fallback` when absent.
+  template <class T>
+  std::vector<T> get_list(const std::string& key, const std::vector<T>& fallback);
+  /// Byte counts: integers or strings such as "64KiB", "1GiB", "1MB".
+  std::vector<std::int64_t> get_byte_list(const std::string& key, const std::vector<std::int64_t>& fallback);
+  /// One of `choices`, or `fallback` when absent.
+  std::string get_choice(const std::string& key, const std::vector<std::string>& choices,
+                         const std::string& fallback);
+
+  /// Marks a key as read without reading it (handled by another layer).
+  void mark_read(const std::string& key);
+  /// Throws InputError for the first key that nothing read, listing the known ones.
+  void reject_unknown() const;
+  /// Throws InputError "file:line:col: key 'path.key': message" at the key's position.
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  /// Every value read, defaults filled in.
+  const nlohmann::json& resolved() const { return resolved_; }
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  YAML::Node value_of(const std::string& key);
+  std::string where(const YAML::Mark& mark) const;
+
+  YAML::Node node_;
+  std::string file_;
+  std::string path_;
+  std::set<std::string> read_;
+  nlohmann::json resolved_ = nlohmann::json::object();
+};
+
+/// "1KiB" -> 1024 etc.; throws std::invalid_argument for anything else.
+std::int64_t parse_bytes(const std::string& text);
+
+}  // namespace minigpu

@@ -1,0 +1,103 @@
+// Loads an input file: YAML syntax, the run section, then each experiment's own keys.
+#include "config/run_config.hpp"
+
+#include "app/exit_codes.hpp"
+#include "experiments/registry.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+namespace minigpu {
+namespace {
+
+YAML::Node parse_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open input file");
+  try {
+    return YAML::Load(in);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                     ": YAML syntax error: " + e.msg);
+  }
+}
+
+std::string file_stem(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') + 1);
+  return base.substr(0, base.find_last_of('.'));
+}
+
+int positive_int(ConfigNode& node, const std::string& key, std::int64_t fallback, std::int64_t min) {
+  const std::int64_t value = node.get<std::int64_t>(key, fallback);
+  if (value < min || value > 1000000) {
+    node.fail(key, "must be between " + std::to_string(min) + " and 1000000 (got " + std::to_string(value) + ")");
+  }
+  return static_cast<int>(value);
+}
+
+RunSettings read_run_section(ConfigNode& run, const std::string& path) {
+  RunSettings s;
+  s.name = run.get<std::string>("name", file_stem(path));
+  if (s.name.empty() || s.name.find('/') != std::string::npos) run.fail("name", "must be a non-empty name without '/'");
+  s.output_dir = run.get<std::string>("output_dir", s.output_dir);
+  s.warmups = positive_int(run, "warmups", s.warmups, 0);
+  s.repetitions = positive_int(run, "repetitions", s.repetitions, 1);
+  const std::string dtype = run.get_choice("dtype", {"float32", "float64"}, "float32");
+  s.dtype = parse_dtype(dtype);
+  if (run.has("emulate_gpus")) s.emulate_gpus = positive_int(run, "emulate_gpus", 0, 0);
+  run.reject_unknown();
+  return s;
+}
+
+}  // namespace
+
+RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOptions& options) {
+  const YAML::Node root = parse_file(path);
+  RunPlan plan;
+  plan.input_file = path;
+  if (!root.IsMap()) throw InputError(path + ": the input must be a mapping with 'run' and 'experiments'");
+  ConfigNode top(root, path, "");
+  YAML::Node run_node = root["run"] ? root["run"] : YAML::Node(YAML::NodeType::Map);
+  top.mark_read("run");
+  ConfigNode run(run_node, path, "run");
+  plan.run = read_run_section(run, path);
+  if (options.output_dir) plan.run.output_dir = *options.output_dir;
+  if (plan.run.emulate_gpus >= 0) set_emulated_gpus(plan.run.emulate_gpus);
+  ctx.default_dtype = plan.run.dtype;
+  plan.resolved_input["run"] = run.resolved();
+  plan.resolved_input["run"]["output_dir"] = plan.run.output_dir;
+
+  if (!root["experiments"]) top.fail("experiments", "is required (a list of experiments to run)");
+  top.mark_read("experiments");
+  top.reject_unknown();
+  const YAML::Node list = root["experiments"];
+  if (!list.IsSequence() || list.size() == 0) top.fail("experiments", "must be a non-empty list");
+  for (const auto& name : options.only) {
+    if (!ExperimentRegistry::find(name)) {
+      throw InputError("--only: unknown experiment '" + name + "' (known: " + ExperimentRegistry::known_names() + ")");
+    }
+  }
+
+  plan.resolved_input["experiments"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    ConfigNode node(list[i], path, "experiments[" + std::to_string(i) + "]");
+    const std::string name = node.required<std::string>("name");
+    const ExperimentInfo* info = ExperimentRegistry::find(name);
+    if (!info) node.fail("name", "unknown experiment '" + name + "' (known: " + ExperimentRegistry::known_names() + ")");
+    PlannedExperiment planned;
+    planned.name = name;
+    planned.warmups = positive_int(node, "warmups", plan.run.warmups, 0);
+    planned.repetitions = positive_int(node, "repetitions", plan.run.repetitions, 1);
+    planned.experiment = info->make();
+    planned.experiment->configure(node, ctx);
+    node.reject_unknown();
+    planned.cases = planned.experiment->cases();
+    plan.resolved_input["experiments"].push_back(node.resolved());
+    const bool selected = options.only.empty() ||
+                          std::find(options.only.begin(), options.only.end(), name) != options.only.end();
+    if (selected) plan.experiments.push_back(std::move(planned));
+  }
+  if (plan.experiments.empty()) throw InputError(path + ": --only selected none of the input's experiments");
+  return plan;
+}
+
+}  // namespace minigpu

@@ -1,0 +1,49 @@
+// An input file, validated as a whole before anything runs: the `run:` settings and the
+// configured experiments, with the resolved input (defaults filled in) kept for the record.
+#pragma once
+
+#include "experiments/experiment.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace minigpu {
+
+struct RunSettings {
+  std::string name;
+  std::string output_dir = "results";
+  int warmups = 1;
+  int repetitions = 5;
+  DType dtype = DType::f32;
+  int emulate_gpus = -1;  ///< -1: leave MINIGPU_EMULATE_GPUS in charge
+};
+
+struct PlannedExperiment {
+  std::string name;
+  int warmups = 1;
+  int repetitions = 5;
+  std::unique_ptr<Experiment> experiment;
+  std::vector<CaseSpec> cases;
+};
+
+struct RunPlan {
+  std::string input_file;
+  RunSettings run;
+  std::vector<PlannedExperiment> experiments;
+  nlohmann::json resolved_input;
+};
+
+/// Command-line choices that shape the plan.
+struct PlanOptions {
+  std::optional<std::string> output_dir;  ///< overrides run.output_dir
+  std::vector<std::string> only;          ///< run only these experiments (empty: all)
+};
+
+/// Reads, validates and configures everything in `path`; throws InputError (exit 2).
+RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOptions& options);
+
+}  // namespace minigpu

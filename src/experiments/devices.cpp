@@ -1,0 +1,99 @@
+// devices: the chapter's "Computing Devices" and "Tensors and GPUs" cells as checked rules.
+// Each case performs one rule's action in run_once and verify() checks its outcome:
+//   query        num_gpus(), try_gpu(), try_gpu(num_gpus()) falls back to cpu, try_all_gpus()
+//   create       X = ones(2,3) on try_gpu() lives there
+//   copy_to      Z = X.copy_to(other) has X's values in new memory on the other device
+//   to           X.to(its device) shares storage; X.copy_to(its device) does not
+//   mismatch     X + Y across devices throws DeviceMismatchError naming both
+// Accounting: no bytes or flops worth a rate; the times show what each rule costs.
+#include "core/errors.hpp"
+#include "core/tensor_factory.hpp"
+#include "core/tensor_ops.hpp"
+#include "experiments/registry.hpp"
+
+namespace minigpu {
+
+class DevicesExperiment : public Experiment {
+ public:
+  void configure(ConfigNode&, const RunContext&) override {}
+
+  std::vector<CaseSpec> cases() const override {
+    std::vector<CaseSpec> out;
+    for (const char* rule : {"query", "create", "copy_to", "to", "mismatch"}) {
+      CaseSpec c;
+      c.label = rule;
+      c.params = {{"rule", rule}};
+      c.device = try_gpu();
+      c.dtype = DType::f32;
+      out.push_back(c);
+    }
+    return out;
+  }
+
+  void setup(const CaseSpec& spec) override {
+    rule_ = spec.label;
+    device_ = spec.device;
+    // The "other" device: a second GPU when there is one, else the cpu (or gpu:0 from cpu).
+    other_ = num_gpus() > 1 ? gpu(1) : (device_.is_cpu() ? try_gpu() : cpu());
+    x_ = ones<float>({2, 3}, device_);
+    y_ = ones<float>({2, 3}, other_);
+    error_.clear();
+  }
+
+  void run_once() override {
+    if (rule_ == "query") {
+      gpus_ = try_all_gpus();
+      fallback_ = try_gpu(num_gpus());
+    } else if (rule_ == "create") {
+      z_ = ones<float>({2, 3}, try_gpu());
+    } else if (rule_ == "copy_to") {
+      z_ = x_.copy_to(other_);
+    } else if (rule_ == "to") {
+      z_ = x_.to(device_);
+      w_ = x_.copy_to(device_);
+    } else if (rule_ == "mismatch") {
+      error_.clear();
+      try {
+        z_ = x_ + y_;
+      } catch (const DeviceMismatchError& e) {
+        error_ = e.what();
+      }
+    }
+  }
+
+  Check verify() override {
+    if (rule_ == "query") {
+      const bool ok = static_cast<int>(gpus_.size()) == num_gpus() && fallback_ == cpu();
+      return {ok, std::to_string(num_gpus()) + " GPUs; try_gpu(" + std::to_string(num_gpus()) + ") = " +
+                      describe(fallback_)};
+    }
+    if (rule_ == "create") {
+      return {z_.device() == try_gpu() && z_.to_vector() == std::vector<float>(6, 1.0f),
+              "created on " + describe(z_.device())};
+    }
+    if (rule_ == "copy_to") {
+      const bool ok = z_.device() == other_ && z_.to_vector() == x_.to_vector() && !z_.shares_storage_with(x_);
+      return {ok, describe(device_) + " -> " + describe(other_)};
+    }
+    if (rule_ == "to") {
+      return {z_.shares_storage_with(x_) && !w_.shares_storage_with(x_), "to() shares, copy_to() allocates"};
+    }
+    if (other_ == device_) return {true, "not applicable: this process has a single device"};
+    const std::string want = to_string(device_) + " and " + to_string(other_);
+    return {error_.find(want) != std::string::npos, error_.empty() ? "no error raised" : error_};
+  }
+
+  Work work() const override { return {}; }
+
+  void teardown() override { x_ = y_ = z_ = w_ = Tensor<float>(); }
+
+ private:
+  std::string rule_, error_;
+  Device device_, other_, fallback_;
+  std::vector<Device> gpus_;
+  Tensor<float> x_, y_, z_, w_;
+};
+
+MINIGPU_REGISTER_EXPERIMENT(DevicesExperiment, "devices", "The chapter's device rules, each checked pass/fail");
+
+}  // namespace minigpu

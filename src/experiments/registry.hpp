@@ -1,0 +1,39 @@
+// Experiments register themselves by name from their own file, with one line.
+#pragma once
+
+#include "experiments/experiment.hpp"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace minigpu {
+
+struct ExperimentInfo {
+  std::string name;
+  std::string description;
+  std::function<std::unique_ptr<Experiment>()> make;
+};
+
+/// Name-ordered registry of every experiment linked into the program.
+class ExperimentRegistry {
+ public:
+  static bool add(const std::string& name, const std::string& description,
+                  std::function<std::unique_ptr<Experiment>()> make);
+  static const ExperimentInfo* find(const std::string& name);
+  static std::vector<ExperimentInfo> all();
+  /// "a, b, c": the known names, for error messages.
+  static std::string known_names();
+
+ private:
+  static std::map<std::string, ExperimentInfo>& table();
+};
+
+}  // namespace minigpu
+
+/// Registers `Class` as experiment `name`; place once at the end of the experiment's file.
+#define MINIGPU_REGISTER_EXPERIMENT(Class, name, description)                          \
+  static const bool minigpu_registered_##Class = ::minigpu::ExperimentRegistry::add( \
+      name, description, [] { return std::unique_ptr<::minigpu::Experiment>(new Class()); })

@@ -1,0 +1,115 @@
+// One timing discipline for every experiment.
+#include "experiments/runner.hpp"
+
+#include "app/exit_codes.hpp"
+#include "comm/collectives.hpp"
+#include "core/environment.hpp"
+#include "experiments/stats.hpp"
+#include "io/format.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <chrono>
+#include <ctime>
+
+namespace minigpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+CaseResult measure_case(PlannedExperiment& planned, const CaseSpec& spec, const RunContext& ctx) {
+  Experiment& e = *planned.experiment;
+  e.setup(spec);
+  for (int i = 0; i < planned.warmups; ++i) time_one_repetition(e, true, ctx.comm);
+  std::vector<double> local(planned.repetitions);
+  for (double& t : local) t = time_one_repetition(e, spec.fence_after_run, ctx.comm);
+  Kokkos::fence();  // an unfenced case may still be running; verify sees finished data
+
+  CaseResult r;
+  r.experiment = planned.name;
+  r.spec = spec;
+  r.repetitions = planned.repetitions;
+  // The wall time of a parallel repetition is its slowest rank.
+  r.seconds = summarize(comm::max_over_ranks(local, ctx.comm));
+  const double mean = summarize(local).mean;
+  r.rank_means.min = comm::min_over_ranks(mean, ctx.comm);
+  r.rank_means.max = comm::max_over_ranks(mean, ctx.comm);
+  r.rank_means.mean = comm::sum_over_ranks(mean, ctx.comm) / ctx.ranks;
+  r.rank_means.median = r.rank_means.mean;
+  r.work = e.work();
+  if (r.seconds.median > 0) {
+    r.gbps = r.work.bytes / r.seconds.median / 1e9;
+    r.gflops = r.work.flops / r.seconds.median / 1e9;
+  }
+  Check local_check = e.verify();
+  r.check.passed = comm::all_ranks(local_check.passed, ctx.comm);
+  r.check.detail = local_check.detail;
+  if (local_check.passed && !r.check.passed) r.check.detail += " (failed on another rank)";
+  e.teardown();
+  return r;
+}
+
+}  // namespace
+
+double time_one_repetition(Experiment& experiment, bool fence_after, MPI_Comm comm) {
+  Kokkos::fence();
+  comm::barrier(comm);
+  const auto t0 = Clock::now();
+  experiment.run_once();
+  if (fence_after) Kokkos::fence();
+  return seconds_since(t0);
+}
+
+void check_memory_fits(const RunPlan& plan) {
+  for (const auto& planned : plan.experiments) {
+    for (const auto& spec : planned.cases) {
+      const std::uint64_t available = device_memory_bytes(spec.device);
+      if (spec.device_bytes > available) {
+        throw InputError(plan.input_file + ": experiment '" + planned.name + "' case '" + spec.label + "' needs " +
+                         io::human_bytes(spec.device_bytes) + " on " + describe(spec.device) + ", which has " +
+                         io::human_bytes(available));
+      }
+    }
+  }
+}
+
+RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer) {
+  RunOutcome outcome;
+  outcome.started_utc = utc_now_iso8601();
+  int total = 0;
+  for (const auto& planned : plan.experiments) total += static_cast<int>(planned.cases.size());
+  const auto t0 = Clock::now();
+  int index = 0;
+  for (auto& planned : plan.experiments) {
+    std::vector<CaseResult> mine;
+    for (const auto& spec : planned.cases) {
+      CaseResult r = measure_case(planned, spec, ctx);
+      r.case_index = ++index;
+      outcome.all_verified = outcome.all_verified && r.check.passed;
+      if (observer) observer(r, index, total, seconds_since(t0));
+      mine.push_back(r);
+    }
+    for (auto& f : planned.experiment->summarize(mine)) {
+      f.experiment = planned.name;
+      outcome.findings.push_back(f);
+    }
+    outcome.results.insert(outcome.results.end(), mine.begin(), mine.end());
+  }
+  outcome.finished_utc = utc_now_iso8601();
+  return outcome;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+}  // namespace minigpu

@@ -1,0 +1,62 @@
+// Fixed-width rows: experiment header, then one line per case.
+#include "io/console_writer.hpp"
+
+#include <cstdio>
+#include <ostream>
+
+namespace minigpu::io {
+namespace {
+
+std::string fmt(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof(text), format, value);
+  return text;
+}
+
+std::string rate(double value) { return value > 0 ? fmt("%10.3f", value) : std::string(10 - 1, ' ') + "-"; }
+
+}  // namespace
+
+void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, double elapsed_s) {
+  if (r.experiment != current_experiment_) {
+    current_experiment_ = r.experiment;
+    os_ << "\n== " << r.experiment << '\n';
+    char header[256];
+    std::snprintf(header, sizeof(header), "  %-42s %-18s %-8s %12s %12s %10s %10s  %s\n", "case", "device", "dtype",
+                  "median s", "max s", "GB/s", "GFLOP/s", "check");
+    os_ << header;
+  }
+  char row[512];
+  std::snprintf(row, sizeof(row), "  %-42s %-18s %-8s %12.4e %12.4e %s %s  %s", r.spec.label.c_str(),
+                describe(r.spec.device).c_str(), to_string(r.spec.dtype).c_str(), r.seconds.median, r.seconds.max,
+                rate(r.gbps).c_str(), rate(r.gflops).c_str(), r.check.passed ? "PASS" : "FAIL");
+  os_ << row;
+  if (!r.check.passed) os_ << " (" << r.check.detail << ')';
+  os_ << '\n';
+  // A progress line every tenth of a long sweep, so a user can tell it is alive.
+  if (total >= 20 && (index % (total / 10) == 0 || index == total)) {
+    os_ << "  ... case " << index << " of " << total << ", " << fmt("%.1f", elapsed_s) << " s elapsed\n";
+  }
+  os_.flush();
+}
+
+void ConsoleWriter::findings(const std::vector<Finding>& findings) {
+  if (findings.empty()) return;
+  os_ << "\n== findings\n";
+  for (const auto& f : findings) {
+    os_ << "  " << f.experiment << '.' << f.name << " = " << fmt("%.4g", f.value) << (f.unit.empty() ? "" : " ")
+        << f.unit;
+    if (!f.note.empty()) os_ << "  (" << f.note << ')';
+    os_ << '\n';
+  }
+}
+
+void ConsoleWriter::summary(const std::vector<CaseResult>& results, const std::string& results_dir) {
+  int failed = 0;
+  for (const auto& r : results) failed += r.check.passed ? 0 : 1;
+  os_ << '\n'
+      << results.size() << " cases, " << results.size() - failed << " verified, " << failed << " failed\n";
+  if (!results_dir.empty()) os_ << "results: " << results_dir << '\n';
+}
+
+}  // namespace minigpu::io

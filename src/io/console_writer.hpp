@@ -1,0 +1,23 @@
+// The readable table rank 0 prints as cases finish, with a progress line for long sweeps.
+#pragma once
+
+#include "io/results.hpp"
+
+#include <iosfwd>
+#include <vector>
+
+namespace minigpu::io {
+
+class ConsoleWriter {
+ public:
+  explicit ConsoleWriter(std::ostream& os) : os_(os) {}
+  void case_finished(const CaseResult& r, int index, int total, double elapsed_s);
+  void findings(const std::vector<Finding>& findings);
+  void summary(const std::vector<CaseResult>& results, const std::string& results_dir);
+
+ private:
+  std::ostream& os_;
+  std::string current_experiment_;
+};
+
+}  // namespace minigpu::io

@@ -1,0 +1,67 @@
+// Records of a run (cases, their measurements and conclusions): what writers write.
+#pragma once
+
+#include "core/device.hpp"
+#include "core/shape.hpp"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace minigpu {
+
+/// One measured configuration: a row of results.csv.
+struct CaseSpec {
+  std::string label;                                         ///< short, for the console
+  std::vector<std::pair<std::string, std::string>> params;   ///< tidy columns, in order
+  Device device;
+  DType dtype = DType::f32;
+  /// False only where the lesson is what happens without a fence (the `lazy` mistake):
+  /// the runner then stops the clock without Kokkos::fence().
+  bool fence_after_run = true;
+  /// Device memory the case allocates on each rank; checked before anything is allocated.
+  std::uint64_t device_bytes = 0;
+};
+
+/// Work of one repetition, turned into GB/s and GFLOP/s by the runner.
+struct Work {
+  double bytes = 0;
+  double flops = 0;
+};
+
+/// Outcome of checking a case against an independent reference.
+struct Check {
+  bool passed = false;
+  std::string detail;  ///< e.g. "max rel err 3e-7 <= 1e-5"
+};
+
+/// Summary statistics of a sample of seconds.
+struct Stats {
+  double min = 0, median = 0, mean = 0, max = 0;
+};
+
+/// A measured, verified case as the runner reports it.
+struct CaseResult {
+  std::string experiment;
+  CaseSpec spec;
+  int repetitions = 0;
+  Stats seconds;      ///< over repetitions, each the max over ranks (the parallel wall time)
+  Stats rank_means;   ///< per-rank mean seconds, reduced over ranks (min/mean/max used)
+  Work work;
+  double gbps = 0;
+  double gflops = 0;
+  Check check;
+  int case_index = 0;
+};
+
+/// A conclusion drawn across cases (a ratio, a crossover size), reported beside the rows.
+struct Finding {
+  std::string experiment;
+  std::string name;
+  double value = 0;
+  std::string unit;
+  std::string note;
+};
+
+}  // namespace minigpu

@@ -1,0 +1,123 @@
+// CSV and JSON forms of a run, and the atomic creation of its results directory.
+#include "io/run_record.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace minigpu::io {
+namespace fs = std::filesystem;
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string number(double value) {
+  std::ostringstream os;
+  os.precision(9);
+  os << value;
+  return os.str();
+}
+
+nlohmann::json stats_json(const Stats& s) {
+  return {{"min", s.min}, {"median", s.median}, {"mean", s.mean}, {"max", s.max}};
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+}
+
+}  // namespace
+
+std::string results_csv(const std::vector<CaseResult>& results) {
+  std::vector<std::string> params;
+  for (const auto& r : results) {
+    for (const auto& [key, value] : r.spec.params) {
+      if (std::find(params.begin(), params.end(), key) == params.end()) params.push_back(key);
+    }
+  }
+  std::ostringstream os;
+  os << "experiment,case";
+  for (const auto& p : params) os << ',' << csv_field(p);
+  os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,rank_min_s,rank_mean_s,rank_max_s,bytes,flops,gbps,"
+        "gflops,verified,check\n";
+  for (const auto& r : results) {
+    os << csv_field(r.experiment) << ',' << csv_field(r.spec.label);
+    for (const auto& p : params) {
+      std::string value;
+      for (const auto& [key, v] : r.spec.params) {
+        if (key == p) value = v;
+      }
+      os << ',' << csv_field(value);
+    }
+    os << ',' << csv_field(describe(r.spec.device)) << ',' << to_string(r.spec.dtype) << ',' << r.repetitions;
+    for (double v : {r.seconds.min, r.seconds.median, r.seconds.mean, r.seconds.max, r.rank_means.min,
+                     r.rank_means.mean, r.rank_means.max, r.work.bytes, r.work.flops, r.gbps, r.gflops}) {
+      os << ',' << number(v);
+    }
+    os << ',' << (r.check.passed ? "true" : "false") << ',' << csv_field(r.check.detail) << '\n';
+  }
+  return os.str();
+}
+
+nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResult>& results,
+                        const std::vector<Finding>& findings) {
+  nlohmann::json record = provenance.fields;
+  record["results"] = nlohmann::json::array();
+  for (const auto& r : results) {
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [key, value] : r.spec.params) params[key] = value;
+    record["results"].push_back({{"experiment", r.experiment},
+                                 {"case", r.spec.label},
+                                 {"params", params},
+                                 {"device", describe(r.spec.device)},
+                                 {"dtype", to_string(r.spec.dtype)},
+                                 {"fenced", r.spec.fence_after_run},
+                                 {"repetitions", r.repetitions},
+                                 {"seconds", stats_json(r.seconds)},
+                                 {"rank_mean_seconds", stats_json(r.rank_means)},
+                                 {"bytes", r.work.bytes},
+                                 {"flops", r.work.flops},
+                                 {"gbps", r.gbps},
+                                 {"gflops", r.gflops},
+                                 {"verified", r.check.passed},
+                                 {"check", r.check.detail}});
+  }
+  record["findings"] = nlohmann::json::array();
+  for (const auto& f : findings) {
+    record["findings"].push_back(
+        {{"experiment", f.experiment}, {"name", f.name}, {"value", f.value}, {"unit", f.unit}, {"note", f.note}});
+  }
+  return record;
+}
+
+std::string write_run_directory(const std::string& output_dir, const std::string& run_name,
+                                const std::string& stamp, const std::string& csv, const nlohmann::json& record) {
+  fs::create_directories(output_dir);
+  const fs::path base = fs::path(output_dir) / (run_name + "-" + stamp);
+  const fs::path partial = fs::path(base.string() + ".partial");
+  fs::remove_all(partial);
+  fs::create_directory(partial);
+  try {
+    write_file(partial / "results.csv", csv);
+    write_file(partial / "run.json", record.dump(2) + "\n");
+    // rename() onto an existing non-empty directory fails, so a taken name is never replaced.
+    fs::path final_path = base;
+    for (int k = 1; fs::exists(final_path); ++k) final_path = fs::path(base.string() + "-" + std::to_string(k));
+    fs::rename(partial, final_path);
+    return final_path.string();
+  } catch (...) {
+    fs::remove_all(partial);
+    throw;
+  }
+}
+
+}  // namespace minigpu::io
