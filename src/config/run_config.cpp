@@ -44,6 +44,7 @@ RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   const std::string dtype = run.get_choice("dtype", {"float32", "float64"}, "float32");
   s.dtype = parse_dtype(dtype);
   if (run.has("emulate_gpus")) s.emulate_gpus = positive_int(run, "emulate_gpus", 0, 0);
+  run.mark_read("emulate_gpus");
   run.reject_unknown();
   return s;
 }

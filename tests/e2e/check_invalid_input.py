@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Runs `minigpu run` on an invalid input and checks it is rejected properly: exit code 2,
+a one-line error containing the text after '# expect:' in the input, and no results
+directory created. Usage: check_invalid_input.py [LAUNCHER...] MINIGPU INPUT"""
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def main() -> int:
+    *command, minigpu, input_path = sys.argv[1:]
+    with open(input_path, encoding="utf-8") as f:
+        expected = [line.split("expect:", 1)[1].strip() for line in f if line.startswith("# expect:")]
+    if not expected:
+        print(f"{input_path}: no '# expect:' line")
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        out_dir = os.path.join(tmp, "results")
+        proc = subprocess.run(command + [minigpu, "run", input_path, "--output-dir", out_dir],
+                              cwd=tmp, capture_output=True, text=True, timeout=120)
+        errors = []
+        if proc.returncode != 2:
+            errors.append(f"exit code {proc.returncode}, expected 2")
+        error_lines = [l for l in proc.stderr.splitlines() if "error:" in l]
+        if len(error_lines) != 1:
+            errors.append(f"expected exactly one error line, got {len(error_lines)}")
+        for text in expected:
+            if not any(text in l for l in error_lines):
+                errors.append(f"error does not mention {text!r}")
+        if os.path.exists(out_dir) or set(os.listdir(tmp)) - {"results"}:
+            errors.append("something was written for an invalid input")
+    if errors:
+        print(f"{input_path}:\n  " + "\n  ".join(errors))
+        print("stdout:", proc.stdout, "\nstderr:", proc.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+// The harness writes a real file so positions in error messages are real too.
+#include "experiment_harness.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+namespace minigpu::testing {
+namespace {
+
+std::string temp_input(const std::string& yaml) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const std::string path = "/tmp/minigpu-test-" + std::to_string(::getpid()) + "-" + std::to_string(rank) + ".yaml";
+  std::ofstream(path) << yaml;
+  return path;
+}
+
+RunContext world() {
+  RunContext ctx;
+  MPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ctx.ranks);
+  return ctx;
+}
+
+}  // namespace
+
+RunPlan plan_yaml(const std::string& yaml) {
+  const std::string path = temp_input(yaml);
+  RunContext ctx = world();
+  try {
+    RunPlan plan = load_run_plan(path, ctx, {});
+    std::remove(path.c_str());
+    return plan;
+  } catch (...) {
+    std::remove(path.c_str());
+    throw;
+  }
+}
+
+RunOutcome run_yaml(const std::string& yaml) {
+  RunPlan plan = plan_yaml(yaml);
+  RunContext ctx = world();
+  return run_plan(plan, ctx, nullptr);
+}
+
+}  // namespace minigpu::testing

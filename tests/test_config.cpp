@@ -1,0 +1,93 @@
+// Input validation: every class of error names file, line, column and key.
+#include "app/exit_codes.hpp"
+#include "config/config_node.hpp"
+#include "experiment_harness.hpp"
+
+#include <gtest/gtest.h>
+
+namespace minigpu {
+namespace {
+
+// Expects plan_yaml(yaml) to throw InputError whose message contains every fragment.
+void expect_input_error(const std::string& yaml, const std::vector<std::string>& fragments) {
+  try {
+    testing::plan_yaml(yaml);
+    ADD_FAILURE() << "no error for:\n" << yaml;
+  } catch (const InputError& e) {
+    for (const auto& f : fragments) EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+  }
+}
+
+TEST(Config, AcceptsAMinimalInputAndFillsDefaults) {
+  const RunPlan plan = testing::plan_yaml("experiments:\n  - name: devices\n");
+  EXPECT_EQ(plan.run.repetitions, 5);
+  EXPECT_EQ(plan.run.warmups, 1);
+  EXPECT_EQ(plan.run.output_dir, "results");
+  EXPECT_EQ(plan.run.dtype, DType::f32);
+  ASSERT_EQ(plan.experiments.size(), 1u);
+  EXPECT_EQ(plan.experiments[0].repetitions, 5) << "an experiment inherits run.repetitions";
+  EXPECT_EQ(plan.resolved_input["run"]["repetitions"], 5) << "defaults are written back";
+  EXPECT_EQ(plan.resolved_input["experiments"][0]["warmups"], 1);
+}
+
+TEST(Config, PerExperimentRepetitionsOverrideTheRunDefault) {
+  const RunPlan plan = testing::plan_yaml("run: {repetitions: 3}\nexperiments:\n  - {name: devices, repetitions: 7}\n");
+  EXPECT_EQ(plan.experiments[0].repetitions, 7);
+}
+
+TEST(Config, UnknownKeysAreErrorsWithPosition) {
+  expect_input_error("run:\n  repetitons: 3\nexperiments:\n  - name: devices\n",
+                     {":2:3:", "key 'run.repetitons'", "unknown key", "repetitions"});
+  expect_input_error("experiments:\n  - name: devices\n    color: red\n", {":3:5:", "experiments[0].color", "unknown"});
+  expect_input_error("experiment:\n  - name: devices\n", {"'experiments'", "is required"});
+}
+
+TEST(Config, MissingRequiredKeys) {
+  expect_input_error("run: {}\n", {"key 'experiments'", "is required"});
+  expect_input_error("experiments:\n  - repetitions: 2\n", {"experiments[0].name", "is required"});
+}
+
+TEST(Config, WrongTypes) {
+  expect_input_error("run:\n  repetitions: many\nexperiments: [{name: devices}]\n",
+                     {":2:3:", "run.repetitions", "must be an integer"});
+  expect_input_error("run: [1, 2]\nexperiments: [{name: devices}]\n", {"'run' must be a mapping"});
+  expect_input_error("experiments: {name: devices}\n", {"experiments", "non-empty list"});
+}
+
+TEST(Config, OutOfRangeValues) {
+  expect_input_error("run: {repetitions: 0}\nexperiments: [{name: devices}]\n", {"run.repetitions", "between 1"});
+  expect_input_error("run: {warmups: -1}\nexperiments: [{name: devices}]\n", {"run.warmups", "between 0"});
+  expect_input_error("run: {dtype: float16}\nexperiments: [{name: devices}]\n", {"run.dtype", "float16", "float32"});
+  expect_input_error("run: {emulate_gpus: -2}\nexperiments: [{name: devices}]\n", {"run.emulate_gpus"});
+}
+
+TEST(Config, UnknownExperimentListsTheKnownOnes) {
+  expect_input_error("experiments:\n  - name: warp_drive\n", {":2:5:", "unknown experiment 'warp_drive'", "devices"});
+}
+
+TEST(Config, YamlSyntaxErrorsHavePositions) {
+  expect_input_error("run:\n  repetitions: [1, 2\nexperiments: []\n", {"YAML syntax error"});
+}
+
+TEST(Config, ParsesByteCounts) {
+  EXPECT_EQ(parse_bytes("4096"), 4096);
+  EXPECT_EQ(parse_bytes("1KiB"), 1024);
+  EXPECT_EQ(parse_bytes("64 KiB"), 65536);
+  EXPECT_EQ(parse_bytes("1GiB"), 1073741824);
+  EXPECT_EQ(parse_bytes("1.5MiB"), 1572864);
+  EXPECT_EQ(parse_bytes("2MB"), 2000000);
+  for (const char* bad : {"", "KiB", "-1KiB", "1 parsec", "1KiBx", "0"}) {
+    EXPECT_THROW(parse_bytes(bad), std::invalid_argument) << bad;
+  }
+}
+
+TEST(Config, IntegersAcceptScientificNotationWhenIntegral) {
+  const YAML::Node n = YAML::Load("{a: 1e8, b: 1.5, c: 12}");
+  ConfigNode node(n, "in.yaml", "x");
+  EXPECT_EQ(node.get<std::int64_t>("a", 0), 100000000);
+  EXPECT_EQ(node.get<std::int64_t>("c", 0), 12);
+  EXPECT_THROW(node.get<std::int64_t>("b", 0), InputError);
+}
+
+}  // namespace
+}  // namespace minigpu

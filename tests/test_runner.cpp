@@ -1,0 +1,137 @@
+// The runner's statistics, its repetition discipline, and both writers, via a fake experiment.
+#include "experiment_harness.hpp"
+#include "experiments/registry.hpp"
+#include "experiments/stats.hpp"
+#include "io/run_record.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace minigpu {
+namespace {
+
+// Counts calls; "fails" when configured to, so FAIL rows can be produced on purpose.
+class FakeExperiment : public Experiment {
+ public:
+  static inline int runs = 0, setups = 0, teardowns = 0;
+  void configure(ConfigNode& node, const RunContext&) override {
+    cases_ = static_cast<int>(node.get<std::int64_t>("cases", 2));
+    fail_ = node.get<bool>("fail", false);
+  }
+  std::vector<CaseSpec> cases() const override {
+    std::vector<CaseSpec> out;
+    for (int i = 0; i < cases_; ++i) {
+      CaseSpec c;
+      c.label = "case" + std::to_string(i);
+      c.params = {{"index", std::to_string(i)}, {"note", i == 0 ? "has,comma" : "plain"}};
+      c.device = cpu();
+      out.push_back(c);
+    }
+    return out;
+  }
+  void setup(const CaseSpec&) override { ++setups; }
+  void run_once() override { ++runs; }
+  Check verify() override { return {!fail_, fail_ ? "told to fail" : "ok"}; }
+  Work work() const override { return {1e9, 2e9}; }
+  void teardown() override { ++teardowns; }
+  std::vector<Finding> summarize(const std::vector<CaseResult>& r) const override {
+    return {{"", "cases_seen", static_cast<double>(r.size()), "cases", ""}};
+  }
+
+ private:
+  int cases_ = 2;
+  bool fail_ = false;
+};
+MINIGPU_REGISTER_EXPERIMENT(FakeExperiment, "fake", "test double for the runner");
+
+TEST(Stats, KnownSamples) {
+  const Stats odd = summarize({3.0, 1.0, 2.0, 10.0, 4.0});
+  EXPECT_DOUBLE_EQ(odd.min, 1.0);
+  EXPECT_DOUBLE_EQ(odd.median, 3.0);
+  EXPECT_DOUBLE_EQ(odd.mean, 4.0);
+  EXPECT_DOUBLE_EQ(odd.max, 10.0);
+  const Stats even = summarize({4.0, 1.0, 3.0, 2.0});
+  EXPECT_DOUBLE_EQ(even.median, 2.5);
+  EXPECT_DOUBLE_EQ(even.mean, 2.5);
+  EXPECT_DOUBLE_EQ(summarize({7.0}).median, 7.0);
+  EXPECT_THROW(summarize({}), std::invalid_argument);
+}
+
+TEST(Runner, DropsWarmupsAndRecordsEveryRepetition) {
+  FakeExperiment::runs = FakeExperiment::setups = FakeExperiment::teardowns = 0;
+  const RunOutcome out = testing::run_yaml("experiments:\n  - {name: fake, cases: 3, warmups: 2, repetitions: 4}\n");
+  EXPECT_EQ(FakeExperiment::runs, 3 * (2 + 4));
+  EXPECT_EQ(FakeExperiment::setups, 3);
+  EXPECT_EQ(FakeExperiment::teardowns, 3);
+  ASSERT_EQ(out.results.size(), 3u);
+  for (const auto& r : out.results) {
+    EXPECT_EQ(r.repetitions, 4);
+    EXPECT_LE(r.seconds.min, r.seconds.median);
+    EXPECT_LE(r.seconds.median, r.seconds.max);
+    EXPECT_GE(r.rank_means.max, r.rank_means.min);
+    EXPECT_DOUBLE_EQ(r.gbps, 1.0 / r.seconds.median);
+    EXPECT_DOUBLE_EQ(r.gflops, 2.0 / r.seconds.median);
+    EXPECT_TRUE(r.check.passed);
+  }
+  EXPECT_TRUE(out.all_verified);
+  ASSERT_EQ(out.findings.size(), 1u);
+  EXPECT_EQ(out.findings[0].experiment, "fake");
+  EXPECT_EQ(out.findings[0].value, 3.0);
+}
+
+TEST(Runner, FailedVerificationMarksTheRunFailed) {
+  const RunOutcome out = testing::run_yaml("experiments:\n  - {name: fake, cases: 1, fail: true}\n");
+  ASSERT_EQ(out.results.size(), 1u);
+  EXPECT_FALSE(out.results[0].check.passed);
+  EXPECT_FALSE(out.all_verified);
+}
+
+TEST(Writers, CsvIsTidyAndQuoted) {
+  const RunOutcome out = testing::run_yaml("experiments:\n  - {name: fake, cases: 2, repetitions: 1}\n");
+  const std::string csv = io::results_csv(out.results);
+  std::istringstream lines(csv);
+  std::string header, row0, row1, extra;
+  std::getline(lines, header);
+  std::getline(lines, row0);
+  std::getline(lines, row1);
+  EXPECT_FALSE(std::getline(lines, extra)) << "one row per case";
+  EXPECT_EQ(header.rfind("experiment,case,index,note,device,dtype,reps,min_s,median_s,mean_s,max_s", 0), 0u) << header;
+  EXPECT_NE(header.find(",gbps,gflops,verified,check"), std::string::npos);
+  EXPECT_EQ(row0.rfind("fake,case0,0,\"has,comma\",cpu,float32,1,", 0), 0u) << row0;
+  EXPECT_NE(row1.find(",true,ok"), std::string::npos) << row1;
+}
+
+TEST(Writers, RunDirectoryIsCompleteAndNeverOverwritten) {
+  const RunOutcome out = testing::run_yaml("experiments:\n  - {name: fake, cases: 1, repetitions: 1}\n");
+  io::Provenance p;
+  p.fields["input_file"] = "x.yaml";
+  const auto record = io::run_json(p, out.results, out.findings);
+  EXPECT_EQ(record["results"].size(), 1u);
+  EXPECT_EQ(record["results"][0]["verified"], true);
+  EXPECT_EQ(record["findings"][0]["name"], "cases_seen");
+  EXPECT_EQ(record["input_file"], "x.yaml");
+
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("minigpu-writer-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const std::string first = io::write_run_directory(root.string(), "demo", "20260101T000000Z", "a\n", record);
+  const std::string second = io::write_run_directory(root.string(), "demo", "20260101T000000Z", "b\n", record);
+  EXPECT_EQ(fs::path(first).filename(), "demo-20260101T000000Z");
+  EXPECT_EQ(fs::path(second).filename(), "demo-20260101T000000Z-1");
+  EXPECT_TRUE(fs::exists(fs::path(first) / "results.csv"));
+  EXPECT_TRUE(fs::exists(fs::path(second) / "run.json"));
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(root)) {
+    EXPECT_EQ(e.path().string().find(".partial"), std::string::npos) << "no temporary left behind";
+    ++entries;
+  }
+  EXPECT_EQ(entries, 2);
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace minigpu
