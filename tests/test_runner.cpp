@@ -21,6 +21,7 @@ class FakeExperiment : public Experiment {
   void configure(ConfigNode& node, const RunContext&) override {
     cases_ = static_cast<int>(node.get<std::int64_t>("cases", 2));
     fail_ = node.get<bool>("fail", false);
+    phases_ = node.get<bool>("phases", false);
   }
   std::vector<CaseSpec> cases() const override {
     std::vector<CaseSpec> out;
@@ -34,7 +35,14 @@ class FakeExperiment : public Experiment {
     return out;
   }
   void setup(const CaseSpec&) override { ++setups; }
-  void run_once() override { ++runs; }
+  void run_once() override {
+    ++runs;
+    if (phases_) {
+      end_phase("compute");
+      end_phase("comm");
+      end_phase("compute");  // a repeated name accumulates
+    }
+  }
   Check verify() override { return {!fail_, fail_ ? "told to fail" : "ok"}; }
   Work work() const override { return {1e9, 2e9}; }
   void teardown() override { ++teardowns; }
@@ -45,6 +53,7 @@ class FakeExperiment : public Experiment {
  private:
   int cases_ = 2;
   bool fail_ = false;
+  bool phases_ = false;
 };
 MINIGPU_REGISTER_EXPERIMENT(FakeExperiment, "fake", "test double for the runner");
 
@@ -88,6 +97,20 @@ TEST(Runner, FailedVerificationMarksTheRunFailed) {
   ASSERT_EQ(out.results.size(), 1u);
   EXPECT_FALSE(out.results[0].check.passed);
   EXPECT_FALSE(out.all_verified);
+}
+
+TEST(Runner, SplitsRepetitionsIntoLabelledPhases) {
+  const RunOutcome out = testing::run_yaml("experiments:\n  - {name: fake, cases: 1, phases: true, repetitions: 3}\n");
+  ASSERT_EQ(out.results.size(), 1u);
+  const auto& phases = out.results[0].phases;
+  ASSERT_EQ(phases.size(), 2u);
+  EXPECT_EQ(phases[0].first, "compute");
+  EXPECT_EQ(phases[1].first, "comm");
+  EXPECT_LE(phases[0].second.median + phases[1].second.median, out.results[0].seconds.max * 1.5 + 1e-6);
+  const std::string csv = io::results_csv(out.results);
+  EXPECT_NE(csv.find(",compute_median_s,comm_median_s\n"), std::string::npos) << csv;
+  const RunOutcome plain = testing::run_yaml("experiments:\n  - {name: fake, cases: 1}\n");
+  EXPECT_TRUE(plain.results[0].phases.empty()) << "no phases unless the experiment labels them";
 }
 
 TEST(Writers, CsvIsTidyAndQuoted) {

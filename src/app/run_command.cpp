@@ -4,6 +4,7 @@
 #include "app/exit_codes.hpp"
 #include "comm/collectives.hpp"
 #include "config/run_config.hpp"
+#include "core/binding.hpp"
 #include "core/environment.hpp"
 #include "experiments/registry.hpp"
 #include "experiments/runner.hpp"
@@ -42,6 +43,20 @@ RunPlan load_plan_collectively(const RunOptions& options, RunContext& ctx) {
   return std::move(*plan);
 }
 
+// Every rank's placement, gathered so rank 0 can print and record it.
+nlohmann::json rank_map(const RunContext& ctx) {
+  const DeviceBinding& b = rank_binding();
+  const int id = bound_device_id();
+  std::string name = describe(try_gpu());
+  if (id >= 0 && !gpus_are_emulated()) name += " = " + gpu_properties(id).name;
+  if (id >= 0 && gpus_are_emulated()) name = "emulated GPU " + std::to_string(id);
+  const nlohmann::json mine = {{"rank", ctx.rank},   {"host", processor_name()}, {"local_rank", b.local_rank},
+                               {"device_id", id},    {"device", name}};
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& text : comm::allgather_strings(mine.dump(), ctx.comm)) all.push_back(nlohmann::json::parse(text));
+  return all;
+}
+
 io::Provenance provenance(const RunPlan& plan, const RunContext& ctx) {
   const HostInfo host = host_info();
   nlohmann::json j;
@@ -58,11 +73,7 @@ io::Provenance provenance(const RunPlan& plan, const RunContext& ctx) {
   nlohmann::json devices = nlohmann::json::array();
   for (Device d : try_all_gpus()) devices.push_back(describe(d));
   j["devices"] = {{"num_gpus", num_gpus()}, {"gpus", devices}, {"emulated", gpus_are_emulated()}};
-  const auto hosts = comm::allgather_strings(processor_name(), ctx.comm);
-  const auto rank_devices = comm::allgather_strings(describe(try_gpu()), ctx.comm);
-  nlohmann::json ranks = nlohmann::json::array();
-  for (int r = 0; r < ctx.ranks; ++r) ranks.push_back({{"rank", r}, {"host", hosts[r]}, {"device", rank_devices[r]}});
-  j["mpi"] = {{"size", ctx.ranks}, {"ranks", ranks}};
+  j["mpi"] = {{"size", ctx.ranks}, {"ranks", rank_map(ctx)}};
   j["input_file"] = plan.input_file;
   j["resolved_input"] = plan.resolved_input;
   return io::Provenance{j};
@@ -97,6 +108,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   }
   // 2. Run every case; rank 0 prints rows as they finish.
   io::Provenance record = provenance(plan, ctx);
+  if (mpi.is_root()) console.rank_map(record.fields["mpi"]["ranks"]);
   RunOutcome outcome = run_plan(plan, ctx, [&](const CaseResult& r, int index, int total, double elapsed) {
     if (mpi.is_root()) console.case_finished(r, index, total, elapsed);
   });

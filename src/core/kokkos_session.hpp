@@ -6,7 +6,9 @@ namespace minigpu {
 /// RAII Kokkos::initialize/finalize. Consumes --kokkos-* arguments from argv.
 class KokkosSession {
  public:
-  KokkosSession(int& argc, char** argv);
+  /// `device_id` >= 0 binds Kokkos to that GPU unless the user chose one already
+  /// (--kokkos-device-id, --kokkos-num-devices or KOKKOS_DEVICE_ID).
+  KokkosSession(int& argc, char** argv, int device_id = -1);
   ~KokkosSession();
   KokkosSession(const KokkosSession&) = delete;
   KokkosSession& operator=(const KokkosSession&) = delete;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "config/config_node.hpp"
+#include "experiments/phase_clock.hpp"
 #include "core/device.hpp"
 #include "core/shape.hpp"
 #include "io/results.hpp"
@@ -45,6 +46,19 @@ class Experiment {
   virtual void teardown() {}
   /// Conclusions across this experiment's results (all ranks call it with the same results).
   virtual std::vector<Finding> summarize(const std::vector<CaseResult>&) const { return {}; }
+
+  /// Set by the runner around timed repetitions; null otherwise.
+  void attach_phase_clock(PhaseClock* clock) { phase_clock_ = clock; }
+
+ protected:
+  /// Labels the work since the previous boundary as `name` (e.g. "compute", "comm"). Every
+  /// rank must end the same phases in the same order. A no-op outside timed repetitions.
+  void end_phase(const std::string& name) {
+    if (phase_clock_) phase_clock_->end_phase(name);
+  }
+
+ private:
+  PhaseClock* phase_clock_ = nullptr;
 };
 
 }  // namespace minigpu

@@ -10,6 +10,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <chrono>
+#include <stdexcept>
 #include <ctime>
 
 namespace minigpu {
@@ -21,12 +22,37 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// Phase times per repetition -> per phase, stats of the slowest rank's time. Every rank
+// must report the same phases; a mismatch is a bug, reported identically on all ranks.
+std::vector<std::pair<std::string, Stats>> reduce_phases(
+    const std::vector<std::vector<std::pair<std::string, double>>>& reps, MPI_Comm comm) {
+  std::string names;
+  for (const auto& [name, seconds] : reps.front()) names += name + ";";
+  for (const auto& rank_names : comm::allgather_strings(names, comm)) {
+    if (rank_names != names) throw std::logic_error("ranks report different phases: '" + names + "' vs '" + rank_names + "'");
+  }
+  std::vector<std::pair<std::string, Stats>> out;
+  for (std::size_t k = 0; k < reps.front().size(); ++k) {
+    std::vector<double> seconds;
+    for (const auto& rep : reps) seconds.push_back(k < rep.size() ? rep[k].second : 0.0);
+    out.emplace_back(reps.front()[k].first, summarize(comm::max_over_ranks(seconds, comm)));
+  }
+  return out;
+}
+
 CaseResult measure_case(PlannedExperiment& planned, const CaseSpec& spec, const RunContext& ctx) {
   Experiment& e = *planned.experiment;
   e.setup(spec);
-  for (int i = 0; i < planned.warmups; ++i) time_one_repetition(e, true, ctx.comm);
+  for (int i = 0; i < planned.warmups; ++i) time_one_repetition(e, true, ctx.comm, nullptr);
+  PhaseClock clock;
+  e.attach_phase_clock(&clock);
   std::vector<double> local(planned.repetitions);
-  for (double& t : local) t = time_one_repetition(e, spec.fence_after_run, ctx.comm);
+  std::vector<std::vector<std::pair<std::string, double>>> phase_reps;
+  for (double& t : local) {
+    t = time_one_repetition(e, spec.fence_after_run, ctx.comm, &clock);
+    phase_reps.push_back(clock.phases());
+  }
+  e.attach_phase_clock(nullptr);
   Kokkos::fence();  // an unfenced case may still be running; verify sees finished data
 
   CaseResult r;
@@ -40,6 +66,7 @@ CaseResult measure_case(PlannedExperiment& planned, const CaseSpec& spec, const 
   r.rank_means.max = comm::max_over_ranks(mean, ctx.comm);
   r.rank_means.mean = comm::sum_over_ranks(mean, ctx.comm) / ctx.ranks;
   r.rank_means.median = r.rank_means.mean;
+  r.phases = reduce_phases(phase_reps, ctx.comm);
   r.work = e.work();
   if (r.seconds.median > 0) {
     r.gbps = r.work.bytes / r.seconds.median / 1e9;
@@ -55,10 +82,11 @@ CaseResult measure_case(PlannedExperiment& planned, const CaseSpec& spec, const 
 
 }  // namespace
 
-double time_one_repetition(Experiment& experiment, bool fence_after, MPI_Comm comm) {
+double time_one_repetition(Experiment& experiment, bool fence_after, MPI_Comm comm, PhaseClock* clock) {
   Kokkos::fence();
   comm::barrier(comm);
   const auto t0 = Clock::now();
+  if (clock) clock->restart();
   experiment.run_once();
   if (fence_after) Kokkos::fence();
   return seconds_since(t0);

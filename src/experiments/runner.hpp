@@ -24,8 +24,9 @@ using CaseObserver = std::function<void(const CaseResult&, int index, int total,
 /// Throws InputError when a case needs more memory than its device has, before allocating.
 void check_memory_fits(const RunPlan& plan);
 
-/// Times one repetition the runner's way and returns this rank's seconds.
-double time_one_repetition(Experiment& experiment, bool fence_after, MPI_Comm comm);
+/// Times one repetition the runner's way (fence, barrier, clock; fence unless the case is
+/// the unfenced lesson) and returns this rank's seconds; `clock`, if given, splits it in phases.
+double time_one_repetition(Experiment& experiment, bool fence_after, MPI_Comm comm, PhaseClock* clock);
 
 /// Runs every case of the plan.
 RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer);

@@ -17,6 +17,16 @@ std::string rate(double value) { return value > 0 ? fmt("%10.3f", value) : std::
 
 }  // namespace
 
+void ConsoleWriter::rank_map(const nlohmann::json& ranks) {
+  os_ << "ranks:\n";
+  for (const auto& r : ranks) {
+    const int id = r["device_id"].get<int>();
+    os_ << "  rank " << r["rank"].get<int>() << " on " << r["host"].get<std::string>() << " (local rank "
+        << r["local_rank"].get<int>() << "): " << r["device"].get<std::string>()
+        << (id >= 0 ? ", device id " + std::to_string(id) : std::string(", no GPU")) << '\n';
+  }
+}
+
 void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, double elapsed_s) {
   if (r.experiment != current_experiment_) {
     current_experiment_ = r.experiment;

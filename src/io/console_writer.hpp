@@ -3,6 +3,8 @@
 
 #include "io/results.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <iosfwd>
 #include <vector>
 
@@ -11,6 +13,8 @@ namespace minigpu::io {
 class ConsoleWriter {
  public:
   explicit ConsoleWriter(std::ostream& os) : os_(os) {}
+  /// One line per rank: host, local rank, device id and name.
+  void rank_map(const nlohmann::json& ranks);
   void case_finished(const CaseResult& r, int index, int total, double elapsed_s);
   void findings(const std::vector<Finding>& findings);
   void summary(const std::vector<CaseResult>& results, const std::string& results_dir);

@@ -53,6 +53,8 @@ struct CaseResult {
   double gflops = 0;
   Check check;
   int case_index = 0;
+  /// Named parts of a repetition (e.g. compute, comm), each over repetitions like `seconds`.
+  std::vector<std::pair<std::string, Stats>> phases;
 };
 
 /// A conclusion drawn across cases (a ratio, a crossover size), reported beside the rows.

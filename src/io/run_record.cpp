@@ -44,11 +44,19 @@ std::string results_csv(const std::vector<CaseResult>& results) {
       if (std::find(params.begin(), params.end(), key) == params.end()) params.push_back(key);
     }
   }
+  std::vector<std::string> phases;
+  for (const auto& r : results) {
+    for (const auto& [name, stats] : r.phases) {
+      if (std::find(phases.begin(), phases.end(), name) == phases.end()) phases.push_back(name);
+    }
+  }
   std::ostringstream os;
   os << "experiment,case";
   for (const auto& p : params) os << ',' << csv_field(p);
   os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,rank_min_s,rank_mean_s,rank_max_s,bytes,flops,gbps,"
-        "gflops,verified,check\n";
+        "gflops,verified,check";
+  for (const auto& p : phases) os << ',' << csv_field(p + "_median_s");
+  os << '\n';
   for (const auto& r : results) {
     os << csv_field(r.experiment) << ',' << csv_field(r.spec.label);
     for (const auto& p : params) {
@@ -63,7 +71,15 @@ std::string results_csv(const std::vector<CaseResult>& results) {
                      r.rank_means.mean, r.rank_means.max, r.work.bytes, r.work.flops, r.gbps, r.gflops}) {
       os << ',' << number(v);
     }
-    os << ',' << (r.check.passed ? "true" : "false") << ',' << csv_field(r.check.detail) << '\n';
+    os << ',' << (r.check.passed ? "true" : "false") << ',' << csv_field(r.check.detail);
+    for (const auto& p : phases) {
+      std::string value;
+      for (const auto& [name, stats] : r.phases) {
+        if (name == p) value = number(stats.median);
+      }
+      os << ',' << value;
+    }
+    os << '\n';
   }
   return os.str();
 }
@@ -75,6 +91,8 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
   for (const auto& r : results) {
     nlohmann::json params = nlohmann::json::object();
     for (const auto& [key, value] : r.spec.params) params[key] = value;
+    nlohmann::json phases = nlohmann::json::object();
+    for (const auto& [name, stats] : r.phases) phases[name] = stats_json(stats);
     record["results"].push_back({{"experiment", r.experiment},
                                  {"case", r.spec.label},
                                  {"params", params},
@@ -88,6 +106,7 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
                                  {"flops", r.work.flops},
                                  {"gbps", r.gbps},
                                  {"gflops", r.gflops},
+                                 {"phase_seconds", phases},
                                  {"verified", r.check.passed},
                                  {"check", r.check.detail}});
   }

@@ -1,0 +1,17 @@
+// Node-local rank from MPI itself: launcher variables lie (under mpirun inside a Slurm job
+// every rank sees SLURM_LOCALID=0), MPI_COMM_TYPE_SHARED does not.
+#pragma once
+
+#include <mpi.h>
+
+namespace minigpu::comm {
+
+struct NodeLocal {
+  int rank = 0;
+  int size = 1;
+};
+
+/// This rank's index and the rank count among the ranks sharing its node.
+NodeLocal node_local(MPI_Comm comm);
+
+}  // namespace minigpu::comm

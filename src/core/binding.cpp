@@ -1,0 +1,47 @@
+// Rank-to-device binding rules; the node-local rank itself comes from the comm layer.
+#include "core/binding.hpp"
+
+#include "core/backend.hpp"
+#include "core/device.hpp"
+
+namespace minigpu {
+namespace {
+
+DeviceBinding& stored_binding() {
+  static DeviceBinding binding;
+  return binding;
+}
+
+}  // namespace
+
+int select_device_id(int local_rank, int visible_gpus) {
+  return visible_gpus > 0 && local_rank >= 0 ? local_rank % visible_gpus : -1;
+}
+
+DeviceBinding plan_binding(int local_rank, int local_size, int visible_gpus) {
+  DeviceBinding b;
+  b.local_rank = local_rank;
+  b.local_size = local_size;
+  b.visible_gpus = visible_gpus;
+  b.device_id = select_device_id(local_rank, visible_gpus);
+  if (visible_gpus > 0 && local_size > visible_gpus) {
+    b.warnings.push_back(std::to_string(local_size) + " ranks share " + std::to_string(visible_gpus) +
+                         " GPU(s) on this node: ranks will compete for devices");
+  }
+  if (visible_gpus > local_size) {
+    b.warnings.push_back(std::to_string(visible_gpus - local_size) + " of " + std::to_string(visible_gpus) +
+                         " GPU(s) on this node stay idle (" + std::to_string(local_size) + " rank(s))");
+  }
+  return b;
+}
+
+void set_rank_binding(const DeviceBinding& binding) { stored_binding() = binding; }
+
+const DeviceBinding& rank_binding() { return stored_binding(); }
+
+int bound_device_id() {
+  if (gpus_are_emulated()) return select_device_id(stored_binding().local_rank, emulated_gpu_count());
+  return kHasGpuBackend && num_gpus() > 0 ? active_gpu_id() : -1;
+}
+
+}  // namespace minigpu

@@ -1,0 +1,33 @@
+// One MPI rank per GPU: which device a rank uses, from its node-local rank.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace minigpu {
+
+/// Where a rank sits on its node and which device it is bound to.
+struct DeviceBinding {
+  int local_rank = 0;
+  int local_size = 1;
+  int visible_gpus = 0;   ///< GPUs this process can see (CUDA_VISIBLE_DEVICES respected)
+  int device_id = -1;     ///< -1: no GPU to bind
+  std::vector<std::string> warnings;
+};
+
+/// local_rank modulo the visible GPUs, or -1 when there are none. Under
+/// `srun --gpus-per-task=1` every rank sees one GPU and gets id 0.
+int select_device_id(int local_rank, int visible_gpus);
+
+/// The binding with warnings for oversubscribed GPUs and for GPUs left idle.
+DeviceBinding plan_binding(int local_rank, int local_size, int visible_gpus);
+
+/// Records this rank's node-local position (set once in main, before Kokkos starts).
+void set_rank_binding(const DeviceBinding& binding);
+/// The binding recorded by set_rank_binding (default: a lone rank, no GPU).
+const DeviceBinding& rank_binding();
+/// The device id this rank computes on: the CUDA device Kokkos was initialised on, the
+/// emulated GPU it owns (local rank modulo the emulated count), or -1 on the CPU.
+int bound_device_id();
+
+}  // namespace minigpu
