@@ -1,0 +1,381 @@
+// linear: the chapter's "Neural Networks and GPUs" section and exercise 2. A Linear(in, 1)
+// layer lives on the chosen device; it is trained by minibatch SGD on synthetic data
+//   X ~ U[-1, 1)^(samples×in),  y = X·w* + b* + U[-0.01, 0.01),  w* = [2, -3.4, 2, ...], b* = 4.2
+// with L = Σ (x·w + b − y)² / (2B), grad_w = Xᵀ·err / B, grad_b = mean(err) (kernels/linear.hpp).
+// Cases per dtype:
+//   rule parameters   run_once: out = net(X) on one batch; verify: weight, bias and output live
+//                     on the device, host writes of the parameters read back exactly, out = host X·w + b
+//   train {data} {loss}   run_once: `epochs` epochs from a fresh initialisation, batches in order
+//                     (the last one short when batch_size does not divide samples)
+//     data per_batch_copy  the dataset stays in host memory; each batch is copied host → device
+//                          (the chapter's prepare_batch); data on_device: copied once in setup,
+//                          batches are subviews
+//     loss sync_each_batch each batch's loss is copied to the host (a sync, like printing it);
+//                          loss on_device: losses stay in a device log copied once at the end
+// Accounting per repetition (steps = epochs·ceil(samples/B)):
+//   flops = epochs·samples·(4·in + 5) + steps·2·(in + 1)  (forward+residual 2·in+2 per row,
+//           gradient and loss 2·in+3 per row, update 2 per parameter); parameters: B·(2·in + 1)
+//   bytes = host↔device traffic only: per_batch_copy epochs·samples·(in+1)·sizeof(T), plus
+//           steps·sizeof(T) of losses in either loss mode (one copy each, or one copy in all)
+#include "core/errors.hpp"
+#include "core/tensor_factory.hpp"
+#include "experiments/registry.hpp"
+#include "kernels/linear_sgd.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+namespace minigpu {
+namespace {
+
+constexpr double kTrueBias = 4.2;    // the chapter's b
+constexpr double kNoise = 0.01;      // half-width of the label noise
+constexpr double kTolerance = 0.05;  // max |w - w*| and |b - b*| after training
+constexpr std::uint64_t kDataSeed = 2024, kInitSeed = 7;
+
+struct Settings {
+  std::int64_t in = 8, samples = 4096, batch = 64, epochs = 3;
+  double lr = 0.2;
+  Device device;
+  std::int64_t steps() const { return sgd_steps(samples, batch, epochs); }
+};
+
+/// Elements a case allocates on its device.
+std::uint64_t device_elements(const Settings& s, bool parameters, bool copy) {
+  const std::int64_t params = s.in + 1;
+  if (parameters) return params + s.batch * s.in + s.batch;
+  const std::int64_t data = copy ? s.batch * (s.in + 1) : s.samples * (s.in + 1);
+  return params + data + s.batch + (s.in + 2) + s.steps();
+}
+
+/// The chapter's w = [2, -3.4], repeated to `in` features.
+template <class T>
+std::vector<T> true_weights(std::int64_t in) {
+  std::vector<T> w(static_cast<std::size_t>(in));
+  for (std::size_t j = 0; j < w.size(); ++j) w[j] = j % 2 == 0 ? T(2) : T(-3.4);
+  return w;
+}
+
+template <class T>
+RegressionData<T> make_dataset(const Settings& s) {
+  return make_regression_data<T>(s.samples, true_weights<T>(s.in), T(kTrueBias), T(kNoise), kDataSeed);
+}
+
+std::string fmt(const char* format, double a, double b = 0, double c = 0, double d = 0) {
+  char text[256];
+  std::snprintf(text, sizeof(text), format, a, b, c, d);
+  return text;
+}
+
+/// What a case does in run_once and checks in verify, whatever its dtype and memory space.
+class LinearCase {
+ public:
+  virtual ~LinearCase() = default;
+  virtual void run() = 0;
+  virtual Check verify() = 0;
+};
+
+/// Parameters and outputs live on the chosen device; the host reads and writes parameters.
+template <class T>
+class ParameterRule : public LinearCase {
+ public:
+  ParameterRule(const Settings& s, const RegressionData<T>& data)
+      : s_(s),
+        layer_(s.in, s.device),
+        w_(true_weights<T>(s.in)),
+        x_host_(data.x.data(), data.x.data() + s.batch * s.in) {
+    layer_.set_weight(w_);
+    layer_.set_bias(T(kTrueBias));
+    x_ = from_vector<T>(x_host_, {s.batch, s.in}, s.device);
+    out_ = Tensor<T>({s.batch, 1}, s.device, "minigpu::linear::output");
+  }
+
+  void run() override { layer_.forward_into(x_, out_); }
+
+  Check verify() override {
+    const Device d = s_.device;
+    const bool placed = layer_.weight().device() == d && layer_.bias().device() == d && out_.device() == d;
+    const std::vector<T> out = out_.to_vector();
+    double err = 0;
+    for (std::int64_t i = 0; i < s_.batch; ++i) {
+      double ref = kTrueBias;
+      for (std::int64_t j = 0; j < s_.in; ++j) ref += double(x_host_[i * s_.in + j]) * double(w_[j]);
+      err = std::max(err, std::abs(out[i] - ref) / (1 + std::abs(ref)));
+    }
+    const double tol = sizeof(T) == 4 ? 1e-5 : 1e-12;
+    // A host write must land in device storage and read back bit for bit.
+    bool round_trip = layer_.weight_values() == w_ && layer_.bias_value() == T(kTrueBias);
+    std::vector<T> other(w_);
+    for (T& v : other) v = -v / T(3);
+    layer_.set_weight(other);
+    layer_.set_bias(T(-1) / T(3));
+    round_trip = round_trip && layer_.weight_values() == other && layer_.bias_value() == T(-1) / T(3);
+    layer_.set_weight(w_);
+    layer_.set_bias(T(kTrueBias));
+    std::string detail =
+        "weight, bias, output on " + (placed ? describe(d) : std::string("DIFFERENT devices"));
+    detail += round_trip ? "; host round trip exact" : "; host round trip WRONG";
+    return {placed && round_trip && err <= tol, detail + fmt("; forward max rel err %.1e", err)};
+  }
+
+ private:
+  Settings s_;
+  Linear<T> layer_;
+  std::vector<T> w_, x_host_;
+  Tensor<T> x_, out_;
+};
+
+/// The same SGD in double on the host, from the same initial weights.
+struct HostFit {
+  std::vector<double> w;
+  double b = 0;
+  std::vector<double> losses;
+};
+
+template <class T>
+HostFit host_sgd(const RegressionData<T>& d, const Settings& s) {
+  Kokkos::View<T*, Kokkos::HostSpace> w0("minigpu::linear::w0_host", s.in);
+  kernels::fill_uniform(w0, kInitSeed, T(-0.01), T(0.01));
+  Kokkos::fence();
+  HostFit f{std::vector<double>(w0.data(), w0.data() + s.in), 0.0, {}};
+  std::vector<double> err(s.batch), gw(s.in);
+  for (std::int64_t epoch = 0; epoch < s.epochs; ++epoch) {
+    for (std::int64_t start = 0; start < s.samples; start += s.batch) {
+      const std::int64_t rows = std::min(s.batch, s.samples - start);
+      double loss = 0, gb = 0;
+      std::fill(gw.begin(), gw.end(), 0.0);
+      for (std::int64_t i = 0; i < rows; ++i) {
+        const T* x = d.x.data() + (start + i) * s.in;
+        double e = f.b - d.y(start + i);
+        for (std::int64_t j = 0; j < s.in; ++j) e += x[j] * f.w[j];
+        loss += e * e / (2.0 * rows);
+        gb += e / rows;
+        for (std::int64_t j = 0; j < s.in; ++j) gw[j] += x[j] * e / rows;
+      }
+      for (std::int64_t j = 0; j < s.in; ++j) f.w[j] -= s.lr * gw[j];
+      f.b -= s.lr * gb;
+      f.losses.push_back(loss);
+    }
+  }
+  return f;
+}
+
+template <class T, class Space>
+class Training : public LinearCase {
+ public:
+  Training(const Settings& s, const RegressionData<T>& data, bool copy, bool sync)
+      : s_(s),
+        data_(data),
+        layer_(s.in, s.device),
+        trainer_(layer_, data, options(s, copy, sync)),
+        sync_(sync) {}
+
+  void run() override { trainer_.train(); }
+
+  Check verify() override {
+    const std::vector<T> w = layer_.weight_values(), w_true = true_weights<T>(s_.in);
+    double w_err = 0;
+    for (std::size_t j = 0; j < w.size(); ++j)
+      w_err = std::max(w_err, std::abs(double(w[j]) - double(w_true[j])));
+    const double b_err = std::abs(double(layer_.bias_value()) - kTrueBias);
+    // The losses the host received must be the device's own log (same math either way) and
+    // follow the host's SGD; relative error with a floor near the noise level of the loss.
+    const HostFit ref = host_sgd(data_, s_);
+    const std::vector<T> device_log = trainer_.device_losses();
+    const auto& got = trainer_.losses();
+    bool same = true;
+    double log_err = 0;
+    for (std::int64_t i = 0; i < s_.steps(); ++i) {
+      same = same && got(i) == device_log[i];
+      log_err = std::max(log_err, std::abs(got(i) - ref.losses[i]) / (std::abs(ref.losses[i]) + 1e-4));
+    }
+    // Decreasing: the last epoch's mean loss is below the first's (halves for one epoch).
+    const std::int64_t steps = s_.steps();
+    const std::int64_t window = s_.epochs > 1 ? steps / s_.epochs : std::max<std::int64_t>(1, steps / 2);
+    double first = 0, last = 0;
+    for (std::int64_t i = 0; i < window; ++i) {
+      first += got(i) / double(window);
+      last += got(steps - window + i) / double(window);
+    }
+    const double tol = sizeof(T) == 4 ? 1e-3 : 1e-9;
+    const bool passed = w_err <= kTolerance && b_err <= kTolerance && same && log_err <= tol && last < first;
+    std::string detail =
+        fmt("max|w-w*| %.1e, |b-b*| %.1e; mean loss %.3g -> %.3g; ", w_err, b_err, first, last);
+    detail += fmt("loss log vs host SGD max rel err %.1e", log_err);
+    if (sync_ || !same)
+      detail += same ? "; host copies = device log" : "; host copies DIFFER from device log";
+    return {passed, detail};
+  }
+
+ private:
+  static SgdOptions options(const Settings& s, bool copy, bool sync) {
+    SgdOptions o;
+    o.batch_size = s.batch;
+    o.epochs = s.epochs;
+    o.lr = s.lr;
+    o.copy_batches = copy;
+    o.sync_loss = sync;
+    o.init_seed = kInitSeed;
+    return o;
+  }
+
+  Settings s_;
+  RegressionData<T> data_;
+  Linear<T> layer_;
+  SgdTrainer<T, Space> trainer_;
+  bool sync_;
+};
+
+std::string param(const CaseSpec& spec, const std::string& key) {
+  for (const auto& [k, v] : spec.params) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+std::int64_t positive(ConfigNode& node, const std::string& key, std::int64_t fallback) {
+  const std::int64_t value = node.get<std::int64_t>(key, fallback);
+  if (value < 1 || value > 1000000000) {
+    node.fail(key, "must be between 1 and 1000000000 (got " + std::to_string(value) + ")");
+  }
+  return value;
+}
+
+template <class T>
+std::unique_ptr<LinearCase> make_case(const Settings& s, bool parameters, bool copy, bool sync) {
+  const auto data = make_dataset<T>(s);
+  if (parameters) return std::make_unique<ParameterRule<T>>(s, data);
+  if (uses_host_memory(s.device)) return std::make_unique<Training<T, HostMemSpace>>(s, data, copy, sync);
+  return std::make_unique<Training<T, GpuMemSpace>>(s, data, copy, sync);
+}
+
+}  // namespace
+
+class LinearExperiment : public Experiment {
+ public:
+  void configure(ConfigNode& node, const RunContext& ctx) override {
+    s_.in = positive(node, "in_features", 8);
+    s_.samples = positive(node, "samples", 4096);
+    s_.batch = positive(node, "batch_size", 64);
+    s_.epochs = positive(node, "epochs", 3);
+    if (s_.batch > s_.samples) {
+      node.fail("batch_size", "must not exceed samples (" + std::to_string(s_.batch) + " > " +
+                                  std::to_string(s_.samples) + ")");
+    }
+    s_.lr = node.get<double>("lr", 0.2);
+    if (!(s_.lr > 0) || !std::isfinite(s_.lr)) node.fail("lr", "must be a positive number");
+    dtypes_.clear();
+    for (const auto& text : node.get_list<std::string>("dtypes", {to_string(ctx.default_dtype)})) {
+      try {
+        dtypes_.push_back(parse_dtype(text));
+      } catch (const std::invalid_argument& e) {
+        node.fail("dtypes", e.what());
+      }
+    }
+    const std::string device = node.get<std::string>("device", "auto");
+    try {
+      s_.device = device == "auto" ? try_gpu() : parse_device(device);
+      require_available(s_.device);
+    } catch (const std::invalid_argument& e) {
+      node.fail("device", std::string(e.what()) + "; 'auto' picks try_gpu()");
+    } catch (const DeviceNotFoundError& e) {
+      node.fail("device", e.what());
+    }
+  }
+
+  std::vector<CaseSpec> cases() const override {
+    std::vector<CaseSpec> out;
+    const auto add = [&](DType dtype, const std::string& rule, const std::string& data,
+                         const std::string& loss) {
+      CaseSpec c;
+      c.label = rule == "parameters" ? rule : "train " + data + " " + loss;
+      c.params = {{"rule", rule},
+                  {"data", data},
+                  {"loss", loss},
+                  {"batch_size", std::to_string(s_.batch)},
+                  {"samples", std::to_string(s_.samples)},
+                  {"in_features", std::to_string(s_.in)}};
+      c.device = s_.device;
+      c.dtype = dtype;
+      const std::uint64_t size = dtype == DType::f32 ? sizeof(float) : sizeof(double);
+      c.device_bytes = size * device_elements(s_, rule == "parameters", data == "per_batch_copy");
+      out.push_back(c);
+    };
+    for (DType dtype : dtypes_) {
+      add(dtype, "parameters", "-", "-");
+      for (const char* data : {"per_batch_copy", "on_device"}) {
+        for (const char* loss : {"sync_each_batch", "on_device"}) add(dtype, "train", data, loss);
+      }
+    }
+    return out;
+  }
+
+  void setup(const CaseSpec& spec) override {
+    parameters_ = param(spec, "rule") == "parameters";
+    copy_ = param(spec, "data") == "per_batch_copy";
+    size_ = spec.dtype == DType::f32 ? sizeof(float) : sizeof(double);
+    const bool sync = param(spec, "loss") == "sync_each_batch";
+    case_ = spec.dtype == DType::f32 ? make_case<float>(s_, parameters_, copy_, sync)
+                                     : make_case<double>(s_, parameters_, copy_, sync);
+  }
+
+  void run_once() override { case_->run(); }
+
+  Check verify() override { return case_->verify(); }
+
+  Work work() const override {
+    const double in = static_cast<double>(s_.in), rows = static_cast<double>(s_.samples);
+    if (parameters_) return {0, static_cast<double>(s_.batch) * (2 * in + 1)};
+    const double epochs = static_cast<double>(s_.epochs), steps = static_cast<double>(s_.steps());
+    Work w;
+    w.flops = epochs * rows * (4 * in + 5) + steps * 2 * (in + 1);
+    w.bytes = (copy_ ? epochs * rows * (in + 1) * size_ : 0) + steps * size_;
+    return w;
+  }
+
+  void teardown() override { case_.reset(); }
+
+  std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
+    std::map<std::string, double> median;  // "dtype data loss" -> seconds
+    for (const auto& r : results) {
+      if (param(r.spec, "rule") != "train") continue;
+      median[to_string(r.spec.dtype) + " " + param(r.spec, "data") + " " + param(r.spec, "loss")] =
+          r.seconds.median;
+    }
+    std::vector<Finding> out;
+    const auto ratio = [&](const std::string& name, const std::string& slow, const std::string& fast,
+                           const std::string& note) {
+      const auto a = median.find(slow), b = median.find(fast);
+      if (a == median.end() || b == median.end() || b->second <= 0) return;
+      out.push_back({"", name, a->second / b->second, "x", note});
+    };
+    for (DType dtype : dtypes_) {
+      const std::string t = to_string(dtype);
+      for (const char* loss : {"sync_each_batch", "on_device"}) {
+        ratio("per_batch_copy_over_on_device_data." + t + ".loss_" + loss, t + " per_batch_copy " + loss,
+              t + " on_device " + loss, "median time, dataset copied per batch vs resident on the device");
+      }
+      for (const char* data : {"per_batch_copy", "on_device"}) {
+        ratio("sync_each_batch_over_on_device_loss." + t + ".data_" + data,
+              t + " " + data + " sync_each_batch", t + " " + data + " on_device",
+              "median time, loss copied to the host per batch vs once at the end");
+      }
+    }
+    return out;
+  }
+
+ private:
+  Settings s_;
+  std::vector<DType> dtypes_;
+  bool parameters_ = false, copy_ = false;
+  double size_ = sizeof(float);
+  std::unique_ptr<LinearCase> case_;
+};
+
+MINIGPU_REGISTER_EXPERIMENT(
+    LinearExperiment, "linear",
+    "Linear(in,1) on a device: parameter rules, SGD with per-batch copies and loss syncs");
+
+}  // namespace minigpu

@@ -1,0 +1,56 @@
+// Byte buffers for copy benchmarks: a position-dependent fill, k-chunk copies, and a host check.
+// Pure Kokkos: fills run in the execution space of the View they write.
+#pragma once
+
+#include "kernels/elementwise.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace minigpu::kernels {
+
+/// Byte i of the pattern for `seed`: byte (i mod 8) of a hash of the 8-byte word index,
+/// so a chunk copied to the wrong offset, or not at all, shows up as a mismatch.
+KOKKOS_INLINE_FUNCTION unsigned char pattern_byte(std::uint64_t seed, std::int64_t i) {
+  const std::uint64_t word = splitmix64(seed + static_cast<std::uint64_t>(i >> 3));
+  return static_cast<unsigned char>(word >> (8 * (i & 7)));
+}
+
+/// out(i) = pattern_byte(seed, i); one hash per 8 bytes keeps a 1 GiB fill cheap on a host.
+template <class View>
+void fill_pattern(const View& out, std::uint64_t seed) {
+  const std::int64_t n = out.extent(0);
+  Kokkos::parallel_for(
+      "minigpu::fill_pattern", RangeOf<View>(0, (n + 7) / 8), KOKKOS_LAMBDA(const std::int64_t w) {
+        const std::uint64_t word = splitmix64(seed + static_cast<std::uint64_t>(w));
+        for (std::int64_t i = 8 * w; i < 8 * w + 8 && i < n; ++i) {
+          out(i) = static_cast<unsigned char>(word >> (8 * (i & 7)));
+        }
+      });
+}
+
+/// Copies src to dst as `chunks` deep_copies of contiguous, nearly equal pieces: the
+/// "many small copies" side of the comparison (chunks = 1 is one copy of everything).
+template <class DstView, class SrcView>
+void chunked_copy(const DstView& dst, const SrcView& src, std::int64_t chunks) {
+  const std::int64_t n = dst.extent(0);
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const auto range = Kokkos::make_pair(n * c / chunks, n * (c + 1) / chunks);
+    Kokkos::deep_copy(Kokkos::subview(dst, range), Kokkos::subview(src, range));
+  }
+}
+
+/// Index of the first of n host bytes that differs from the pattern, or -1 if none does.
+/// A plain serial host loop, independent of the fill kernel and of where it ran.
+inline std::int64_t find_pattern_mismatch(const unsigned char* data, std::int64_t n, std::uint64_t seed) {
+  for (std::int64_t w = 0; 8 * w < n; ++w) {
+    const std::uint64_t word = splitmix64(seed + static_cast<std::uint64_t>(w));
+    for (std::int64_t i = 8 * w; i < 8 * w + 8 && i < n; ++i) {
+      if (data[i] != static_cast<unsigned char>(word >> (8 * (i & 7)))) return i;
+    }
+  }
+  return -1;
+}
+
+}  // namespace minigpu::kernels

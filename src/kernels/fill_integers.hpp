@@ -1,0 +1,26 @@
+// Deterministic small-integer fills: products and sums of such values stay exact in float,
+// so a matrix product can be checked for equality rather than within a tolerance.
+#pragma once
+
+#include "kernels/elementwise.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace minigpu::kernels {
+
+/// out(i) = an integer in [-radius, radius] that depends only on (seed, i).
+template <class View>
+void fill_small_integers(const View& out, std::uint64_t seed, int radius = 2) {
+  using T = typename View::non_const_value_type;
+  const std::uint64_t key = splitmix64(seed);
+  const std::uint64_t span = 2 * static_cast<std::uint64_t>(radius) + 1;
+  Kokkos::parallel_for(
+      "minigpu::fill_small_integers", RangeOf<View>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
+        const std::uint64_t r = splitmix64(key ^ static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ULL);
+        out(i) = static_cast<T>(static_cast<std::int64_t>(r % span) - radius);
+      });
+}
+
+}  // namespace minigpu::kernels

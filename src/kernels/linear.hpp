@@ -1,0 +1,82 @@
+// Kernels of a Linear(in, 1) layer trained by minibatch SGD on the squared loss
+//   L = Σ_i (x_i·w + b − y_i)² / (2B),  grad_w = Xᵀ·err / B,  grad_b = Σ_i err_i / B,
+// with err = X·w + b − y. X is row-major B×in in a flat View; w has `in` entries, b one.
+// Pure Kokkos: each kernel runs in the execution space of the View it writes.
+#pragma once
+
+#include "kernels/elementwise.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace minigpu::kernels {
+
+/// out(i) = x(i,:)·w + b(0) for the `rows` rows of x.
+template <class OutView, class XView, class WView, class BView>
+void linear_forward(const OutView& out, const XView& x, const WView& w, const BView& b, std::int64_t rows,
+                    std::int64_t in) {
+  using T = typename OutView::non_const_value_type;
+  Kokkos::parallel_for(
+      "minigpu::linear_forward", RangeOf<OutView>(0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+        T acc = 0;
+        for (std::int64_t j = 0; j < in; ++j) acc += x(i * in + j) * w(j);
+        out(i) = acc + b(0);
+      });
+}
+
+/// err(i) = x(i,:)·w + b(0) − y(i): the forward pass fused with the residual.
+template <class EView, class XView, class YView, class WView, class BView>
+void linear_residual(const EView& err, const XView& x, const YView& y, const WView& w, const BView& b,
+                     std::int64_t rows, std::int64_t in) {
+  using T = typename EView::non_const_value_type;
+  Kokkos::parallel_for(
+      "minigpu::linear_residual", RangeOf<EView>(0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+        T acc = 0;
+        for (std::int64_t j = 0; j < in; ++j) acc += x(i * in + j) * w(j);
+        err(i) = acc + b(0) - y(i);
+      });
+}
+
+/// grad(j) = Σ_i x(i,j)·err(i) / rows for j < in, grad(in) = Σ err / rows and
+/// grad(in+1) = Σ err² / (2·rows), the batch loss. One team per entry reduces over the rows,
+/// so the gradient and the loss stay on the device.
+template <class GView, class XView, class EView>
+void mse_gradient(const GView& grad, const XView& x, const EView& err, std::int64_t rows, std::int64_t in) {
+  using T = typename GView::non_const_value_type;
+  using Policy = Kokkos::TeamPolicy<typename GView::execution_space>;
+  using Member = typename Policy::member_type;
+  const T scale = T(1) / static_cast<T>(rows);
+  Kokkos::parallel_for(
+      "minigpu::mse_gradient", Policy(static_cast<int>(in + 2), Kokkos::AUTO),
+      KOKKOS_LAMBDA(const Member& team) {
+        const std::int64_t j = team.league_rank();
+        T total = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, rows),
+            [&](const std::int64_t i, T& acc) {
+              const T e = err(i);
+              acc += j < in ? x(i * in + j) * e : (j == in ? e : e * e);
+            },
+            total);
+        Kokkos::single(Kokkos::PerTeam(team),
+                       [&]() { grad(j) = j == in + 1 ? total * scale / 2 : total * scale; });
+      });
+}
+
+/// w −= lr·grad(0..in−1), b −= lr·grad(in), and the batch loss grad(in+1) goes to loss_log(step).
+template <class WView, class BView, class GView, class LView>
+void sgd_step(const WView& w, const BView& b, const GView& grad, const LView& loss_log, std::int64_t step,
+              typename WView::non_const_value_type lr, std::int64_t in) {
+  Kokkos::parallel_for(
+      "minigpu::sgd_step", RangeOf<WView>(0, in + 1), KOKKOS_LAMBDA(const std::int64_t j) {
+        if (j < in) {
+          w(j) -= lr * grad(j);
+        } else {
+          b(0) -= lr * grad(in);
+          loss_log(step) = grad(in + 1);
+        }
+      });
+}
+
+}  // namespace minigpu::kernels

@@ -1,0 +1,74 @@
+// Independent checks of a matrix product C = A·B: an exact host triple loop for small
+// sizes, and the identity C·v = A·(B·v) with double matvecs on the device for any size.
+#pragma once
+
+#include "kernels/elementwise.hpp"
+#include "kernels/matvec.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace minigpu::kernels {
+
+/// Entries of C that differ from a host triple loop over the same A and B, compared exactly
+/// (so meant for inputs whose products are exact, such as fill_small_integers).
+template <class CView, class AView, class BView>
+std::int64_t matmul_mismatches_host(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
+                                    std::int64_t k) {
+  using T = typename CView::non_const_value_type;
+  const auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
+  const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  std::vector<T> row(static_cast<std::size_t>(n));
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < m; ++i) {
+    std::fill(row.begin(), row.end(), T(0));
+    for (std::int64_t p = 0; p < k; ++p) {
+      const T aip = ha(i * k + p);
+      for (std::int64_t j = 0; j < n; ++j) row[j] += aip * hb(p * n + j);
+    }
+    for (std::int64_t j = 0; j < n; ++j) wrong += hc(i * n + j) != row[j] ? 1 : 0;
+  }
+  return wrong;
+}
+
+/// max_i |(C·v)_i - (A·(B·v))_i| / max_i |(A·(B·v))_i| for a deterministic v in [-1, 1):
+/// O(n²) work instead of the product's O(n³), all in double on C's device.
+template <class CView, class AView, class BView>
+double matmul_identity_error(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
+                             std::int64_t k, std::uint64_t seed = 7) {
+  using Mem = typename CView::memory_space;
+  Kokkos::View<double*, Mem> v("minigpu::check_v", n), bv("minigpu::check_bv", k);
+  Kokkos::View<double*, Mem> abv("minigpu::check_abv", m), cv("minigpu::check_cv", m);
+  fill_uniform(v, seed, -1.0, 1.0);
+  matvec(bv, b, v, k, n);
+  matvec(abv, a, bv, m, k);
+  matvec(cv, c, v, m, n);
+  const auto h_abv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), abv);
+  const auto h_cv = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cv);
+  double diff = 0, scale = 0;
+  for (std::int64_t i = 0; i < m; ++i) {
+    diff = std::max(diff, std::abs(h_cv(i) - h_abv(i)));
+    scale = std::max(scale, std::abs(h_abv(i)));
+  }
+  if (std::isnan(diff)) return std::numeric_limits<double>::infinity();
+  return scale > 0 ? diff / scale : diff;
+}
+
+/// Tolerance for matmul_identity_error on small-integer inputs of inner size k. While every
+/// partial sum fits T's mantissa (|sum| <= 4k for entries in [-2, 2]) C is exact in either
+/// dtype and only the double matvecs round; beyond that T's own rounding of C counts.
+template <class T>
+double matmul_identity_tolerance(std::int64_t k) {
+  const double n = static_cast<double>(std::max<std::int64_t>(k, 1));
+  const bool exact = 4.0 * n < std::ldexp(1.0, std::numeric_limits<T>::digits);
+  return exact ? 16.0 * n * DBL_EPSILON : 4.0 * n * std::numeric_limits<T>::epsilon();
+}
+
+}  // namespace minigpu::kernels

@@ -1,0 +1,98 @@
+// The logging experiment's kernels against host loops, its input errors, and the experiment
+// end to end at a tiny size.
+#include "app/exit_codes.hpp"
+#include "core/tensor_factory.hpp"
+#include "experiment_harness.hpp"
+#include "kernels/reduce.hpp"
+#include "kernels/scale.hpp"
+#include "test_support.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace minigpu {
+namespace {
+
+template <class T>
+class LoggingKernels : public testing::EmulatedGpus {};
+using Dtypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(LoggingKernels, Dtypes);
+
+// One normalisation step as the experiment runs it: the norm stays on the device and the
+// division reads it there, at an offset inside a log.
+TYPED_TEST(LoggingKernels, NormaliseByDeviceNormMatchesHost) {
+  using T = TypeParam;
+  for (Device d : {cpu(), gpu(1)}) {
+    const auto y = rand<T>({5, 7}, d, 21, T(-3), T(3));
+    Tensor<T> x({5, 7}, d, "test::X");
+    Tensor<T> log({4}, d, "test::log");
+    with_views(d, [&](const auto& xv, const auto& yv, const auto& lv) {
+      kernels::frobenius_norm_into(yv, lv.data() + 2);
+      kernels::divide_by_device_scalar(xv, yv, lv.data() + 2);
+    }, x, y, log);
+    const auto yh = y.to_vector();
+    double sq = 0;
+    for (T v : yh) sq += static_cast<double>(v) * v;
+    const double norm = std::sqrt(sq);
+    const auto logged = log.to_vector();
+    EXPECT_NEAR(logged[2], norm, 1e-5 * norm) << describe(d);
+    EXPECT_EQ(logged[0], T(0));
+    EXPECT_EQ(logged[3], T(0));
+    const auto xh = x.to_vector();
+    for (std::size_t i = 0; i < xh.size(); ++i) EXPECT_EQ(xh[i], yh[i] / logged[2]) << i;
+  }
+}
+
+void expect_input_error(const std::string& experiment_yaml, const std::string& key) {
+  try {
+    testing::plan_yaml("run: {warmups: 0, repetitions: 1}\nexperiments:\n  - name: logging\n" + experiment_yaml);
+    ADD_FAILURE() << "no InputError for " << experiment_yaml;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'experiments[0]." + key + "'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LoggingConfig, BadValuesNameTheirKey) {
+  expect_input_error("    n: 0\n", "n");
+  expect_input_error("    n: ten\n", "n");
+  expect_input_error("    steps: -5\n", "steps");
+  expect_input_error("    dtypes: [bfloat16]\n", "dtypes");
+  expect_input_error("    stride: 2\n", "stride");
+}
+
+class LoggingExperimentRun : public testing::EmulatedGpus {};
+
+TEST_F(LoggingExperimentRun, BothModesVerifyAgreeAndReportTheRatio) {
+  const auto outcome = testing::run_yaml(
+      "run: {warmups: 1, repetitions: 2}\n"
+      "experiments:\n"
+      "  - name: logging\n"
+      "    n: 16\n"
+      "    steps: 50\n"
+      "    dtypes: [float32, float64]\n");
+  ASSERT_EQ(outcome.results.size(), 4u);
+  for (const auto& r : outcome.results) {
+    EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+    EXPECT_EQ(r.spec.device, try_gpu());
+    EXPECT_DOUBLE_EQ(r.work.flops, 50.0 * (2.0 * 16 * 16 * 16 + 3.0 * 16 * 16));
+  }
+  EXPECT_TRUE(outcome.all_verified);
+  // The device_log case runs second and is checked against the sync_each_step log as well.
+  EXPECT_EQ(outcome.results[1].spec.label, "device_log");
+  EXPECT_NE(outcome.results[1].check.detail.find("vs sync_each_step"), std::string::npos)
+      << outcome.results[1].check.detail;
+  EXPECT_NE(outcome.results[0].check.detail.find("first 50 steps vs host"), std::string::npos)
+      << outcome.results[0].check.detail;
+  int ratios = 0;
+  for (const auto& f : outcome.findings) {
+    if (f.name != "sync_over_device_log") continue;
+    ++ratios;
+    EXPECT_GT(f.value, 0);
+    EXPECT_NE(f.note.find("50 steps"), std::string::npos) << f.note;
+  }
+  EXPECT_EQ(ratios, 2);
+}
+
+}  // namespace
+}  // namespace minigpu

@@ -1,0 +1,199 @@
+// The matmul kernels against a host triple loop, its checks against wrong results, its input
+// errors, and the experiment end to end at tiny sizes.
+#include "app/exit_codes.hpp"
+#include "core/tensor.hpp"
+#include "experiment_harness.hpp"
+#include "kernels/fill_integers.hpp"
+#include "kernels/matmul_check.hpp"
+#include "kernels/matmul_reference.hpp"
+#include "kernels/matmul_tiled.hpp"
+#include "kernels/matmul_vendor.hpp"
+#include "test_support.hpp"
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace minigpu {
+namespace {
+
+template <class T>
+std::vector<T> host_product(const std::vector<T>& a, const std::vector<T>& b, std::int64_t m, std::int64_t n,
+                            std::int64_t k) {
+  std::vector<T> c(static_cast<std::size_t>(m * n), T(0));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t p = 0; p < k; ++p)
+      for (std::int64_t j = 0; j < n; ++j) c[i * n + j] += a[i * k + p] * b[p * n + j];
+  return c;
+}
+
+template <class T>
+Tensor<T> small_integers(const Shape& shape, Device d, std::uint64_t seed) {
+  Tensor<T> t(shape, d, "test::small_integers");
+  with_views(d, [&](const auto& v) { kernels::fill_small_integers(v, seed); }, t);
+  return t;
+}
+
+template <class T>
+class MatmulKernels : public testing::EmulatedGpus {};
+using Dtypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(MatmulKernels, Dtypes);
+
+// Sizes not divisible by the tile, square and rectangular: every product is exact.
+TYPED_TEST(MatmulKernels, TiledMatchesHostTripleLoopExactly) {
+  using T = TypeParam;
+  const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
+      {1, 1, 1}, {17, 17, 17}, {33, 33, 33}, {65, 65, 65}, {17, 33, 5}, {40, 7, 65}, {3, 50, 16}};
+  for (Device d : {cpu(), gpu(1)}) {
+    for (const auto& shape : shapes) {
+      const std::int64_t m = std::get<0>(shape), n = std::get<1>(shape), k = std::get<2>(shape);
+      const auto a = small_integers<T>({m, k}, d, 3);
+      const auto b = small_integers<T>({k, n}, d, 4);
+      Tensor<T> c({m, n}, d, "test::C");
+      with_views(d, [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_tiled(cv, av, bv, m, n, k); },
+                 c, a, b);
+      EXPECT_EQ(c.to_vector(), host_product(a.to_vector(), b.to_vector(), m, n, k))
+          << m << "x" << k << " times " << k << "x" << n << " on " << describe(d);
+    }
+  }
+}
+
+TYPED_TEST(MatmulKernels, SmallIntegersAreInRangeAndDeterministic) {
+  using T = TypeParam;
+  const auto x = small_integers<T>({1000}, cpu(), 9).to_vector();
+  EXPECT_EQ(x, small_integers<T>({1000}, gpu(0), 9).to_vector());
+  std::vector<int> seen(5, 0);
+  for (T v : x) {
+    ASSERT_TRUE(v >= -2 && v <= 2 && v == static_cast<int>(v)) << v;
+    ++seen[static_cast<int>(v) + 2];
+  }
+  for (int count : seen) EXPECT_GT(count, 100);
+}
+
+#if defined(MINIGPU_HAVE_VENDOR_GEMM)
+TYPED_TEST(MatmulKernels, VendorMatchesHostTripleLoopExactly) {
+  using T = TypeParam;
+  const std::int64_t m = 19, n = 23, k = 31;
+  const auto a = small_integers<T>({m, k}, cpu(), 5);
+  const auto b = small_integers<T>({k, n}, cpu(), 6);
+  Tensor<T> c({m, n}, cpu(), "test::C");
+  with_views(cpu(), [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_vendor(cv, av, bv, m, n, k); },
+             c, a, b);
+  EXPECT_EQ(c.to_vector(), host_product(a.to_vector(), b.to_vector(), m, n, k));
+}
+#endif
+
+// The checks the experiment relies on must fail for a product with one wrong entry.
+TYPED_TEST(MatmulKernels, ChecksCatchOneWrongEntry) {
+  using T = TypeParam;
+  const std::int64_t n = 300;
+  const auto a = small_integers<T>({n, n}, gpu(1), 1);
+  const auto b = small_integers<T>({n, n}, gpu(1), 2);
+  Tensor<T> c({n, n}, gpu(1), "test::C");
+  with_views(gpu(1), [&](const auto& cv, const auto& av, const auto& bv) {
+    kernels::matmul_reference(cv, av, bv, n, n, n);
+    EXPECT_EQ(kernels::matmul_mismatches_host(cv, av, bv, n, n, n), 0);
+    EXPECT_LE(kernels::matmul_identity_error(cv, av, bv, n, n, n), kernels::matmul_identity_tolerance<T>(n));
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cv);
+    host(123 * n + 45) += T(1);
+    Kokkos::deep_copy(cv, host);
+    EXPECT_EQ(kernels::matmul_mismatches_host(cv, av, bv, n, n, n), 1);
+    EXPECT_GT(kernels::matmul_identity_error(cv, av, bv, n, n, n), 1e3 * kernels::matmul_identity_tolerance<T>(n));
+  }, c, a, b);
+}
+
+void expect_input_error(const std::string& experiment_yaml, const std::string& key, const std::string& words = "") {
+  try {
+    testing::plan_yaml("run: {warmups: 0, repetitions: 1}\nexperiments:\n  - name: matmul\n" + experiment_yaml);
+    ADD_FAILURE() << "no InputError for " << experiment_yaml;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'experiments[0]." + key + "'"), std::string::npos) << what;
+    EXPECT_NE(what.find(words), std::string::npos) << what;
+  }
+}
+
+TEST(MatmulConfig, BadValuesNameTheirKey) {
+  expect_input_error("    sizes: [16, 0]\n", "sizes", "between 1 and");
+  expect_input_error("    sizes: []\n", "sizes");
+  expect_input_error("    dtypes: [float16]\n", "dtypes", "float16");
+  expect_input_error("    cpu_max_size: 0\n", "cpu_max_size", "at least 1");
+  expect_input_error("    devices: [cpu, tpu]\n", "devices", "tpu");
+  expect_input_error("    variants: [tiled, fastest]\n", "variants", "fastest");
+#if !defined(MINIGPU_HAVE_VENDOR_GEMM)
+  expect_input_error("    variants: [vendor]\n", "variants", "not available in this build");
+#endif
+}
+
+class MatmulExperimentRun : public testing::EmulatedGpus {};
+
+TEST_F(MatmulExperimentRun, SizesAboveCpuMaxSizeRunOnTheGpuOnly) {
+  const auto plan = testing::plan_yaml(
+      "experiments:\n"
+      "  - name: matmul\n"
+      "    sizes: [8, 40, 8]\n"
+      "    cpu_max_size: 10\n"
+      "    variants: [tiled]\n");
+  const auto& cases = plan.experiments.at(0).cases;
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_TRUE(cases[0].device.is_cpu());
+  EXPECT_EQ(cases[1].device, gpu(0));
+  EXPECT_EQ(cases[2].device, gpu(0));
+  EXPECT_EQ(cases[2].params.at(0).second, "40");
+  EXPECT_EQ(cases[2].device_bytes, 3u * 40 * 40 * sizeof(float) + 4u * 40 * 8);
+}
+
+TEST_F(MatmulExperimentRun, TinySweepVerifiesAndFindsCrossover) {
+  const auto outcome = testing::run_yaml(
+      "run: {warmups: 0, repetitions: 2}\n"
+      "experiments:\n"
+      "  - name: matmul\n"
+      "    sizes: [8, 40]\n"
+      "    dtypes: [float32, float64]\n");
+  ASSERT_EQ(outcome.results.size(), 16u);  // 2 dtypes x 2 variants x 2 sizes x 2 devices
+  for (const auto& r : outcome.results) {
+    EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+    EXPECT_GT(r.gflops, 0) << r.spec.label;
+  }
+  EXPECT_TRUE(outcome.all_verified);
+  int crossovers = 0;
+  for (const auto& f : outcome.findings) {
+    if (f.name.rfind("crossover_n_", 0) != 0) continue;
+    ++crossovers;
+    EXPECT_TRUE(f.value == 8 || f.value == 40) << f.name << " = " << f.value;
+    EXPECT_NE(f.note.find("same physical host"), std::string::npos) << f.note;
+  }
+  EXPECT_EQ(crossovers, 4);
+  const auto has = [&](const std::string& name) {
+    for (const auto& f : outcome.findings) {
+      if (f.name == name) return f.value > 0;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("peak_gflops_cpu_float64"));
+  EXPECT_TRUE(has("peak_gflops_gpu_float32"));
+}
+
+TEST(MatmulExperimentNoGpu, RunsCpuOnlyAndSaysThereIsNoGpu) {
+  if (kHasGpuBackend) GTEST_SKIP() << "this build has a GPU";
+  // Above 256 the experiment switches to the identity check.
+  const auto outcome = testing::run_yaml(
+      "run: {warmups: 0, repetitions: 1, emulate_gpus: 0}\n"
+      "experiments:\n"
+      "  - name: matmul\n"
+      "    sizes: [257]\n"
+      "    variants: [tiled]\n");
+  reset_emulated_gpus();
+  ASSERT_EQ(outcome.results.size(), 1u);
+  EXPECT_TRUE(outcome.results[0].spec.device.is_cpu());
+  EXPECT_TRUE(outcome.results[0].check.passed) << outcome.results[0].check.detail;
+  EXPECT_NE(outcome.results[0].check.detail.find("A(Bv)"), std::string::npos) << outcome.results[0].check.detail;
+  bool said_no_gpu = false;
+  for (const auto& f : outcome.findings) {
+    if (f.name == "crossover_n_tiled_float32") said_no_gpu = f.note.find("no GPU") != std::string::npos;
+  }
+  EXPECT_TRUE(said_no_gpu);
+}
+
+}  // namespace
+}  // namespace minigpu
