@@ -8,6 +8,7 @@
 // x, y, z and the host copy of y are allocated in setup: an allocation would synchronise.
 #include "core/backend.hpp"
 #include "core/tensor.hpp"
+#include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -111,13 +112,7 @@ class LazyExperiment : public Experiment {
     device_ = read_device(node);
     elements_ = node.get<std::int64_t>("elements", 100000000);
     if (elements_ < 1) node.fail("elements", "must be a positive element count");
-    dtypes_.clear();
-    for (const auto& name : node.get_list<std::string>("dtypes", {to_string(ctx.default_dtype)})) {
-      if (name != "float32" && name != "float64") {
-        node.fail("dtypes", "'" + name + "' is not one of: float32, float64");
-      }
-      dtypes_.push_back(parse_dtype(name));
-    }
+    dtypes_ = read_dtypes(node, ctx.default_dtype);
   }
 
   std::vector<CaseSpec> cases() const override {
@@ -192,18 +187,6 @@ class LazyExperiment : public Experiment {
   }
 
  private:
-  static Device read_device(ConfigNode& node) {
-    const std::string text = node.get<std::string>("device", "auto");
-    if (text == "auto") return try_gpu();
-    try {
-      const Device d = parse_device(text);
-      require_available(d);
-      return d;
-    } catch (const std::exception& e) {
-      node.fail("device", e.what());
-    }
-  }
-
   Device device_;
   std::int64_t elements_ = 0;
   std::vector<DType> dtypes_;

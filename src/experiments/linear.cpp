@@ -19,6 +19,7 @@
 //           steps·sizeof(T) of losses in either loss mode (one copy each, or one copy in all)
 #include "core/errors.hpp"
 #include "core/tensor_factory.hpp"
+#include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "kernels/linear_sgd.hpp"
 
@@ -266,23 +267,8 @@ class LinearExperiment : public Experiment {
     }
     s_.lr = node.get<double>("lr", 0.2);
     if (!(s_.lr > 0) || !std::isfinite(s_.lr)) node.fail("lr", "must be a positive number");
-    dtypes_.clear();
-    for (const auto& text : node.get_list<std::string>("dtypes", {to_string(ctx.default_dtype)})) {
-      try {
-        dtypes_.push_back(parse_dtype(text));
-      } catch (const std::invalid_argument& e) {
-        node.fail("dtypes", e.what());
-      }
-    }
-    const std::string device = node.get<std::string>("device", "auto");
-    try {
-      s_.device = device == "auto" ? try_gpu() : parse_device(device);
-      require_available(s_.device);
-    } catch (const std::invalid_argument& e) {
-      node.fail("device", std::string(e.what()) + "; 'auto' picks try_gpu()");
-    } catch (const DeviceNotFoundError& e) {
-      node.fail("device", e.what());
-    }
+    dtypes_ = read_dtypes(node, ctx.default_dtype);
+    s_.device = read_device(node);
   }
 
   std::vector<CaseSpec> cases() const override {

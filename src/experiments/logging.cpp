@@ -9,6 +9,7 @@
 //   bytes = 2n²·s (reset X) + steps·(6n²+2)·s  (matmul reads A, X, writes Y: 3n²; norm reads
 //           Y: n²; division reads Y, writes X: 2n²; the norm stored, then copied to the host)
 #include "core/tensor.hpp"
+#include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/matmul_reference.hpp"
@@ -135,11 +136,7 @@ class LoggingExperiment : public Experiment {
     if (steps_ < 1 || steps_ > 10000000) {
       node.fail("steps", "must be between 1 and 10000000 (got " + std::to_string(steps_) + ")");
     }
-    dtypes_.clear();
-    for (const auto& s : node.get_list<std::string>("dtypes", {to_string(ctx.default_dtype)})) {
-      if (s != "float32" && s != "float64") node.fail("dtypes", "unknown dtype '" + s + "' (choose from [float32, float64])");
-      if (std::find(dtypes_.begin(), dtypes_.end(), parse_dtype(s)) == dtypes_.end()) dtypes_.push_back(parse_dtype(s));
-    }
+    dtypes_ = read_dtypes(node, ctx.default_dtype);
   }
 
   std::vector<CaseSpec> cases() const override {

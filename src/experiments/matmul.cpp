@@ -11,6 +11,7 @@
 // host triple loop, larger n with the identity C·v = A·(B·v).
 #include "core/backend.hpp"
 #include "core/tensor.hpp"
+#include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/fill_integers.hpp"
@@ -95,19 +96,6 @@ struct MatmulState {
   void clear() { a = b = c = Tensor<T>(); }
 };
 
-// Reads a list of names, each one of `choices`, dropping repeats but keeping order.
-std::vector<std::string> read_names(ConfigNode& node, const std::string& key, const std::vector<std::string>& choices,
-                                    const std::vector<std::string>& fallback) {
-  std::vector<std::string> out;
-  for (const auto& s : node.get_list<std::string>(key, fallback)) {
-    if (std::find(choices.begin(), choices.end(), s) == choices.end()) {
-      node.fail(key, "unknown value '" + s + "' (choose from " + io::bracketed(choices) + ")");
-    }
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
-  }
-  return out;
-}
-
 }  // namespace
 
 class MatmulExperiment : public Experiment {
@@ -124,12 +112,9 @@ class MatmulExperiment : public Experiment {
     // A serial host kernel would take hours at the chapter's n = 10000: larger sizes run on the GPU only.
     cpu_max_size_ = node.get<std::int64_t>("cpu_max_size", 4096);
     if (cpu_max_size_ < 1) node.fail("cpu_max_size", "must be at least 1");
-    dtypes_.clear();
-    for (const auto& s : read_names(node, "dtypes", {"float32", "float64"}, {to_string(ctx.default_dtype)})) {
-      dtypes_.push_back(parse_dtype(s));
-    }
+    dtypes_ = read_dtypes(node, ctx.default_dtype);
     devices_.clear();
-    for (const auto& s : read_names(node, "devices", {"cpu", "gpu"}, {"cpu", "gpu"})) {
+    for (const auto& s : read_choices(node, "devices", {"cpu", "gpu"}, {"cpu", "gpu"})) {
       const Device d = s == "gpu" ? try_gpu() : cpu();
       if (std::find(devices_.begin(), devices_.end(), d) == devices_.end()) devices_.push_back(d);
     }
@@ -138,7 +123,7 @@ class MatmulExperiment : public Experiment {
       node.fail("sizes", "every size is above cpu_max_size (" + std::to_string(cpu_max_size_) +
                              ") and there is no GPU to run them on");
     }
-    variants_ = read_names(node, "variants", {"reference", "tiled", "vendor"}, {"reference", "tiled"});
+    variants_ = read_choices(node, "variants", {"reference", "tiled", "vendor"}, {"reference", "tiled"});
 #if !defined(MINIGPU_HAVE_VENDOR_GEMM)
     if (std::find(variants_.begin(), variants_.end(), "vendor") != variants_.end()) {
       node.fail("variants", "'vendor' (KokkosKernels gemm) is not available in this build yet");

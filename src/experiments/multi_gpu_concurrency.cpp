@@ -8,6 +8,7 @@
 // Speedup = t(sequential)/t(concurrent), efficiency = speedup/k; ideal is k and 100 %.
 #include "comm/collectives.hpp"
 #include "core/tensor_factory.hpp"
+#include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "kernels/matmul_reference.hpp"
 
@@ -29,13 +30,7 @@ class MultiGpuConcurrencyExperiment : public Experiment {
     if (n_ < 1 || n_ > 100000) node.fail("n", "must be between 1 and 100000");
     per_gpu_ = node.get<std::int64_t>("multiplies_per_gpu", 1);
     if (per_gpu_ < 1 || per_gpu_ > 10000) node.fail("multiplies_per_gpu", "must be between 1 and 10000");
-    for (const auto& d : node.get_list<std::string>("dtypes", {to_string(ctx.default_dtype)})) {
-      try {
-        dtypes_.push_back(parse_dtype(d));
-      } catch (const std::invalid_argument& e) {
-        node.fail("dtypes", e.what());
-      }
-    }
+    dtypes_ = read_dtypes(node, ctx.default_dtype);
   }
 
   std::vector<CaseSpec> cases() const override {

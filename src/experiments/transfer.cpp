@@ -9,6 +9,7 @@
 // Device memory of a cpu or emulated GPU is host memory; pinned host memory exists only where
 // the backend has it (kHasPinnedHostMemory), else only pageable is measured.
 #include "core/backend.hpp"
+#include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/byte_copy.hpp"
@@ -93,8 +94,8 @@ class TransferExperiment : public Experiment {
     std::vector<std::int64_t> default_sizes;
     for (std::int64_t b = 1024; b <= (std::int64_t(1) << 30); b *= 4) default_sizes.push_back(b);
     sizes_ = node.get_byte_list("sizes", default_sizes);
-    directions_ = read_choices(node, "directions", {"h2d", "d2h", "d2d"});
-    const auto kinds = read_choices(node, "host_memory", {"pageable", "pinned"});
+    directions_ = read_choices(node, "directions", {"h2d", "d2h", "d2d"}, {"h2d", "d2h", "d2d"});
+    const auto kinds = read_choices(node, "host_memory", {"pageable", "pinned"}, {"pageable", "pinned"});
     chunks_ = node.get_list<std::int64_t>("chunks", {1, 16, 256});
     for (auto k : chunks_) {
       if (k < 1 || k > kMaxChunks) node.fail("chunks", "must be between 1 and " + std::to_string(kMaxChunks));
@@ -199,29 +200,6 @@ class TransferExperiment : public Experiment {
   }
 
  private:
-  static Device read_device(ConfigNode& node) {
-    const std::string text = node.get<std::string>("device", "auto");
-    if (text == "auto") return try_gpu();
-    try {
-      const Device d = parse_device(text);
-      require_available(d);
-      return d;
-    } catch (const std::exception& e) {
-      node.fail("device", e.what());
-    }
-  }
-
-  static std::vector<std::string> read_choices(ConfigNode& node, const std::string& key,
-                                               const std::vector<std::string>& choices) {
-    const auto values = node.get_list<std::string>(key, choices);
-    for (const auto& v : values) {
-      if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
-        node.fail(key, "'" + v + "' is not one of: " + io::bracketed(choices));
-      }
-    }
-    return values;
-  }
-
   /// Time of the most chunks over the fewest at the largest size where both ran.
   static std::optional<Finding> chunk_ratio(const std::string& group,
                                             const std::vector<const CaseResult*>& rows) {

@@ -1,0 +1,22 @@
+// Keys many experiments share, read one way: `device`, `dtypes`, lists of named choices.
+#pragma once
+
+#include "config/config_node.hpp"
+#include "core/device.hpp"
+#include "core/shape.hpp"
+
+#include <string>
+#include <vector>
+
+namespace minigpu {
+
+/// `auto` (try_gpu()), `cpu`, `gpu` or `gpu:N`; a device this process lacks is an error.
+Device read_device(ConfigNode& node, const std::string& key = "device");
+/// A list of float32/float64 (repeats dropped), `fallback` when absent.
+std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key = "dtypes");
+/// A list whose items are each one of `choices` (repeats dropped, order kept).
+std::vector<std::string> read_choices(ConfigNode& node, const std::string& key,
+                                      const std::vector<std::string>& choices,
+                                      const std::vector<std::string>& fallback);
+
+}  // namespace minigpu
