@@ -3,12 +3,14 @@
 
 #include "app/exit_codes.hpp"
 #include "comm/collectives.hpp"
+#include "core/binding.hpp"
 #include "core/environment.hpp"
 #include "experiments/stats.hpp"
 #include "io/format.hpp"
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <ctime>
@@ -93,12 +95,21 @@ double time_one_repetition(Experiment& experiment, bool fence_after, MPI_Comm co
 }
 
 void check_memory_fits(const RunPlan& plan) {
+  // Ranks on one node share its host memory (cpu and emulated GPUs) and, when there are more
+  // ranks than GPUs, share GPUs too: a case must fit that many times over.
+  const DeviceBinding& b = rank_binding();
+  const std::uint64_t host_sharers = static_cast<std::uint64_t>(std::max(1, b.local_size));
+  const std::uint64_t gpu_sharers =
+      b.visible_gpus > 0 ? static_cast<std::uint64_t>((b.local_size + b.visible_gpus - 1) / b.visible_gpus) : 1;
   for (const auto& planned : plan.experiments) {
     for (const auto& spec : planned.cases) {
+      const std::uint64_t sharers = uses_host_memory(spec.device) ? host_sharers : gpu_sharers;
+      const std::uint64_t needed = spec.device_bytes * sharers;
       const std::uint64_t available = device_memory_bytes(spec.device);
-      if (spec.device_bytes > available) {
+      if (needed > available) {
         throw InputError(plan.input_file + ": experiment '" + planned.name + "' case '" + spec.label + "' needs " +
-                         io::human_bytes(spec.device_bytes) + " on " + describe(spec.device) + ", which has " +
+                         io::human_bytes(spec.device_bytes) + " per rank on " + describe(spec.device) + " (" +
+                         std::to_string(sharers) + " rank(s) share it: " + io::human_bytes(needed) + "), which has " +
                          io::human_bytes(available));
       }
     }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Benchmarks with targets, measured against a reference run in the same job (never a timed
+# unit test). Usage: scripts/bench.sh [RANKS]   (default 2, emulated GPUs on GPU-less hosts)
+#   multi_gpu_concurrency: k GPUs at once vs one GPU in turn   target efficiency >= 90 %
+#   matmul_scaling strong, n = 2048: 2 ranks vs 1 rank          target efficiency >= 75 %
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+ranks="${1:-2}"
+install_packages "${MINIGPU_PACKAGES[@]}"
+configure_and_build
+out="$(mktemp -d)"
+# Without a GPU backend, each rank owns one host-emulated GPU (said in every printout).
+if ! "$MINIGPU_BUILD/src/minigpu" devices | grep -q 'num_gpus()      = [1-9]'; then
+  export MINIGPU_EMULATE_GPUS="$ranks"
+fi
+log "BLAS/CPU environment: OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}; compare only runs from one environment"
+
+status=0
+check() {  # check INPUT FINDING_PREFIX TARGET_PERCENT
+  local input="$1" prefix="$2" target="$3"
+  mpirun_n "$ranks" "$MINIGPU_BUILD/src/minigpu" run "$MINIGPU_ROOT/inputs/$input" --output-dir "$out/$input" >/dev/null
+  python3 - "$out/$input" "$prefix" "$target" <<'PY' || status=1
+import glob, json, sys
+run_dir = glob.glob(sys.argv[1] + "/*/run.json")[0]
+record = json.load(open(run_dir))
+prefix, target = sys.argv[2], float(sys.argv[3])
+found = [f for f in record["findings"] if f["name"].startswith(prefix)]
+if not found:
+    print(f"FAIL {prefix}: no such finding in {run_dir}"); sys.exit(1)
+ok = True
+for f in found:
+    verdict = "PASS" if f["value"] >= target else "FAIL"
+    ok = ok and verdict == "PASS"
+    print(f"{verdict} {f['experiment']}.{f['name']} = {f['value']:.1f} {f['unit']} (target >= {target:g}) [{f['note']}]")
+sys.exit(0 if ok else 1)
+PY
+}
+check multi_gpu_concurrency.yaml efficiency_ 90
+check matmul_strong_scaling_2048.yaml efficiency_ 75
+log "run records kept in $out"
+exit $status

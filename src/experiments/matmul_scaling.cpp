@@ -1,0 +1,300 @@
+// matmul_scaling: one distributed C = A·B (n×n) over the first p ranks of the job, for every p
+// of a sweep inside ONE MPI job, each rank computing on its own device (try_gpu()). Ranks >= p
+// sit the case out. Algorithms (distributed_matmul.hpp), per repetition:
+//   row    allgather B's row blocks (comm), then C_r = A_r·B over the rank's rows (compute)
+//   summa  on a pr×pc grid, per panel of k: broadcast A(I, panel) along process rows and
+//          B(panel, J) down process columns (comm), then C_IJ += A(I, panel)·B(panel, J) (compute)
+// The local kernel is kernels/gemm_block.hpp: for p in k: C(i, j) += A(i, p)·B(p, j), blocked.
+// mode strong keeps n fixed: speedup t1/tp, efficiency t1/(p·tp); mode weak grows n with
+// ∛p so work per rank stays fixed: efficiency t1/tp. Messages go `staged` through host
+// memory or `direct` from device memory (gpu_aware_mpi).
+// Accounting per repetition: flops = 2n³ for the whole product, the same on every rank, so
+// GFLOP/s is the aggregate over the p ranks; bytes = elements received over MPI by all ranks
+// together × sizeof(T): (p-1)·n² for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1.
+// Check: C·v against A·(B·v) for a deterministic v, A and B taken from their formulas, each
+// rank its share, summed over the p ranks; for n <= 64 also all of C on rank 0 against a host
+// triple loop. Entries are small integers, so C is exact in either dtype.
+#include "comm/gpu_aware.hpp"
+#include "experiments/distributed_matmul.hpp"
+#include "experiments/registry.hpp"
+#include "io/format.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <optional>
+
+namespace minigpu {
+namespace {
+
+constexpr std::int64_t kMaxN = 46340;  // n² elements must fit MPI's int message counts
+constexpr std::int64_t kExactCheckMaxN = 64;
+
+std::string param(const CaseSpec& spec, const std::string& key) {
+  for (const auto& [k, v] : spec.params) {
+    if (k == key) return v;
+  }
+  return {};
+}
+
+std::string sci(double v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2g", v);
+  return text;
+}
+
+std::string grid_text(kernels::ProcessGrid g) { return std::to_string(g.rows) + "x" + std::to_string(g.cols); }
+
+kernels::ProcessGrid parse_grid(const std::string& text) {
+  const auto x = text.find('x');
+  return {std::stoi(text.substr(0, x)), std::stoi(text.substr(x + 1))};
+}
+
+// 1, 2, 4, ... up to the job's size, and the size itself.
+std::vector<std::int64_t> default_ranks(int job_size) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t p = 1; p <= job_size; p *= 2) out.push_back(p);
+  if (out.back() != job_size) out.push_back(job_size);
+  return out;
+}
+
+std::vector<std::string> read_names(ConfigNode& node, const std::string& key, const std::vector<std::string>& choices,
+                                    const std::vector<std::string>& fallback) {
+  std::vector<std::string> out;
+  for (const auto& s : node.get_list<std::string>(key, fallback)) {
+    if (std::find(choices.begin(), choices.end(), s) == choices.end()) {
+      node.fail(key, "unknown value '" + s + "' (choose from " + io::bracketed(choices) + ")");
+    }
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  return out;
+}
+
+// While every partial sum of C fits T's mantissa (|sum| <= 4n for entries in [-2, 2]) C is
+// exact and only the check's double matvecs round; beyond that T's own rounding counts.
+double identity_tolerance(DType dtype, std::int64_t n) {
+  const int digits = dtype == DType::f32 ? std::numeric_limits<float>::digits : std::numeric_limits<double>::digits;
+  const double eps = dtype == DType::f32 ? FLT_EPSILON : DBL_EPSILON;
+  const double k = static_cast<double>(n);
+  return 4.0 * k < std::ldexp(1.0, digits) ? 16.0 * k * DBL_EPSILON : 4.0 * k * eps;
+}
+
+// Entries of C (row-major, n×n) that differ from a host triple loop over A's and B's formulas.
+std::int64_t host_mismatches(const std::vector<double>& c, std::int64_t n) {
+  const auto a = kernels::small_integer_matrix(kSeedA, n), b = kernels::small_integer_matrix(kSeedB, n);
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (std::int64_t p = 0; p < n; ++p) acc += a(i, p) * b(p, j);
+      wrong += c[i * n + j] != acc ? 1 : 0;
+    }
+  }
+  return wrong;
+}
+
+}  // namespace
+
+class MatmulScalingExperiment : public Experiment {
+ public:
+  void configure(ConfigNode& node, const RunContext& ctx) override {
+    comm_ = ctx.comm;
+    rank_ = ctx.rank;
+    weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
+    n_ = node.get<std::int64_t>("n", 512);
+    if (n_ < 1 || n_ > kMaxN) node.fail("n", "must be between 1 and " + std::to_string(kMaxN) + " (got " + std::to_string(n_) + ")");
+    ranks_ = node.get_list<std::int64_t>("ranks", default_ranks(ctx.ranks));
+    std::sort(ranks_.begin(), ranks_.end());
+    ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
+    for (std::int64_t p : ranks_) {
+      if (p < 1 || p > ctx.ranks) {
+        node.fail("ranks", "p=" + std::to_string(p) + " is not between 1 and the job's " + std::to_string(ctx.ranks) +
+                               " ranks (start more with mpiexec -n)");
+      }
+      const std::int64_t n = size_for(p);
+      if (n < p) {
+        node.fail("n", (weak_ ? "n_p = round(n·∛p) = " : "n = ") + std::to_string(n) + " is smaller than p=" +
+                           std::to_string(p) + " ranks: every rank (every process row and column) needs a row");
+      }
+      if (n > kMaxN) node.fail("n", "n_p = " + std::to_string(n) + " at p=" + std::to_string(p) + " exceeds " + std::to_string(kMaxN));
+    }
+    decompositions_.clear();
+    for (const auto& s : read_names(node, "decompositions", {"row", "summa"}, {"row", "summa"})) {
+      decompositions_.push_back(s == "row" ? Decomposition::row : Decomposition::summa);
+    }
+    dtypes_.clear();
+    for (const auto& s : read_names(node, "dtypes", {"float32", "float64"}, {to_string(ctx.default_dtype)})) {
+      dtypes_.push_back(parse_dtype(s));
+    }
+    grid_.reset();
+    if (node.has("grid")) {
+      const auto g = node.get_list<std::int64_t>("grid", {});
+      if (g.size() != 2 || g[0] < 1 || g[1] < 1) node.fail("grid", "must be [pr, pc], two positive integers");
+      for (std::int64_t p : ranks_) {
+        if (g[0] * g[1] != p) {
+          node.fail("grid", "[" + std::to_string(g[0]) + ", " + std::to_string(g[1]) +
+                                "] is a process grid that cannot be formed from p=" + std::to_string(p) +
+                                " ranks: pr·pc must equal every p in 'ranks'");
+        }
+      }
+      grid_ = kernels::ProcessGrid{static_cast<int>(g[0]), static_cast<int>(g[1])};
+    }
+    device_ = try_gpu();
+    try {
+      path_ = comm::choose_comm_path(node.get_choice("gpu_aware_mpi", {"auto", "on", "off"}, "auto"), device_);
+    } catch (const std::invalid_argument& e) {
+      node.fail("gpu_aware_mpi", e.what());
+    }
+  }
+
+  std::vector<CaseSpec> cases() const override {
+    std::vector<CaseSpec> out;
+    for (DType dt : dtypes_) {
+      const std::uint64_t elem = dt == DType::f32 ? sizeof(float) : sizeof(double);
+      for (Decomposition d : decompositions_) {
+        const std::string name = d == Decomposition::row ? "row" : "summa";
+        for (std::int64_t p : ranks_) {
+          const auto grid = grid_for(d, static_cast<int>(p));
+          const std::int64_t n = size_for(p);
+          CaseSpec c;
+          c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(n);
+          c.params = {{"mode", weak_ ? "weak" : "strong"}, {"decomposition", name}, {"ranks", std::to_string(p)},
+                      {"n", std::to_string(n)}, {"grid", grid_text(grid)}, {"comm_path", comm::to_string(path_)}};
+          c.device = device_;
+          c.dtype = dt;
+          c.device_bytes = device_bytes_per_rank(d, n, grid, elem, path_ == comm::CommPath::staged && uses_host_memory(device_));
+          out.push_back(c);
+        }
+      }
+    }
+    return out;
+  }
+
+  void setup(const CaseSpec& spec) override {
+    dtype_ = spec.dtype;
+    decomposition_ = param(spec, "decomposition") == "row" ? Decomposition::row : Decomposition::summa;
+    p_ = std::stoi(param(spec, "ranks"));
+    n_case_ = std::stoll(param(spec, "n"));
+    grid_case_ = parse_grid(param(spec, "grid"));
+    // Collective over the job: ranks >= p get MPI_COMM_NULL and idle through the case.
+    MPI_Comm_split(comm_, rank_ < p_ ? 0 : MPI_UNDEFINED, rank_, &sub_);
+    if (sub_ != MPI_COMM_NULL) {
+      engine_ = make_distributed_matmul(decomposition_, dtype_, spec.device, sub_, n_case_, grid_case_, path_);
+    }
+  }
+
+  void run_once() override {
+    if (engine_) {
+      engine_->multiply([this](const char* phase) { end_phase(phase); });
+    } else {  // every rank must report the same phases, in the same order
+      end_phase("comm");
+      end_phase("compute");
+    }
+  }
+
+  Check verify() override {
+    if (!engine_) return {true, "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(p_)};
+    const double err = engine_->identity_error();
+    const double tol = identity_tolerance(dtype_, n_case_);
+    Check check{err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + sci(err) + (err <= tol ? " <= " : " > ") + sci(tol)};
+    if (n_case_ <= kExactCheckMaxN) {
+      const auto c = engine_->gather_c();
+      if (!c.empty()) {
+        const std::int64_t wrong = host_mismatches(c, n_case_);
+        check.passed = check.passed && wrong == 0;
+        check.detail += wrong == 0 ? "; exact match with host triple loop"
+                                   : "; " + std::to_string(wrong) + " entries differ from host triple loop";
+      }
+    }
+    return check;
+  }
+
+  Work work() const override {
+    const double n = static_cast<double>(n_case_);
+    const double elem = dtype_ == DType::f32 ? sizeof(float) : sizeof(double);
+    return {received_elements(decomposition_, n_case_, grid_case_) * elem, 2 * n * n * n};
+  }
+
+  void teardown() override {
+    engine_.reset();
+    if (sub_ != MPI_COMM_NULL) MPI_Comm_free(&sub_);
+  }
+
+  std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override;
+
+ private:
+  std::int64_t size_for(std::int64_t p) const {
+    return weak_ ? std::llround(static_cast<double>(n_) * std::cbrt(static_cast<double>(p))) : n_;
+  }
+  kernels::ProcessGrid grid_for(Decomposition d, int p) const {
+    if (d == Decomposition::row) return {p, 1};
+    return grid_ ? *grid_ : kernels::square_grid(p);
+  }
+
+  MPI_Comm comm_ = MPI_COMM_WORLD;
+  int rank_ = 0;
+  bool weak_ = false;
+  std::int64_t n_ = 0;
+  std::vector<std::int64_t> ranks_;
+  std::vector<Decomposition> decompositions_;
+  std::vector<DType> dtypes_;
+  std::optional<kernels::ProcessGrid> grid_;
+  Device device_;
+  comm::CommPath path_ = comm::CommPath::staged;
+
+  DType dtype_ = DType::f32;
+  Decomposition decomposition_ = Decomposition::row;
+  int p_ = 1;
+  std::int64_t n_case_ = 0;
+  kernels::ProcessGrid grid_case_;
+  MPI_Comm sub_ = MPI_COMM_NULL;
+  std::unique_ptr<DistributedMatmul> engine_;
+};
+
+std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseResult>& results) const {
+  // Per dtype and decomposition, the cases by p; the smallest p (1 unless `ranks` omits it)
+  // is the baseline.
+  std::map<std::string, std::map<int, const CaseResult*>> groups;
+  for (const auto& r : results) {
+    groups[param(r.spec, "decomposition") + "_" + to_string(r.spec.dtype)][std::stoi(param(r.spec, "ranks"))] = &r;
+  }
+  std::vector<Finding> out;
+  for (const auto& [group, by_p] : groups) {
+    const int p1 = by_p.begin()->first;
+    const CaseResult& base = *by_p.begin()->second;
+    const double t1 = base.seconds.median;
+    const std::string ref = "p=" + std::to_string(p1);
+    for (const auto& [p, r] : by_p) {
+      const double tp = r->seconds.median;
+      const std::string suffix = group + "_p" + std::to_string(p);
+      const std::string where = "n=" + param(r->spec, "n") + ", grid " + param(r->spec, "grid") + ", " +
+                                param(r->spec, "comm_path");
+      if (tp <= 0 || t1 <= 0) continue;
+      if (weak_) {
+        out.push_back({"", "efficiency_" + suffix, 100 * t1 / tp, "%",
+                       "weak: t(" + ref + ", n=" + param(base.spec, "n") + ")/t(p=" + std::to_string(p) + ", " + where + ")"});
+      } else {
+        out.push_back({"", "speedup_" + suffix, t1 / tp, "x", "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where});
+        out.push_back({"", "efficiency_" + suffix, 100 * (p1 * t1) / (p * tp), "%",
+                       "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" + std::to_string(p) + "·t(p=" + std::to_string(p) + "))"});
+      }
+      double comm = 0, compute = 0;
+      for (const auto& [name, stats] : r->phases) {
+        (name == "comm" ? comm : compute) += stats.median;
+      }
+      if (comm + compute > 0) {
+        out.push_back({"", "comm_fraction_" + suffix, 100 * comm / (comm + compute), "%",
+                       "median comm " + sci(comm) + " s, compute " + sci(compute) + " s (slowest rank per phase)"});
+      }
+    }
+  }
+  return out;
+}
+
+MINIGPU_REGISTER_EXPERIMENT(MatmulScalingExperiment, "matmul_scaling",
+                            "Distributed C = A·B over 1..P ranks (row blocks, SUMMA): speedup and efficiency");
+
+}  // namespace minigpu

@@ -1,0 +1,71 @@
+// Bookkeeping of distributed matrix decompositions: even splits of n rows (or columns) over
+// p parts, the most square process grid for p ranks, and where SUMMA's panels begin.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace minigpu::kernels {
+
+/// Part r holds items [offsets[r], offsets[r] + counts[r]).
+struct BlockPartition {
+  std::vector<std::int64_t> offsets;
+  std::vector<std::int64_t> counts;
+
+  int parts() const { return static_cast<int>(counts.size()); }
+  /// The part holding item i (0 <= i < n).
+  int owner(std::int64_t i) const {
+    return static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), i) - offsets.begin()) - 1;
+  }
+  std::int64_t largest() const { return counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end()); }
+};
+
+/// n items over p parts as evenly as possible: the first n % p parts hold one item more.
+inline BlockPartition block_partition(std::int64_t n, int p) {
+  BlockPartition out;
+  const std::int64_t base = n / p, extra = n % p;
+  std::int64_t offset = 0;
+  for (int r = 0; r < p; ++r) {
+    out.offsets.push_back(offset);
+    out.counts.push_back(base + (r < extra ? 1 : 0));
+    offset += out.counts.back();
+  }
+  return out;
+}
+
+/// pr × pc ranks; rank r sits at row r / cols, column r % cols.
+struct ProcessGrid {
+  int rows = 1;
+  int cols = 1;
+};
+
+/// The most square pr × pc = p with pr >= pc: 4 -> 2×2, 6 -> 3×2, a prime p -> p×1.
+inline ProcessGrid square_grid(int p) {
+  int cols = 1;
+  for (int c = 1; c * c <= p; ++c) {
+    if (p % c == 0) cols = c;
+  }
+  return {p / cols, cols};
+}
+
+/// Sorted union of both partitions' offsets, ending with n: between two neighbours every
+/// item lies in one part of each, so one owner of each holds a whole panel. Panels wider
+/// than `max_width` (if > 0) are cut further.
+inline std::vector<std::int64_t> panel_boundaries(const BlockPartition& a, const BlockPartition& b, std::int64_t n,
+                                                  std::int64_t max_width = 0) {
+  std::vector<std::int64_t> cuts(a.offsets);
+  cuts.insert(cuts.end(), b.offsets.begin(), b.offsets.end());
+  cuts.push_back(n);
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  if (max_width <= 0) return cuts;
+  std::vector<std::int64_t> out{cuts.front()};
+  for (std::size_t i = 1; i < cuts.size(); ++i) {
+    while (cuts[i] - out.back() > max_width) out.push_back(out.back() + max_width);
+    out.push_back(cuts[i]);
+  }
+  return out;
+}
+
+}  // namespace minigpu::kernels

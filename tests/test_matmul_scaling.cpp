@@ -1,0 +1,282 @@
+// matmul_scaling: partition and grid bookkeeping, the block kernels, the distributed product
+// on every p of the job against a host triple loop, MPI on Views, config errors, and small
+// runs through the real loader and runner. Runs under mpiexec at 1 to 4 ranks.
+#include "app/exit_codes.hpp"
+#include "comm/views.hpp"
+#include "experiment_harness.hpp"
+#include "experiments/distributed_matmul.hpp"
+#include "kernels/fill_integers.hpp"
+#include "test_support.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace minigpu {
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+// C = A·B over whole matrices filled by the plain fill kernel: a code path independent of
+// the per-block generators the distributed product uses.
+std::vector<double> host_product(std::int64_t n) {
+  Kokkos::View<double*, Kokkos::HostSpace> a("test::A", n * n), b("test::B", n * n);
+  kernels::fill_small_integers(a, kSeedA);
+  kernels::fill_small_integers(b, kSeedB);
+  std::vector<double> c(static_cast<std::size_t>(n * n), 0.0);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t p = 0; p < n; ++p) c[i * n + j] += a(i * n + p) * b(p * n + j);
+  return c;
+}
+
+TEST(BlockPartition, SplitsUnevenSizesFrontLoaded) {
+  const auto p = kernels::block_partition(10, 4);
+  EXPECT_EQ(p.counts, (std::vector<std::int64_t>{3, 3, 2, 2}));
+  EXPECT_EQ(p.offsets, (std::vector<std::int64_t>{0, 3, 6, 8}));
+  EXPECT_EQ(p.owner(0), 0);
+  EXPECT_EQ(p.owner(5), 1);
+  EXPECT_EQ(p.owner(6), 2);
+  EXPECT_EQ(p.owner(9), 3);
+  EXPECT_EQ(p.largest(), 3);
+  EXPECT_EQ(kernels::block_partition(7, 3).counts, (std::vector<std::int64_t>{3, 2, 2}));
+  EXPECT_EQ(kernels::block_partition(13, 1).counts, (std::vector<std::int64_t>{13}));
+  EXPECT_EQ(kernels::block_partition(4, 4).offsets, (std::vector<std::int64_t>{0, 1, 2, 3}));
+}
+
+TEST(BlockPartition, PanelsCutWhereEitherPartitionDoes) {
+  const auto rows = kernels::block_partition(10, 3), cols = kernels::block_partition(10, 2);
+  EXPECT_EQ(kernels::panel_boundaries(cols, rows, 10), (std::vector<std::int64_t>{0, 4, 5, 7, 10}));
+  EXPECT_EQ(kernels::panel_boundaries(cols, rows, 10, 2), (std::vector<std::int64_t>{0, 2, 4, 5, 7, 9, 10}));
+}
+
+TEST(ProcessGrid, MostSquareWithMoreRows) {
+  const std::vector<std::pair<int, std::pair<int, int>>> want = {
+      {1, {1, 1}}, {2, {2, 1}}, {3, {3, 1}}, {4, {2, 2}}, {6, {3, 2}}, {7, {7, 1}}, {8, {4, 2}}, {12, {4, 3}}, {16, {4, 4}}};
+  for (const auto& [p, grid] : want) {
+    const auto g = kernels::square_grid(p);
+    EXPECT_EQ(std::make_pair(g.rows, g.cols), grid) << "p=" << p;
+  }
+}
+
+template <class T>
+class GemmBlock : public ::testing::Test {};
+using Dtypes = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GemmBlock, Dtypes);
+
+// Both loop orders on sub-blocks of larger storage, overwriting and accumulating, with sizes
+// that leave ragged register tiles and span several cache blocks of rows and of k.
+TYPED_TEST(GemmBlock, BothLoopOrdersMatchHostLoop) {
+  using T = TypeParam;
+  using View = Kokkos::View<T*, Kokkos::HostSpace>;
+  for (const kernels::GemmDims d : {kernels::GemmDims{7, 13, 9, 11, 15, 14}, kernels::GemmDims{70, 35, 300, 301, 36, 37}}) {
+    View a("test::a", d.m * d.lda), b("test::b", d.k * d.ldb), c0("test::c0", d.m * d.ldc);
+    kernels::fill_small_integers(a, 3);
+    kernels::fill_small_integers(b, 4);
+    kernels::fill_small_integers(c0, 5);
+    for (bool accumulate : {false, true}) {
+      std::vector<T> want(c0.data(), c0.data() + c0.extent(0));
+      for (std::int64_t i = 0; i < d.m; ++i)
+        for (std::int64_t j = 0; j < d.n; ++j) {
+          T acc = accumulate ? want[i * d.ldc + j] : T(0);
+          for (std::int64_t p = 0; p < d.k; ++p) acc += a(i * d.lda + p) * b(p * d.ldb + j);
+          want[i * d.ldc + j] = acc;
+        }
+      for (int order = 0; order < 2; ++order) {
+        View c("test::c", c0.extent(0));
+        Kokkos::deep_copy(c, c0);
+        if (order == 0) kernels::gemm_block_host(c, a, b, d, accumulate);
+        else kernels::gemm_block_tiled(c, a, b, d, accumulate);
+        std::int64_t wrong = 0;
+        for (std::size_t e = 0; e < want.size(); ++e) wrong += c(e) != want[e] ? 1 : 0;
+        EXPECT_EQ(wrong, 0) << (order == 0 ? "host" : "tiled") << " m=" << d.m << " accumulate=" << accumulate;
+      }
+    }
+  }
+}
+
+TEST(CommViews, RingSendrecvAndBroadcastOnBothPaths) {
+  const int rank = world_rank(), size = world_size();
+  for (auto path : {comm::CommPath::direct, comm::CommPath::staged}) {
+    const comm::Transport<double> t(path, 10, "test::stage");
+    Kokkos::View<double*, Kokkos::HostSpace> send("test::send", 5), recv("test::recv", 5);
+    Kokkos::deep_copy(send, rank + 0.5);
+    comm::sendrecv(send, (rank + 1) % size, recv, (rank + size - 1) % size, 3, MPI_COMM_WORLD, t);
+    EXPECT_EQ(recv(4), (rank + size - 1) % size + 0.5) << comm::to_string(path);
+    Kokkos::deep_copy(send, rank == size - 1 ? 42.0 : -1.0);
+    comm::broadcast(send, size - 1, MPI_COMM_WORLD, t);
+    EXPECT_EQ(send(0), 42.0) << comm::to_string(path);
+  }
+}
+
+TEST(CommViews, CommPathFollowsTheSetting) {
+  EXPECT_EQ(comm::choose_comm_path("off", cpu()), comm::CommPath::staged);
+  EXPECT_EQ(comm::choose_comm_path("auto", cpu()), comm::CommPath::direct) << "host memory always goes direct";
+  EXPECT_EQ(comm::choose_comm_path("on", cpu()), comm::CommPath::direct);
+  EXPECT_THROW(comm::choose_comm_path("sometimes", cpu()), std::invalid_argument);
+  EXPECT_FALSE(comm::describe_mpi_device_support().empty());
+}
+
+struct Layout {
+  Decomposition decomposition;
+  bool transpose_grid;  // summa on 1×p instead of the square grid
+  std::int64_t max_panel;
+  const char* name;
+};
+
+// Every p of the job, both decompositions (SUMMA also on 1×p and with narrow panels, which
+// packs A), both transports, sizes p does not divide: C on rank 0 equals the host product.
+TEST(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
+  const int rank = world_rank();
+  const std::vector<Layout> layouts = {{Decomposition::row, false, 0, "row"},
+                                       {Decomposition::summa, false, 0, "summa"},
+                                       {Decomposition::summa, true, 0, "summa 1xp"},
+                                       {Decomposition::summa, false, 3, "summa panel 3"}};
+  for (int p = 1; p <= world_size(); ++p) {
+    MPI_Comm sub = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < p ? 0 : MPI_UNDEFINED, rank, &sub);
+    if (sub == MPI_COMM_NULL) continue;  // ranks >= p enter no collective of the first p
+    for (std::int64_t n : {7, 10, 13}) {
+      const auto want = host_product(n);
+      for (const auto& layout : layouts) {
+        for (auto path : {comm::CommPath::direct, comm::CommPath::staged}) {
+          const DType dtype = n == 10 ? DType::f64 : DType::f32;
+          auto grid = kernels::square_grid(p);
+          if (layout.transpose_grid) grid = {1, p};
+          const std::string what = std::string(layout.name) + " p=" + std::to_string(p) + " n=" + std::to_string(n) +
+                                   " " + comm::to_string(path);
+          auto mm = make_distributed_matmul(layout.decomposition, dtype, cpu(), sub, n, grid, path, layout.max_panel);
+          std::vector<std::string> phases;
+          for (int rep = 0; rep < 2; ++rep) mm->multiply([&](const char* name) { phases.emplace_back(name); });
+          EXPECT_GE(phases.size(), 4u) << what;
+          for (std::size_t i = 0; i < phases.size(); ++i) EXPECT_EQ(phases[i], i % 2 ? "compute" : "comm") << what;
+          const auto c = mm->gather_c();
+          // EXPECT, never ASSERT, between collectives: every rank must go on to the next one.
+          if (rank == 0) {
+            EXPECT_EQ(c.size(), want.size()) << what;
+            std::int64_t wrong = c.size() == want.size() ? 0 : -1;
+            for (std::size_t e = 0; wrong >= 0 && e < c.size(); ++e) wrong += c[e] != want[e] ? 1 : 0;
+            EXPECT_EQ(wrong, 0) << what;
+          }
+          EXPECT_LE(mm->identity_error(), 1e-12) << what;
+        }
+      }
+    }
+    MPI_Comm_free(&sub);
+  }
+}
+
+void expect_input_error(const std::string& yaml, const std::string& key, const std::string& fragment) {
+  try {
+    testing::plan_yaml(yaml);
+    ADD_FAILURE() << "no error for:\n" << yaml;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'experiments[0]." + key + "'"), std::string::npos) << what;
+    EXPECT_NE(what.find(fragment), std::string::npos) << what;
+  }
+}
+
+TEST(MatmulScalingConfig, BadSizesGridsAndRanksNameTheirKey) {
+  const std::string head = "experiments:\n  - name: matmul_scaling\n";
+  const int size = world_size();
+  if (size > 1) {
+    expect_input_error(head + "    n: " + std::to_string(size - 1) + "\n", "n", "smaller than p=" + std::to_string(size));
+    expect_input_error(head + "    n: 1\n    decompositions: [summa]\n", "n", "smaller than p=2");
+  } else {
+    expect_input_error(head + "    n: 0\n", "n", "between 1 and");
+  }
+  expect_input_error(head + "    grid: [2, 3]\n", "grid", "a process grid that cannot be formed");
+  expect_input_error(head + "    ranks: [" + std::to_string(size) + "]\n    grid: [" + std::to_string(size + 1) + ", 1]\n",
+                     "grid", "cannot be formed");
+  expect_input_error(head + "    ranks: [1, " + std::to_string(size + 1) + "]\n", "ranks", "job's");
+  expect_input_error(head + "    decompositions: [cannon]\n", "decompositions", "unknown value 'cannon'");
+  expect_input_error(head + "    gpu_aware_mpi: maybe\n", "gpu_aware_mpi", "");
+  // A grid that fits the only p in the sweep is accepted.
+  EXPECT_NO_THROW(testing::plan_yaml(head + "    n: 8\n    ranks: [" + std::to_string(size) + "]\n    grid: [1, " +
+                                     std::to_string(size) + "]\n"));
+}
+
+TEST(MatmulScalingConfig, OnWithoutGpuAwareMpiIsAnErrorOnARealGpu) {
+  if (!kHasGpuBackend || comm::mpi_accepts_device_memory()) GTEST_SKIP() << "needs a real GPU and a host-only MPI";
+  expect_input_error("experiments:\n  - name: matmul_scaling\n    gpu_aware_mpi: on\n", "gpu_aware_mpi", "MPI");
+}
+
+std::string param(const CaseSpec& spec, const std::string& key) {
+  for (const auto& [k, v] : spec.params) {
+    if (k == key) return v;
+  }
+  return "(missing " + key + ")";
+}
+
+bool has_finding(const RunOutcome& out, const std::string& name) {
+  for (const auto& f : out.findings) {
+    if (f.experiment == "matmul_scaling" && f.name == name) return true;
+  }
+  return false;
+}
+
+class MatmulScalingRun : public testing::EmulatedGpus {};
+
+TEST_F(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
+  const RunOutcome out = testing::run_yaml(
+      "run:\n  name: t\n  warmups: 0\n  repetitions: 2\nexperiments:\n  - name: matmul_scaling\n"
+      "    n: 12\n    dtypes: [float32, float64]\n");
+  EXPECT_TRUE(out.all_verified);
+  std::vector<std::int64_t> ps;
+  for (std::int64_t p = 1; p <= world_size(); p *= 2) ps.push_back(p);
+  if (ps.back() != world_size()) ps.push_back(world_size());
+  ASSERT_EQ(out.results.size(), 2 * 2 * ps.size());
+  for (const auto& r : out.results) {
+    EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+    EXPECT_EQ(param(r.spec, "mode"), "strong");
+    EXPECT_EQ(param(r.spec, "n"), "12");
+    EXPECT_EQ(param(r.spec, "comm_path"), "direct") << "an emulated GPU's memory is host memory";
+    EXPECT_EQ(r.spec.device, gpu(0));
+    EXPECT_DOUBLE_EQ(r.work.flops, 2.0 * 12 * 12 * 12);
+    const int p = std::stoi(param(r.spec, "ranks"));
+    if (p == 1) EXPECT_EQ(r.work.bytes, 0.0);
+    if (param(r.spec, "decomposition") == "summa" && p == 4) EXPECT_EQ(param(r.spec, "grid"), "2x2");
+    ASSERT_EQ(r.phases.size(), 2u) << r.spec.label;
+    EXPECT_EQ(r.phases[0].first, "comm");
+    EXPECT_EQ(r.phases[1].first, "compute");
+  }
+  for (const char* d : {"row", "summa"}) {
+    for (const char* dt : {"float32", "float64"}) {
+      for (std::int64_t p : ps) {
+        const std::string suffix = std::string(d) + "_" + dt + "_p" + std::to_string(p);
+        EXPECT_TRUE(has_finding(out, "speedup_" + suffix)) << suffix;
+        EXPECT_TRUE(has_finding(out, "efficiency_" + suffix)) << suffix;
+        EXPECT_TRUE(has_finding(out, "comm_fraction_" + suffix)) << suffix;
+      }
+    }
+  }
+}
+
+TEST_F(MatmulScalingRun, WeakSweepGrowsNAndStagesWhenTold) {
+  const RunOutcome out = testing::run_yaml(
+      "run:\n  name: t\n  warmups: 0\n  repetitions: 1\nexperiments:\n  - name: matmul_scaling\n"
+      "    mode: weak\n    n: 10\n    gpu_aware_mpi: off\n    dtypes: [float64]\n");
+  EXPECT_TRUE(out.all_verified);
+  for (const auto& r : out.results) {
+    EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+    const int p = std::stoi(param(r.spec, "ranks"));
+    EXPECT_EQ(param(r.spec, "n"), std::to_string(std::llround(10 * std::cbrt(p))));
+    EXPECT_EQ(param(r.spec, "comm_path"), "staged");
+    const std::string suffix = param(r.spec, "decomposition") + "_float64_p" + std::to_string(p);
+    EXPECT_TRUE(has_finding(out, "efficiency_" + suffix)) << suffix;
+    EXPECT_FALSE(has_finding(out, "speedup_" + suffix)) << "weak scaling reports efficiency only";
+  }
+}
+
+}  // namespace
+}  // namespace minigpu
