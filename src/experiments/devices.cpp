@@ -5,7 +5,10 @@
 //   copy_to      Z = X.copy_to(other) has X's values in new memory on the other device
 //   to           X.to(its device) shares storage; X.copy_to(its device) does not
 //   mismatch     X + Y across devices throws DeviceMismatchError naming both
+//   cross_rank_copy (2+ ranks) X made on rank 0's GPU is sent to rank 1 (MPI, staged through
+//                host memory unless MPI is GPU-aware); rank 1 computes Z = X + Y on its GPU
 // Accounting: no bytes or flops worth a rate; the times show what each rule costs.
+#include "comm/views.hpp"
 #include "core/errors.hpp"
 #include "core/tensor_factory.hpp"
 #include "core/tensor_ops.hpp"
@@ -15,11 +18,13 @@ namespace minigpu {
 
 class DevicesExperiment : public Experiment {
  public:
-  void configure(ConfigNode&, const RunContext&) override {}
+  void configure(ConfigNode&, const RunContext& ctx) override { ctx_ = ctx; }
 
   std::vector<CaseSpec> cases() const override {
+    std::vector<std::string> rules = {"query", "create", "copy_to", "to", "mismatch"};
+    if (ctx_.ranks >= 2) rules.push_back("cross_rank_copy");
     std::vector<CaseSpec> out;
-    for (const char* rule : {"query", "create", "copy_to", "to", "mismatch"}) {
+    for (const std::string& rule : rules) {
       CaseSpec c;
       c.label = rule;
       c.params = {{"rule", rule}};
@@ -38,6 +43,21 @@ class DevicesExperiment : public Experiment {
     x_ = ones<float>({2, 3}, device_);
     y_ = ones<float>({2, 3}, other_);
     error_.clear();
+    if (rule_ == "cross_rank_copy") {
+      x_ = arange<float>(0, 6, 1, device_).reshape({2, 3});
+      y_ = full<float>({2, 3}, 10.0f, device_);
+      received_ = zeros<float>({2, 3}, device_);
+      transport_ = comm::Transport<float>(comm::choose_comm_path("auto", device_), 12, "minigpu::devices_stage");
+    }
+  }
+
+  /// Rank 0 sends its X to rank 1, which adds its own Y on its own device.
+  void cross_rank_copy() {
+    const int dest = ctx_.rank == 0 ? 1 : MPI_PROC_NULL;
+    const int source = ctx_.rank == 1 ? 0 : MPI_PROC_NULL;
+    with_views(device_, [&](const auto& x, const auto& r) { comm::sendrecv(x, dest, r, source, 7, ctx_.comm, transport_); },
+               x_, received_);
+    if (ctx_.rank == 1) z_ = received_ + y_;
   }
 
   void run_once() override {
@@ -51,6 +71,8 @@ class DevicesExperiment : public Experiment {
     } else if (rule_ == "to") {
       z_ = x_.to(device_);
       w_ = x_.copy_to(device_);
+    } else if (rule_ == "cross_rank_copy") {
+      cross_rank_copy();
     } else if (rule_ == "mismatch") {
       error_.clear();
       try {
@@ -78,6 +100,12 @@ class DevicesExperiment : public Experiment {
     if (rule_ == "to") {
       return {z_.shares_storage_with(x_) && !w_.shares_storage_with(x_), "to() shares, copy_to() allocates"};
     }
+    if (rule_ == "cross_rank_copy") {
+      if (ctx_.rank != 1) return {true, ctx_.rank == 0 ? "sent X from " + describe(device_) : "not involved"};
+      const std::vector<float> want = {10, 11, 12, 13, 14, 15};
+      return {z_.device() == device_ && z_.to_vector() == want,
+              "Z = X(rank 0) + Y on rank 1's " + describe(device_) + " via " + comm::to_string(transport_.path)};
+    }
     if (other_ == device_) return {true, "not applicable: this process has a single device"};
     const std::string want = to_string(device_) + " and " + to_string(other_);
     return {error_.find(want) != std::string::npos, error_.empty() ? "no error raised" : error_};
@@ -85,13 +113,15 @@ class DevicesExperiment : public Experiment {
 
   Work work() const override { return {}; }
 
-  void teardown() override { x_ = y_ = z_ = w_ = Tensor<float>(); }
+  void teardown() override { x_ = y_ = z_ = w_ = received_ = Tensor<float>(); }
 
  private:
   std::string rule_, error_;
   Device device_, other_, fallback_;
   std::vector<Device> gpus_;
-  Tensor<float> x_, y_, z_, w_;
+  Tensor<float> x_, y_, z_, w_, received_;
+  RunContext ctx_;
+  comm::Transport<float> transport_;
 };
 
 MINIGPU_REGISTER_EXPERIMENT(DevicesExperiment, "devices", "The chapter's device rules, each checked pass/fail");
