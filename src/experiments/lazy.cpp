@@ -88,21 +88,8 @@ struct ChainOf : Chain {
   }
 };
 
-std::string param(const CaseSpec& spec, const std::string& key) {
-  for (const auto& [k, v] : spec.params) {
-    if (k == key) return v;
-  }
-  return {};
-}
-
 /// The backend returns from a launch only once the kernel has finished.
 bool runs_synchronously(Device d) { return !kHasGpuBackend || uses_host_memory(d); }
-
-std::string fmt(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3g", value);
-  return text;
-}
 
 }  // namespace
 
@@ -135,7 +122,7 @@ class LazyExperiment : public Experiment {
   }
 
   void setup(const CaseSpec& spec) override {
-    detour_ = param(spec, "variant") == "host_detour";
+    detour_ = spec.param("variant") == "host_detour";
     element_bytes_ = spec.dtype == DType::f32 ? 4 : 8;
     if (spec.dtype == DType::f32) {
       chain_ = std::make_unique<ChainOf<float>>(spec.device, elements_, detour_);
@@ -157,7 +144,7 @@ class LazyExperiment : public Experiment {
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
     std::map<DType, std::map<std::string, const CaseResult*>> by_dtype;
-    for (const auto& r : results) by_dtype[r.spec.dtype][param(r.spec, "variant")] = &r;
+    for (const auto& r : results) by_dtype[r.spec.dtype][r.spec.param("variant")] = &r;
     std::vector<Finding> out;
     for (const auto& [dtype, variants] : by_dtype) {
       const auto fenced = variants.find("fenced");
@@ -180,7 +167,7 @@ class LazyExperiment : public Experiment {
                        prefix + "y (" + io::human_bytes(y_bytes) +
                            ") to host memory and back between kernels" +
                            (uses_host_memory(device) ? ", here two host-to-host copies" : "") + ": " +
-                           fmt(detour->second->seconds.median) + " s vs " + fmt(base) + " s"});
+                           io::significant(detour->second->seconds.median) + " s vs " + io::significant(base) + " s"});
       }
     }
     return out;

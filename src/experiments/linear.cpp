@@ -229,13 +229,6 @@ class Training : public LinearCase {
   bool sync_;
 };
 
-std::string param(const CaseSpec& spec, const std::string& key) {
-  for (const auto& [k, v] : spec.params) {
-    if (k == key) return v;
-  }
-  return "";
-}
-
 std::int64_t positive(ConfigNode& node, const std::string& key, std::int64_t fallback) {
   const std::int64_t value = node.get<std::int64_t>(key, fallback);
   if (value < 1 || value > 1000000000) {
@@ -299,10 +292,10 @@ class LinearExperiment : public Experiment {
   }
 
   void setup(const CaseSpec& spec) override {
-    parameters_ = param(spec, "rule") == "parameters";
-    copy_ = param(spec, "data") == "per_batch_copy";
+    parameters_ = spec.param("rule") == "parameters";
+    copy_ = spec.param("data") == "per_batch_copy";
     size_ = spec.dtype == DType::f32 ? sizeof(float) : sizeof(double);
-    const bool sync = param(spec, "loss") == "sync_each_batch";
+    const bool sync = spec.param("loss") == "sync_each_batch";
     case_ = spec.dtype == DType::f32 ? make_case<float>(s_, parameters_, copy_, sync)
                                      : make_case<double>(s_, parameters_, copy_, sync);
   }
@@ -326,8 +319,8 @@ class LinearExperiment : public Experiment {
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
     std::map<std::string, double> median;  // "dtype data loss" -> seconds
     for (const auto& r : results) {
-      if (param(r.spec, "rule") != "train") continue;
-      median[to_string(r.spec.dtype) + " " + param(r.spec, "data") + " " + param(r.spec, "loss")] =
+      if (r.spec.param("rule") != "train") continue;
+      median[to_string(r.spec.dtype) + " " + r.spec.param("data") + " " + r.spec.param("loss")] =
           r.seconds.median;
     }
     std::vector<Finding> out;

@@ -11,6 +11,7 @@
 #include "core/tensor.hpp"
 #include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
+#include "io/format.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/matmul_reference.hpp"
 #include "kernels/reduce.hpp"
@@ -29,19 +30,6 @@ const char* const kSync = "sync_each_step";
 const char* const kDeviceLog = "device_log";
 // The host recomputes the recurrence for as many steps as fit this many flops.
 constexpr double kHostCheckFlops = 4e8;
-
-std::string sci(double v) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2g", v);
-  return text;
-}
-
-std::string param(const CaseSpec& spec, const std::string& key) {
-  for (const auto& [k, v] : spec.params) {
-    if (k == key) return v;
-  }
-  return {};
-}
 
 /// max_t |x_t - y_t| / |y_t| over the first `count` entries; infinity for non-finite values.
 double max_rel_diff(const std::vector<double>& x, const std::vector<double>& y, std::size_t count) {
@@ -158,7 +146,7 @@ class LoggingExperiment : public Experiment {
 
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
-    mode_ = param(spec, "mode");
+    mode_ = spec.param("mode");
     if (dtype_ == DType::f32) f32_.setup(spec.device, n_, steps_);
     else f64_.setup(spec.device, n_, steps_);
   }
@@ -187,11 +175,11 @@ class LoggingExperiment : public Experiment {
       double sync = 0, device_log = 0;
       for (const auto& r : results) {
         if (r.spec.dtype != dt) continue;
-        (param(r.spec, "mode") == kSync ? sync : device_log) = r.seconds.median;
+        (r.spec.param("mode") == kSync ? sync : device_log) = r.seconds.median;
       }
       if (sync <= 0 || device_log <= 0) continue;
       const double per_step_us = (sync - device_log) / static_cast<double>(steps_) * 1e6;
-      const std::string cost = per_step_us > 0 ? "a host sync adds " + sci(per_step_us) + " us per step"
+      const std::string cost = per_step_us > 0 ? "a host sync adds " + io::significant(per_step_us, 2) + " us per step"
                                                : "no measurable cost of a host sync (difference within noise)";
       out.push_back({"", "sync_over_device_log", sync / device_log, "x",
                      to_string(dt) + ", n=" + std::to_string(n_) + ", " + std::to_string(steps_) + " steps: " + cost});
@@ -213,16 +201,16 @@ class LoggingExperiment : public Experiment {
     const double host_tol = 32.0 * static_cast<double>(n_) * eps;
     const double host_err = max_rel_diff(got, reference, static_cast<std::size_t>(host_steps));
     bool ok = host_err <= host_tol;
-    std::string detail = "first " + std::to_string(host_steps) + " steps vs host: " + sci(host_err) +
-                         (ok ? " <= " : " > ") + sci(host_tol);
+    std::string detail = "first " + std::to_string(host_steps) + " steps vs host: " + io::significant(host_err, 2) +
+                         (ok ? " <= " : " > ") + io::significant(host_tol, 2);
     // The other mode ran the same kernels in the same order, so the logs should agree to rounding.
     const auto other = logs_.find(dtype_);
     if (other != logs_.end() && other->second.first != mode_) {
       const double cross_tol = 16.0 * eps;
       const double cross = max_rel_diff(got, other->second.second, got.size());
       ok = ok && cross <= cross_tol;
-      detail += "; all steps vs " + other->second.first + ": " + sci(cross) + (cross <= cross_tol ? " <= " : " > ") +
-                sci(cross_tol);
+      detail += "; all steps vs " + other->second.first + ": " + io::significant(cross, 2) + (cross <= cross_tol ? " <= " : " > ") +
+                io::significant(cross_tol, 2);
     }
     logs_[dtype_] = {mode_, got};
     return {ok, detail};

@@ -35,19 +35,6 @@ Variant parse_variant(const std::string& s) {
   return s == "tiled" ? Variant::tiled : s == "vendor" ? Variant::vendor : Variant::reference;
 }
 
-std::string param(const CaseSpec& spec, const std::string& key) {
-  for (const auto& [k, v] : spec.params) {
-    if (k == key) return v;
-  }
-  return {};
-}
-
-std::string sci(double v) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2g", v);
-  return text;
-}
-
 template <class T>
 struct MatmulState {
   Tensor<T> a, b, c;
@@ -89,7 +76,7 @@ struct MatmulState {
       }
       const double err = kernels::matmul_identity_error(cv, av, bv, s, s, s);
       const double tol = kernels::matmul_identity_tolerance<T>(s);
-      return {err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + sci(err) + (err <= tol ? " <= " : " > ") + sci(tol)};
+      return {err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) + (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
     }, c, a, b);
   }
 
@@ -156,8 +143,8 @@ class MatmulExperiment : public Experiment {
 
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
-    variant_ = parse_variant(param(spec, "variant"));
-    n_ = std::stoll(param(spec, "n"));
+    variant_ = parse_variant(spec.param("variant"));
+    n_ = std::stoll(spec.param("n"));
     if (dtype_ == DType::f32) f32_.setup(spec.device, n_);
     else f64_.setup(spec.device, n_);
   }
@@ -221,8 +208,8 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
       }
       std::map<std::int64_t, std::pair<double, double>> seconds;  // n -> (cpu, gpu), median
       for (const auto& r : results) {
-        if (r.spec.dtype != dt || param(r.spec, "variant") != v) continue;
-        auto& slot = seconds[std::stoll(param(r.spec, "n"))];
+        if (r.spec.dtype != dt || r.spec.param("variant") != v) continue;
+        auto& slot = seconds[std::stoll(r.spec.param("n"))];
         (r.spec.device.is_gpu() ? slot.second : slot.first) = r.seconds.median;
       }
       std::vector<std::int64_t> sizes;

@@ -33,19 +33,6 @@ namespace {
 constexpr std::int64_t kMaxN = 46340;  // n² elements must fit MPI's int message counts
 constexpr std::int64_t kExactCheckMaxN = 64;
 
-std::string param(const CaseSpec& spec, const std::string& key) {
-  for (const auto& [k, v] : spec.params) {
-    if (k == key) return v;
-  }
-  return {};
-}
-
-std::string sci(double v) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2g", v);
-  return text;
-}
-
 std::string grid_text(kernels::ProcessGrid g) { return std::to_string(g.rows) + "x" + std::to_string(g.cols); }
 
 kernels::ProcessGrid parse_grid(const std::string& text) {
@@ -175,10 +162,10 @@ class MatmulScalingExperiment : public Experiment {
 
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
-    decomposition_ = param(spec, "decomposition") == "row" ? Decomposition::row : Decomposition::summa;
-    p_ = std::stoi(param(spec, "ranks"));
-    n_case_ = std::stoll(param(spec, "n"));
-    grid_case_ = parse_grid(param(spec, "grid"));
+    decomposition_ = spec.param("decomposition") == "row" ? Decomposition::row : Decomposition::summa;
+    p_ = std::stoi(spec.param("ranks"));
+    n_case_ = std::stoll(spec.param("n"));
+    grid_case_ = parse_grid(spec.param("grid"));
     // Collective over the job: ranks >= p get MPI_COMM_NULL and idle through the case.
     MPI_Comm_split(comm_, rank_ < p_ ? 0 : MPI_UNDEFINED, rank_, &sub_);
     if (sub_ != MPI_COMM_NULL) {
@@ -199,7 +186,7 @@ class MatmulScalingExperiment : public Experiment {
     if (!engine_) return {true, "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(p_)};
     const double err = engine_->identity_error();
     const double tol = identity_tolerance(dtype_, n_case_);
-    Check check{err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + sci(err) + (err <= tol ? " <= " : " > ") + sci(tol)};
+    Check check{err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) + (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
     if (n_case_ <= kExactCheckMaxN) {
       const auto c = engine_->gather_c();
       if (!c.empty()) {
@@ -259,7 +246,7 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
   // is the baseline.
   std::map<std::string, std::map<int, const CaseResult*>> groups;
   for (const auto& r : results) {
-    groups[param(r.spec, "decomposition") + "_" + to_string(r.spec.dtype)][std::stoi(param(r.spec, "ranks"))] = &r;
+    groups[r.spec.param("decomposition") + "_" + to_string(r.spec.dtype)][std::stoi(r.spec.param("ranks"))] = &r;
   }
   std::vector<Finding> out;
   for (const auto& [group, by_p] : groups) {
@@ -270,12 +257,12 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
     for (const auto& [p, r] : by_p) {
       const double tp = r->seconds.median;
       const std::string suffix = group + "_p" + std::to_string(p);
-      const std::string where = "n=" + param(r->spec, "n") + ", grid " + param(r->spec, "grid") + ", " +
-                                param(r->spec, "comm_path");
+      const std::string where = "n=" + r->spec.param("n") + ", grid " + r->spec.param("grid") + ", " +
+                                r->spec.param("comm_path");
       if (tp <= 0 || t1 <= 0) continue;
       if (weak_) {
         out.push_back({"", "efficiency_" + suffix, 100 * t1 / tp, "%",
-                       "weak: t(" + ref + ", n=" + param(base.spec, "n") + ")/t(p=" + std::to_string(p) + ", " + where + ")"});
+                       "weak: t(" + ref + ", n=" + base.spec.param("n") + ")/t(p=" + std::to_string(p) + ", " + where + ")"});
       } else {
         out.push_back({"", "speedup_" + suffix, t1 / tp, "x", "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where});
         out.push_back({"", "efficiency_" + suffix, 100 * (p1 * t1) / (p * tp), "%",
@@ -287,7 +274,7 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
       }
       if (comm + compute > 0) {
         out.push_back({"", "comm_fraction_" + suffix, 100 * comm / (comm + compute), "%",
-                       "median comm " + sci(comm) + " s, compute " + sci(compute) + " s (slowest rank per phase)"});
+                       "median comm " + io::significant(comm, 2) + " s, compute " + io::significant(compute, 2) + " s (slowest rank per phase)"});
       }
     }
   }

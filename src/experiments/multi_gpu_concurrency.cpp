@@ -53,7 +53,7 @@ class MultiGpuConcurrencyExperiment : public Experiment {
   }
 
   void setup(const CaseSpec& spec) override {
-    sequential_ = spec.params[0].second == "sequential";
+    sequential_ = spec.param("mode") == "sequential";
     dtype_ = spec.dtype;
     multiplies_ = sequential_ ? (ctx_.rank == 0 ? per_gpu_ * ctx_.ranks : 0) : per_gpu_;
     if (dtype_ == DType::f32) init(f32_, spec.device);

@@ -72,19 +72,6 @@ std::unique_ptr<CopyJob> make_job(Device device, const std::string& direction, b
   return make_job_on<GpuMemSpace>(direction, pinned, bytes);
 }
 
-std::string param(const CaseSpec& spec, const std::string& key) {
-  for (const auto& [k, v] : spec.params) {
-    if (k == key) return v;
-  }
-  return {};
-}
-
-std::string fmt(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3g", value);
-  return text;
-}
-
 }  // namespace
 
 class TransferExperiment : public Experiment {
@@ -145,9 +132,9 @@ class TransferExperiment : public Experiment {
   }
 
   void setup(const CaseSpec& spec) override {
-    bytes_ = std::stoll(param(spec, "bytes"));
-    chunks_now_ = std::stoll(param(spec, "chunks"));
-    job_ = make_job(spec.device, param(spec, "direction"), param(spec, "host_memory") == "pinned", bytes_);
+    bytes_ = std::stoll(spec.param("bytes"));
+    chunks_now_ = std::stoll(spec.param("chunks"));
+    job_ = make_job(spec.device, spec.param("direction"), spec.param("host_memory") == "pinned", bytes_);
   }
 
   void run_once() override { job_->run(chunks_now_); }
@@ -169,8 +156,8 @@ class TransferExperiment : public Experiment {
     std::vector<std::string> order;
     std::map<std::string, std::vector<const CaseResult*>> groups;
     for (const auto& r : results) {
-      const std::string kind = param(r.spec, "host_memory");
-      const std::string group = param(r.spec, "direction") + (kind == "-" ? "" : "_" + kind);
+      const std::string kind = r.spec.param("host_memory");
+      const std::string group = r.spec.param("direction") + (kind == "-" ? "" : "_" + kind);
       if (!groups.count(group)) order.push_back(group);
       groups[group].push_back(&r);
     }
@@ -183,8 +170,8 @@ class TransferExperiment : public Experiment {
                             [](const CaseResult* a, const CaseResult* b) { return a->gbps < b->gbps; });
       peaks[group] = best->gbps;
       out.push_back({"", "peak_gbps_" + group, best->gbps, "GB/s",
-                     "at " + io::human_bytes(std::stoull(param(best->spec, "bytes"))) + " in " +
-                         param(best->spec, "chunks") + " chunk(s)"});
+                     "at " + io::human_bytes(std::stoull(best->spec.param("bytes"))) + " in " +
+                         best->spec.param("chunks") + " chunk(s)"});
       if (auto f = chunk_ratio(group, rows)) out.push_back(*f);
     }
     for (const char* dir : {"h2d", "d2h"}) {
@@ -205,7 +192,7 @@ class TransferExperiment : public Experiment {
                                             const std::vector<const CaseResult*>& rows) {
     std::map<std::int64_t, std::map<std::int64_t, double>> by_size;  // bytes -> chunks -> median s
     for (const auto* r : rows) {
-      by_size[std::stoll(param(r->spec, "bytes"))][std::stoll(param(r->spec, "chunks"))] = r->seconds.median;
+      by_size[std::stoll(r->spec.param("bytes"))][std::stoll(r->spec.param("chunks"))] = r->seconds.median;
     }
     for (auto it = by_size.rbegin(); it != by_size.rend(); ++it) {
       const auto& times = it->second;
@@ -215,7 +202,7 @@ class TransferExperiment : public Experiment {
       return Finding{"", "many_small_over_one_big_" + group, many.second / few.second, "x",
                      io::human_bytes(static_cast<std::uint64_t>(it->first)) + " as " +
                          std::to_string(many.first) + " copies vs " + std::to_string(few.first) + ": " +
-                         fmt(many.second) + " s vs " + fmt(few.second) + " s"};
+                         io::significant(many.second) + " s vs " + io::significant(few.second) + " s"};
     }
     return std::nullopt;
   }

@@ -18,6 +18,12 @@ std::string human_bytes(std::uint64_t bytes) {
   return text;
 }
 
+std::string significant(double value, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.*g", digits, value);
+  return text;
+}
+
 std::string bracketed(const std::vector<std::string>& items) {
   std::string text = "[";
   for (std::size_t i = 0; i < items.size(); ++i) text += (i ? ", " : "") + items[i];

@@ -9,6 +9,8 @@ namespace minigpu::io {
 
 /// 1536 -> "1.5 KiB", 24 GiB -> "24.0 GiB".
 std::string human_bytes(std::uint64_t bytes);
+/// `value` with `digits` significant digits, as printf's %g: 0.00123, 4.5e+09.
+std::string significant(double value, int digits = 3);
 /// {"a", "b"} -> "[a, b]".
 std::string bracketed(const std::vector<std::string>& items);
 

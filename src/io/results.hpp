@@ -22,6 +22,14 @@ struct CaseSpec {
   bool fence_after_run = true;
   /// Device memory the case allocates on each rank; checked before anything is allocated.
   std::uint64_t device_bytes = 0;
+
+  /// The value of parameter `key`, or "" when the case has none.
+  std::string param(const std::string& key) const {
+    for (const auto& [k, v] : params) {
+      if (k == key) return v;
+    }
+    return {};
+  }
 };
 
 /// Work of one repetition, turned into GB/s and GFLOP/s by the runner.
