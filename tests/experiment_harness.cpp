@@ -1,6 +1,9 @@
 // The harness writes a real file so positions in error messages are real too.
 #include "experiment_harness.hpp"
 
+#include "app/exit_codes.hpp"
+
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cstdio>
@@ -44,6 +47,18 @@ RunOutcome run_yaml(const std::string& yaml) {
   RunPlan plan = plan_yaml(yaml);
   RunContext ctx = world();
   return run_plan(plan, ctx, nullptr);
+}
+
+void expect_key_error(const std::string& experiment, const std::string& entry, const std::string& key,
+                      const std::string& words) {
+  try {
+    plan_yaml("run: {warmups: 0, repetitions: 1}\nexperiments:\n  - name: " + experiment + "\n" + entry);
+    ADD_FAILURE() << "no InputError for:\n" << entry;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'experiments[0]." + key + "'"), std::string::npos) << what;
+    EXPECT_NE(what.find(words), std::string::npos) << what;
+  }
 }
 
 }  // namespace minigpu::testing

@@ -15,4 +15,9 @@ RunOutcome run_yaml(const std::string& yaml);
 /// Loads (validates and configures) without running; throws InputError for invalid input.
 RunPlan plan_yaml(const std::string& yaml);
 
+/// Expects an input with one `experiment` entry plus the lines `entry` to be rejected with
+/// an InputError naming key 'experiments[0].<key>' (and containing `words`, if given).
+void expect_key_error(const std::string& experiment, const std::string& entry, const std::string& key,
+                      const std::string& words = "");
+
 }  // namespace minigpu::testing

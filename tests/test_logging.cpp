@@ -45,12 +45,7 @@ TYPED_TEST(LoggingKernels, NormaliseByDeviceNormMatchesHost) {
 }
 
 void expect_input_error(const std::string& experiment_yaml, const std::string& key) {
-  try {
-    testing::plan_yaml("run: {warmups: 0, repetitions: 1}\nexperiments:\n  - name: logging\n" + experiment_yaml);
-    ADD_FAILURE() << "no InputError for " << experiment_yaml;
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("'experiments[0]." + key + "'"), std::string::npos) << e.what();
-  }
+  testing::expect_key_error("logging", experiment_yaml, key);
 }
 
 TEST(LoggingConfig, BadValuesNameTheirKey) {

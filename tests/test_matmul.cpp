@@ -103,14 +103,7 @@ TYPED_TEST(MatmulKernels, ChecksCatchOneWrongEntry) {
 }
 
 void expect_input_error(const std::string& experiment_yaml, const std::string& key, const std::string& words = "") {
-  try {
-    testing::plan_yaml("run: {warmups: 0, repetitions: 1}\nexperiments:\n  - name: matmul\n" + experiment_yaml);
-    ADD_FAILURE() << "no InputError for " << experiment_yaml;
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("'experiments[0]." + key + "'"), std::string::npos) << what;
-    EXPECT_NE(what.find(words), std::string::npos) << what;
-  }
+  testing::expect_key_error("matmul", experiment_yaml, key, words);
 }
 
 TEST(MatmulConfig, BadValuesNameTheirKey) {

@@ -69,13 +69,7 @@ TEST(TransferPattern, ChunkedCopyCopiesEveryByteOnce) {
 }
 
 void expect_input_error(const std::string& entry, const std::string& key) {
-  const std::string yaml = "experiments:\n  - name: transfer\n" + entry;
-  try {
-    testing::plan_yaml(yaml);
-    ADD_FAILURE() << "no InputError for:\n" << entry;
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("'experiments[0]." + key + "'"), std::string::npos) << e.what();
-  }
+  testing::expect_key_error("transfer", entry, key);
 }
 
 TEST(TransferConfig, BadValuesNameTheirKey) {
