@@ -53,7 +53,7 @@ std::string results_csv(const std::vector<CaseResult>& results) {
   std::ostringstream os;
   os << "experiment,case";
   for (const auto& p : params) os << ',' << csv_field(p);
-  os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,rank_min_s,rank_mean_s,rank_max_s,bytes,flops,gbps,"
+  os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,rank_min_s,rank_mean_s,rank_max_s,work_bytes,work_flops,gbps,"
         "gflops,verified,check";
   for (const auto& p : phases) os << ',' << csv_field(p + "_median_s");
   os << '\n';
