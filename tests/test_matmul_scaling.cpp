@@ -199,7 +199,7 @@ TEST(MatmulScalingConfig, BadSizesGridsAndRanksNameTheirKey) {
   expect_input_error(head + "    ranks: [" + std::to_string(size) + "]\n    grid: [" + std::to_string(size + 1) + ", 1]\n",
                      "grid", "cannot be formed");
   expect_input_error(head + "    ranks: [1, " + std::to_string(size + 1) + "]\n", "ranks", "job's");
-  expect_input_error(head + "    decompositions: [cannon]\n", "decompositions", "unknown value 'cannon'");
+  expect_input_error(head + "    decompositions: [cannon]\n", "decompositions", "'cannon' is not one of: row, summa");
   expect_input_error(head + "    gpu_aware_mpi: maybe\n", "gpu_aware_mpi", "");
   // A grid that fits the only p in the sweep is accepted.
   EXPECT_NO_THROW(testing::plan_yaml(head + "    n: 8\n    ranks: [" + std::to_string(size) + "]\n    grid: [1, " +

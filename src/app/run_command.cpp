@@ -79,6 +79,12 @@ io::Provenance provenance(const RunPlan& plan, const RunContext& ctx) {
   return io::Provenance{j};
 }
 
+// The figures come from the project's own plotting script, found beside these sources.
+bool plot_results(const std::string& dir) {
+  const std::string command = "python3 '" MINIGPU_SOURCE_DIR "/scripts/plot.py' '" + dir + "'";
+  return std::system(command.c_str()) == 0;
+}
+
 std::string compact_stamp(const std::string& iso) {
   std::string stamp;
   for (char c : iso) {
@@ -123,7 +129,15 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
     console.findings(outcome.findings);
     console.summary(outcome.results, dir);
   }
-  return outcome.all_verified ? kExitOk : kExitVerifyFailed;
+  // 4. Figures, if asked for; a plotting failure is reported but leaves the results intact.
+  bool plotted = true;
+  if (options.plot && mpi.is_root()) {
+    std::cout.flush();
+    plotted = plot_results(dir);
+    if (!plotted) std::cerr << "minigpu: error: scripts/plot.py failed on " << dir << '\n';
+  }
+  if (!outcome.all_verified) return kExitVerifyFailed;
+  return comm::all_ranks(plotted, ctx.comm) ? kExitOk : kExitRuntimeError;
 }
 
 int list_command(const MpiSession& mpi) {

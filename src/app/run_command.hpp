@@ -13,6 +13,7 @@ struct RunOptions {
   std::string output_dir;  ///< empty: the input's run.output_dir
   std::vector<std::string> only;
   bool dry_run = false;
+  bool plot = false;  ///< run scripts/plot.py on the results directory when done
 };
 
 /// Returns kExitOk when every case verified, kExitVerifyFailed otherwise.

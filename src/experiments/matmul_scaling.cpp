@@ -16,6 +16,7 @@
 // triple loop. Entries are small integers, so C is exact in either dtype.
 #include "comm/gpu_aware.hpp"
 #include "experiments/distributed_matmul.hpp"
+#include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 
@@ -45,18 +46,6 @@ std::vector<std::int64_t> default_ranks(int job_size) {
   std::vector<std::int64_t> out;
   for (std::int64_t p = 1; p <= job_size; p *= 2) out.push_back(p);
   if (out.back() != job_size) out.push_back(job_size);
-  return out;
-}
-
-std::vector<std::string> read_names(ConfigNode& node, const std::string& key, const std::vector<std::string>& choices,
-                                    const std::vector<std::string>& fallback) {
-  std::vector<std::string> out;
-  for (const auto& s : node.get_list<std::string>(key, fallback)) {
-    if (std::find(choices.begin(), choices.end(), s) == choices.end()) {
-      node.fail(key, "unknown value '" + s + "' (choose from " + io::bracketed(choices) + ")");
-    }
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
-  }
   return out;
 }
 
@@ -109,13 +98,10 @@ class MatmulScalingExperiment : public Experiment {
       if (n > kMaxN) node.fail("n", "n_p = " + std::to_string(n) + " at p=" + std::to_string(p) + " exceeds " + std::to_string(kMaxN));
     }
     decompositions_.clear();
-    for (const auto& s : read_names(node, "decompositions", {"row", "summa"}, {"row", "summa"})) {
+    for (const auto& s : read_choices(node, "decompositions", {"row", "summa"}, {"row", "summa"})) {
       decompositions_.push_back(s == "row" ? Decomposition::row : Decomposition::summa);
     }
-    dtypes_.clear();
-    for (const auto& s : read_names(node, "dtypes", {"float32", "float64"}, {to_string(ctx.default_dtype)})) {
-      dtypes_.push_back(parse_dtype(s));
-    }
+    dtypes_ = read_dtypes(node, ctx.default_dtype);
     grid_.reset();
     if (node.has("grid")) {
       const auto g = node.get_list<std::int64_t>("grid", {});
