@@ -9,32 +9,44 @@
 #include "core/device.hpp"
 #include "core/kokkos_session.hpp"
 
+#include <cstdio>
 #include <exception>
-#include <iostream>
+#include <string>
+
+namespace {
+
+// One write per message: ranks share the terminal, and a line written in pieces interleaves.
+void say(const std::string& line) {
+  std::fputs((line + "\n").c_str(), stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   minigpu::MpiSession mpi(&argc, &argv);
   try {
     // Emulated GPUs are bound like real ones: each rank owns one.
     const auto node = minigpu::comm::node_local(MPI_COMM_WORLD);
-    const int gpus = minigpu::gpus_are_emulated() ? minigpu::emulated_gpu_count() : minigpu::visible_gpu_count();
+    const int gpus =
+        minigpu::gpus_are_emulated() ? minigpu::emulated_gpu_count() : minigpu::visible_gpu_count();
     const auto binding = minigpu::plan_binding(node.rank, node.size, gpus);
     minigpu::set_rank_binding(binding);
     for (const auto& warning : binding.warnings) {
-      if (node.rank == 0) std::cerr << "minigpu: warning: " << minigpu::processor_name() << ": " << warning << '\n';
+      if (node.rank == 0) say("minigpu: warning: " + minigpu::processor_name() + ": " + warning);
     }
     minigpu::KokkosSession kokkos(argc, argv, minigpu::gpus_are_emulated() ? -1 : binding.device_id);
     if (mpi.is_root() && minigpu::gpus_are_emulated()) {
-      std::cerr << "minigpu: note: " << minigpu::num_gpus()
-                << " emulated GPU(s) from MINIGPU_EMULATE_GPUS; their memory is host memory\n";
+      say("minigpu: note: " + std::to_string(minigpu::num_gpus()) +
+          " emulated GPU(s) from MINIGPU_EMULATE_GPUS; their memory is host memory");
     }
     return minigpu::run_cli(argc, argv, mpi);
   } catch (const minigpu::InputError& e) {
     // Input is judged identically on every rank, so every rank fails the same way: no abort.
-    if (mpi.is_root()) std::cerr << "minigpu: error: " << e.what() << '\n';
+    if (mpi.is_root()) say(std::string("minigpu: error: ") + e.what());
     return minigpu::kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "minigpu: rank " << mpi.rank() << ": error: " << e.what() << '\n';
+    say("minigpu: rank " + std::to_string(mpi.rank()) + ": error: " + e.what());
     if (mpi.size() > 1) mpi.abort(minigpu::kExitRuntimeError);
     return minigpu::kExitRuntimeError;
   }
