@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
-#include <unistd.h>
 
 namespace minigpu::testing {
 namespace {
@@ -16,7 +16,8 @@ namespace {
 std::string temp_input(const std::string& yaml) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const std::string path = "/tmp/minigpu-test-" + std::to_string(::getpid()) + "-" + std::to_string(rank) + ".yaml";
+  const std::string path =
+      "/tmp/minigpu-test-" + std::to_string(::getpid()) + "-" + std::to_string(rank) + ".yaml";
   std::ofstream(path) << yaml;
   return path;
 }

@@ -31,14 +31,16 @@ TEST(Config, AcceptsAMinimalInputAndFillsDefaults) {
 }
 
 TEST(Config, PerExperimentRepetitionsOverrideTheRunDefault) {
-  const RunPlan plan = testing::plan_yaml("run: {repetitions: 3}\nexperiments:\n  - {name: devices, repetitions: 7}\n");
+  const RunPlan plan =
+      testing::plan_yaml("run: {repetitions: 3}\nexperiments:\n  - {name: devices, repetitions: 7}\n");
   EXPECT_EQ(plan.experiments[0].repetitions, 7);
 }
 
 TEST(Config, UnknownKeysAreErrorsWithPosition) {
   expect_input_error("run:\n  repetitons: 3\nexperiments:\n  - name: devices\n",
                      {":2:3:", "key 'run.repetitons'", "unknown key", "repetitions"});
-  expect_input_error("experiments:\n  - name: devices\n    color: red\n", {":3:5:", "experiments[0].color", "unknown"});
+  expect_input_error("experiments:\n  - name: devices\n    color: red\n",
+                     {":3:5:", "experiments[0].color", "unknown"});
   expect_input_error("experiment:\n  - name: devices\n", {"'experiments'", "is required"});
 }
 
@@ -55,14 +57,17 @@ TEST(Config, WrongTypes) {
 }
 
 TEST(Config, OutOfRangeValues) {
-  expect_input_error("run: {repetitions: 0}\nexperiments: [{name: devices}]\n", {"run.repetitions", "between 1"});
+  expect_input_error("run: {repetitions: 0}\nexperiments: [{name: devices}]\n",
+                     {"run.repetitions", "between 1"});
   expect_input_error("run: {warmups: -1}\nexperiments: [{name: devices}]\n", {"run.warmups", "between 0"});
-  expect_input_error("run: {dtype: float16}\nexperiments: [{name: devices}]\n", {"run.dtype", "float16", "float32"});
+  expect_input_error("run: {dtype: float16}\nexperiments: [{name: devices}]\n",
+                     {"run.dtype", "float16", "float32"});
   expect_input_error("run: {emulate_gpus: -2}\nexperiments: [{name: devices}]\n", {"run.emulate_gpus"});
 }
 
 TEST(Config, UnknownExperimentListsTheKnownOnes) {
-  expect_input_error("experiments:\n  - name: warp_drive\n", {":2:5:", "unknown experiment 'warp_drive'", "devices"});
+  expect_input_error("experiments:\n  - name: warp_drive\n",
+                     {":2:5:", "unknown experiment 'warp_drive'", "devices"});
 }
 
 TEST(Config, YamlSyntaxErrorsHavePositions) {

@@ -23,7 +23,8 @@ TEST_F(DevicesExperiment, EveryRuleVerifiesAndCrossRankCopyNeedsTwoRanks) {
   EXPECT_EQ(case_names(out), want);
   for (const auto& r : out.results) EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
   // With two emulated GPUs the mismatch is real: gpu:0 + gpu:1 must have raised the error.
-  EXPECT_NE(out.results[4].check.detail.find("gpu:0 and gpu:1"), std::string::npos) << out.results[4].check.detail;
+  EXPECT_NE(out.results[4].check.detail.find("gpu:0 and gpu:1"), std::string::npos)
+      << out.results[4].check.detail;
 }
 
 TEST(DevicesExperimentCpuOnly, MismatchIsNotApplicableWithOneDevice) {

@@ -27,10 +27,13 @@ TYPED_TEST(LoggingKernels, NormaliseByDeviceNormMatchesHost) {
     const auto y = rand<T>({5, 7}, d, 21, T(-3), T(3));
     Tensor<T> x({5, 7}, d, "test::X");
     Tensor<T> log({4}, d, "test::log");
-    with_views(d, [&](const auto& xv, const auto& yv, const auto& lv) {
-      kernels::frobenius_norm_into(yv, lv.data() + 2);
-      kernels::divide_by_device_scalar(xv, yv, lv.data() + 2);
-    }, x, y, log);
+    with_views(
+        d,
+        [&](const auto& xv, const auto& yv, const auto& lv) {
+          kernels::frobenius_norm_into(yv, lv.data() + 2);
+          kernels::divide_by_device_scalar(xv, yv, lv.data() + 2);
+        },
+        x, y, log);
     const auto yh = y.to_vector();
     double sq = 0;
     for (T v : yh) sq += static_cast<double>(v) * v;

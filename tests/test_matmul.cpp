@@ -30,7 +30,8 @@ std::vector<T> host_product(const std::vector<T>& a, const std::vector<T>& b, st
 template <class T>
 Tensor<T> small_integers(const Shape& shape, Device d, std::uint64_t seed) {
   Tensor<T> t(shape, d, "test::small_integers");
-  with_views(d, [&](const auto& v) { kernels::fill_small_integers(v, seed); }, t);
+  with_views(
+      d, [&](const auto& v) { kernels::fill_small_integers(v, seed); }, t);
   return t;
 }
 
@@ -50,8 +51,10 @@ TYPED_TEST(MatmulKernels, TiledMatchesHostTripleLoopExactly) {
       const auto a = small_integers<T>({m, k}, d, 3);
       const auto b = small_integers<T>({k, n}, d, 4);
       Tensor<T> c({m, n}, d, "test::C");
-      with_views(d, [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_tiled(cv, av, bv, m, n, k); },
-                 c, a, b);
+      with_views(
+          d,
+          [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_tiled(cv, av, bv, m, n, k); },
+          c, a, b);
       EXPECT_EQ(c.to_vector(), host_product(a.to_vector(), b.to_vector(), m, n, k))
           << m << "x" << k << " times " << k << "x" << n << " on " << describe(d);
     }
@@ -77,8 +80,10 @@ TYPED_TEST(MatmulKernels, VendorMatchesHostTripleLoopExactly) {
   const auto a = small_integers<T>({m, k}, cpu(), 5);
   const auto b = small_integers<T>({k, n}, cpu(), 6);
   Tensor<T> c({m, n}, cpu(), "test::C");
-  with_views(cpu(), [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_vendor(cv, av, bv, m, n, k); },
-             c, a, b);
+  with_views(
+      cpu(),
+      [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_vendor(cv, av, bv, m, n, k); }, c,
+      a, b);
   EXPECT_EQ(c.to_vector(), host_product(a.to_vector(), b.to_vector(), m, n, k));
 }
 #endif
@@ -90,19 +95,25 @@ TYPED_TEST(MatmulKernels, ChecksCatchOneWrongEntry) {
   const auto a = small_integers<T>({n, n}, gpu(1), 1);
   const auto b = small_integers<T>({n, n}, gpu(1), 2);
   Tensor<T> c({n, n}, gpu(1), "test::C");
-  with_views(gpu(1), [&](const auto& cv, const auto& av, const auto& bv) {
-    kernels::matmul_reference(cv, av, bv, n, n, n);
-    EXPECT_EQ(kernels::matmul_mismatches_host(cv, av, bv, n, n, n), 0);
-    EXPECT_LE(kernels::matmul_identity_error(cv, av, bv, n, n, n), kernels::matmul_identity_tolerance<T>(n));
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cv);
-    host(123 * n + 45) += T(1);
-    Kokkos::deep_copy(cv, host);
-    EXPECT_EQ(kernels::matmul_mismatches_host(cv, av, bv, n, n, n), 1);
-    EXPECT_GT(kernels::matmul_identity_error(cv, av, bv, n, n, n), 1e3 * kernels::matmul_identity_tolerance<T>(n));
-  }, c, a, b);
+  with_views(
+      gpu(1),
+      [&](const auto& cv, const auto& av, const auto& bv) {
+        kernels::matmul_reference(cv, av, bv, n, n, n);
+        EXPECT_EQ(kernels::matmul_mismatches_host(cv, av, bv, n, n, n), 0);
+        EXPECT_LE(kernels::matmul_identity_error(cv, av, bv, n, n, n),
+                  kernels::matmul_identity_tolerance<T>(n));
+        auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cv);
+        host(123 * n + 45) += T(1);
+        Kokkos::deep_copy(cv, host);
+        EXPECT_EQ(kernels::matmul_mismatches_host(cv, av, bv, n, n, n), 1);
+        EXPECT_GT(kernels::matmul_identity_error(cv, av, bv, n, n, n),
+                  1e3 * kernels::matmul_identity_tolerance<T>(n));
+      },
+      c, a, b);
 }
 
-void expect_input_error(const std::string& experiment_yaml, const std::string& key, const std::string& words = "") {
+void expect_input_error(const std::string& experiment_yaml, const std::string& key,
+                        const std::string& words = "") {
   testing::expect_key_error("matmul", experiment_yaml, key, words);
 }
 
@@ -180,7 +191,8 @@ TEST(MatmulExperimentNoGpu, RunsCpuOnlyAndSaysThereIsNoGpu) {
   ASSERT_EQ(outcome.results.size(), 1u);
   EXPECT_TRUE(outcome.results[0].spec.device.is_cpu());
   EXPECT_TRUE(outcome.results[0].check.passed) << outcome.results[0].check.detail;
-  EXPECT_NE(outcome.results[0].check.detail.find("A(Bv)"), std::string::npos) << outcome.results[0].check.detail;
+  EXPECT_NE(outcome.results[0].check.detail.find("A(Bv)"), std::string::npos)
+      << outcome.results[0].check.detail;
   bool said_no_gpu = false;
   for (const auto& f : outcome.findings) {
     if (f.name == "crossover_n_tiled_float32") said_no_gpu = f.note.find("no GPU") != std::string::npos;

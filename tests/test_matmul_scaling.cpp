@@ -60,8 +60,9 @@ TEST(BlockPartition, PanelsCutWhereEitherPartitionDoes) {
 }
 
 TEST(ProcessGrid, MostSquareWithMoreRows) {
-  const std::vector<std::pair<int, std::pair<int, int>>> want = {
-      {1, {1, 1}}, {2, {2, 1}}, {3, {3, 1}}, {4, {2, 2}}, {6, {3, 2}}, {7, {7, 1}}, {8, {4, 2}}, {12, {4, 3}}, {16, {4, 4}}};
+  const std::vector<std::pair<int, std::pair<int, int>>> want = {{1, {1, 1}}, {2, {2, 1}},  {3, {3, 1}},
+                                                                 {4, {2, 2}}, {6, {3, 2}},  {7, {7, 1}},
+                                                                 {8, {4, 2}}, {12, {4, 3}}, {16, {4, 4}}};
   for (const auto& [p, grid] : want) {
     const auto g = kernels::square_grid(p);
     EXPECT_EQ(std::make_pair(g.rows, g.cols), grid) << "p=" << p;
@@ -78,7 +79,8 @@ TYPED_TEST_SUITE(GemmBlock, Dtypes);
 TYPED_TEST(GemmBlock, BothLoopOrdersMatchHostLoop) {
   using T = TypeParam;
   using View = Kokkos::View<T*, Kokkos::HostSpace>;
-  for (const kernels::GemmDims d : {kernels::GemmDims{7, 13, 9, 11, 15, 14}, kernels::GemmDims{70, 35, 300, 301, 36, 37}}) {
+  for (const kernels::GemmDims d :
+       {kernels::GemmDims{7, 13, 9, 11, 15, 14}, kernels::GemmDims{70, 35, 300, 301, 36, 37}}) {
     View a("test::a", d.m * d.lda), b("test::b", d.k * d.ldb), c0("test::c0", d.m * d.ldc);
     kernels::fill_small_integers(a, 3);
     kernels::fill_small_integers(b, 4);
@@ -94,11 +96,14 @@ TYPED_TEST(GemmBlock, BothLoopOrdersMatchHostLoop) {
       for (int order = 0; order < 2; ++order) {
         View c("test::c", c0.extent(0));
         Kokkos::deep_copy(c, c0);
-        if (order == 0) kernels::gemm_block_host(c, a, b, d, accumulate);
-        else kernels::gemm_block_tiled(c, a, b, d, accumulate);
+        if (order == 0)
+          kernels::gemm_block_host(c, a, b, d, accumulate);
+        else
+          kernels::gemm_block_tiled(c, a, b, d, accumulate);
         std::int64_t wrong = 0;
         for (std::size_t e = 0; e < want.size(); ++e) wrong += c(e) != want[e] ? 1 : 0;
-        EXPECT_EQ(wrong, 0) << (order == 0 ? "host" : "tiled") << " m=" << d.m << " accumulate=" << accumulate;
+        EXPECT_EQ(wrong, 0) << (order == 0 ? "host" : "tiled") << " m=" << d.m
+                            << " accumulate=" << accumulate;
       }
     }
   }
@@ -120,7 +125,8 @@ TEST(CommViews, RingSendrecvAndBroadcastOnBothPaths) {
 
 TEST(CommViews, CommPathFollowsTheSetting) {
   EXPECT_EQ(comm::choose_comm_path("off", cpu()), comm::CommPath::staged);
-  EXPECT_EQ(comm::choose_comm_path("auto", cpu()), comm::CommPath::direct) << "host memory always goes direct";
+  EXPECT_EQ(comm::choose_comm_path("auto", cpu()), comm::CommPath::direct)
+      << "host memory always goes direct";
   EXPECT_EQ(comm::choose_comm_path("on", cpu()), comm::CommPath::direct);
   EXPECT_THROW(comm::choose_comm_path("sometimes", cpu()), std::invalid_argument);
   EXPECT_FALSE(comm::describe_mpi_device_support().empty());
@@ -152,13 +158,16 @@ TEST(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
           const DType dtype = n == 10 ? DType::f64 : DType::f32;
           auto grid = kernels::square_grid(p);
           if (layout.transpose_grid) grid = {1, p};
-          const std::string what = std::string(layout.name) + " p=" + std::to_string(p) + " n=" + std::to_string(n) +
-                                   " " + comm::to_string(path);
-          auto mm = make_distributed_matmul(layout.decomposition, dtype, cpu(), sub, n, grid, path, layout.max_panel);
+          const std::string what = std::string(layout.name) + " p=" + std::to_string(p) +
+                                   " n=" + std::to_string(n) + " " + comm::to_string(path);
+          auto mm = make_distributed_matmul(layout.decomposition, dtype, cpu(), sub, n, grid, path,
+                                            layout.max_panel);
           std::vector<std::string> phases;
-          for (int rep = 0; rep < 2; ++rep) mm->multiply([&](const char* name) { phases.emplace_back(name); });
+          for (int rep = 0; rep < 2; ++rep)
+            mm->multiply([&](const char* name) { phases.emplace_back(name); });
           EXPECT_GE(phases.size(), 4u) << what;
-          for (std::size_t i = 0; i < phases.size(); ++i) EXPECT_EQ(phases[i], i % 2 ? "compute" : "comm") << what;
+          for (std::size_t i = 0; i < phases.size(); ++i)
+            EXPECT_EQ(phases[i], i % 2 ? "compute" : "comm") << what;
           const auto c = mm->gather_c();
           // EXPECT, never ASSERT, between collectives: every rank must go on to the next one.
           if (rank == 0) {
@@ -190,25 +199,30 @@ TEST(MatmulScalingConfig, BadSizesGridsAndRanksNameTheirKey) {
   const std::string head = "experiments:\n  - name: matmul_scaling\n";
   const int size = world_size();
   if (size > 1) {
-    expect_input_error(head + "    n: " + std::to_string(size - 1) + "\n", "n", "smaller than p=" + std::to_string(size));
+    expect_input_error(head + "    n: " + std::to_string(size - 1) + "\n", "n",
+                       "smaller than p=" + std::to_string(size));
     expect_input_error(head + "    n: 1\n    decompositions: [summa]\n", "n", "smaller than p=2");
   } else {
     expect_input_error(head + "    n: 0\n", "n", "between 1 and");
   }
   expect_input_error(head + "    grid: [2, 3]\n", "grid", "a process grid that cannot be formed");
-  expect_input_error(head + "    ranks: [" + std::to_string(size) + "]\n    grid: [" + std::to_string(size + 1) + ", 1]\n",
-                     "grid", "cannot be formed");
+  expect_input_error(
+      head + "    ranks: [" + std::to_string(size) + "]\n    grid: [" + std::to_string(size + 1) + ", 1]\n",
+      "grid", "cannot be formed");
   expect_input_error(head + "    ranks: [1, " + std::to_string(size + 1) + "]\n", "ranks", "job's");
-  expect_input_error(head + "    decompositions: [cannon]\n", "decompositions", "'cannon' is not one of: row, summa");
+  expect_input_error(head + "    decompositions: [cannon]\n", "decompositions",
+                     "'cannon' is not one of: row, summa");
   expect_input_error(head + "    gpu_aware_mpi: maybe\n", "gpu_aware_mpi", "");
   // A grid that fits the only p in the sweep is accepted.
-  EXPECT_NO_THROW(testing::plan_yaml(head + "    n: 8\n    ranks: [" + std::to_string(size) + "]\n    grid: [1, " +
-                                     std::to_string(size) + "]\n"));
+  EXPECT_NO_THROW(testing::plan_yaml(head + "    n: 8\n    ranks: [" + std::to_string(size) +
+                                     "]\n    grid: [1, " + std::to_string(size) + "]\n"));
 }
 
 TEST(MatmulScalingConfig, OnWithoutGpuAwareMpiIsAnErrorOnARealGpu) {
-  if (!kHasGpuBackend || comm::mpi_accepts_device_memory()) GTEST_SKIP() << "needs a real GPU and a host-only MPI";
-  expect_input_error("experiments:\n  - name: matmul_scaling\n    gpu_aware_mpi: on\n", "gpu_aware_mpi", "MPI");
+  if (!kHasGpuBackend || comm::mpi_accepts_device_memory())
+    GTEST_SKIP() << "needs a real GPU and a host-only MPI";
+  expect_input_error("experiments:\n  - name: matmul_scaling\n    gpu_aware_mpi: on\n", "gpu_aware_mpi",
+                     "MPI");
 }
 
 std::string param(const CaseSpec& spec, const std::string& key) {

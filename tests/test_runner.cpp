@@ -72,7 +72,8 @@ TEST(Stats, KnownSamples) {
 
 TEST(Runner, DropsWarmupsAndRecordsEveryRepetition) {
   FakeExperiment::runs = FakeExperiment::setups = FakeExperiment::teardowns = 0;
-  const RunOutcome out = testing::run_yaml("experiments:\n  - {name: fake, cases: 3, warmups: 2, repetitions: 4}\n");
+  const RunOutcome out =
+      testing::run_yaml("experiments:\n  - {name: fake, cases: 3, warmups: 2, repetitions: 4}\n");
   EXPECT_EQ(FakeExperiment::runs, 3 * (2 + 4));
   EXPECT_EQ(FakeExperiment::setups, 3);
   EXPECT_EQ(FakeExperiment::teardowns, 3);
@@ -100,7 +101,8 @@ TEST(Runner, FailedVerificationMarksTheRunFailed) {
 }
 
 TEST(Runner, SplitsRepetitionsIntoLabelledPhases) {
-  const RunOutcome out = testing::run_yaml("experiments:\n  - {name: fake, cases: 1, phases: true, repetitions: 3}\n");
+  const RunOutcome out =
+      testing::run_yaml("experiments:\n  - {name: fake, cases: 1, phases: true, repetitions: 3}\n");
   ASSERT_EQ(out.results.size(), 1u);
   const auto& phases = out.results[0].phases;
   ASSERT_EQ(phases.size(), 2u);
@@ -122,7 +124,8 @@ TEST(Writers, CsvIsTidyAndQuoted) {
   std::getline(lines, row0);
   std::getline(lines, row1);
   EXPECT_FALSE(std::getline(lines, extra)) << "one row per case";
-  EXPECT_EQ(header.rfind("experiment,case,index,note,device,dtype,reps,min_s,median_s,mean_s,max_s", 0), 0u) << header;
+  EXPECT_EQ(header.rfind("experiment,case,index,note,device,dtype,reps,min_s,median_s,mean_s,max_s", 0), 0u)
+      << header;
   EXPECT_NE(header.find(",work_bytes,work_flops,gbps,gflops,verified,check"), std::string::npos);
   EXPECT_EQ(row0.rfind("fake,case0,0,\"has,comma\",cpu,float32,1,", 0), 0u) << row0;
   EXPECT_NE(row1.find(",true,ok"), std::string::npos) << row1;
@@ -142,7 +145,8 @@ TEST(Writers, RunDirectoryIsCompleteAndNeverOverwritten) {
   const fs::path root = fs::temp_directory_path() / ("minigpu-writer-" + std::to_string(::getpid()));
   fs::remove_all(root);
   const std::string first = io::write_run_directory(root.string(), "demo", "20260101T000000Z", "a\n", record);
-  const std::string second = io::write_run_directory(root.string(), "demo", "20260101T000000Z", "b\n", record);
+  const std::string second =
+      io::write_run_directory(root.string(), "demo", "20260101T000000Z", "b\n", record);
   EXPECT_EQ(fs::path(first).filename(), "demo-20260101T000000Z");
   EXPECT_EQ(fs::path(second).filename(), "demo-20260101T000000Z-1");
   EXPECT_TRUE(fs::exists(fs::path(first) / "results.csv"));

@@ -41,7 +41,8 @@ TYPED_TEST(TensorOps, ElementwiseMatchesHost) {
     this->expect_near((x - y).to_vector(), this->zip(this->a_, this->b_, std::minus<T>()));
     this->expect_near((x * y).to_vector(), this->zip(this->a_, this->b_, std::multiplies<T>()));
     this->expect_near((x / y).to_vector(), this->zip(this->a_, this->b_, std::divides<T>()));
-    this->expect_near(pow(x, y).to_vector(), this->zip(this->a_, this->b_, [](T p, T q) { return std::pow(p, q); }));
+    this->expect_near(pow(x, y).to_vector(),
+                      this->zip(this->a_, this->b_, [](T p, T q) { return std::pow(p, q); }));
     std::vector<T> e(this->a_.size());
     for (std::size_t i = 0; i < e.size(); ++i) e[i] = std::exp(this->a_[i]);
     this->expect_near(exp(x).to_vector(), e);

@@ -29,12 +29,14 @@ int devices_command(const MpiSession& mpi) {
 }  // namespace
 
 int run_cli(int argc, char** argv, const MpiSession& mpi) {
-  CLI::App app{"miniGPU: the GPU chapter of Dive into Deep Learning as Kokkos + MPI experiments.\n"
-               "Kokkos options (--kokkos-*) are passed through to Kokkos.",
-               "minigpu"};
+  CLI::App app{
+      "miniGPU: the GPU chapter of Dive into Deep Learning as Kokkos + MPI experiments.\n"
+      "Kokkos options (--kokkos-*) are passed through to Kokkos.",
+      "minigpu"};
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
-  auto* devices = app.add_subcommand("devices", "Report devices, Kokkos backends and the chapter's device cells");
+  auto* devices =
+      app.add_subcommand("devices", "Report devices, Kokkos backends and the chapter's device cells");
   auto* list = app.add_subcommand("list", "List the experiments with one-line descriptions");
   auto* run = app.add_subcommand("run", "Run the experiments of a YAML input and write verified results");
   RunOptions run_options;

@@ -37,7 +37,8 @@ RunPlan load_plan_collectively(const RunOptions& options, RunContext& ctx) {
   if (!comm::all_ranks(error.empty(), ctx.comm)) {
     const auto errors = comm::allgather_strings(error, ctx.comm);
     for (std::size_t r = 0; r < errors.size(); ++r) {
-      if (!errors[r].empty()) throw InputError(r == 0 ? errors[r] : "rank " + std::to_string(r) + ": " + errors[r]);
+      if (!errors[r].empty())
+        throw InputError(r == 0 ? errors[r] : "rank " + std::to_string(r) + ": " + errors[r]);
     }
   }
   return std::move(*plan);
@@ -50,10 +51,14 @@ nlohmann::json rank_map(const RunContext& ctx) {
   std::string name = describe(try_gpu());
   if (id >= 0 && !gpus_are_emulated()) name += " = " + gpu_properties(id).name;
   if (id >= 0 && gpus_are_emulated()) name = "emulated GPU " + std::to_string(id);
-  const nlohmann::json mine = {{"rank", ctx.rank},   {"host", processor_name()}, {"local_rank", b.local_rank},
-                               {"device_id", id},    {"device", name}};
+  const nlohmann::json mine = {{"rank", ctx.rank},
+                               {"host", processor_name()},
+                               {"local_rank", b.local_rank},
+                               {"device_id", id},
+                               {"device", name}};
   nlohmann::json all = nlohmann::json::array();
-  for (const auto& text : comm::allgather_strings(mine.dump(), ctx.comm)) all.push_back(nlohmann::json::parse(text));
+  for (const auto& text : comm::allgather_strings(mine.dump(), ctx.comm))
+    all.push_back(nlohmann::json::parse(text));
   return all;
 }
 

@@ -35,7 +35,8 @@ bool can_pass_directly(Device d) { return uses_host_memory(d) || mpi_accepts_dev
 CommPath choose_comm_path(const std::string& setting, Device d) {
   if (setting == "off") return CommPath::staged;
   if (setting == "auto") return can_pass_directly(d) ? CommPath::direct : CommPath::staged;
-  if (setting != "on") throw std::invalid_argument("gpu_aware_mpi must be auto, on or off, not '" + setting + "'");
+  if (setting != "on")
+    throw std::invalid_argument("gpu_aware_mpi must be auto, on or off, not '" + setting + "'");
   if (!can_pass_directly(d)) {
     throw std::invalid_argument("is 'on' but MPI cannot take memory of " + describe(d) + ": " +
                                 describe_mpi_device_support());

@@ -6,8 +6,8 @@
 #include "comm/gpu_aware.hpp"
 #include "core/backend.hpp"
 
-#include <Kokkos_Core.hpp>
 #include <mpi.h>
+#include <Kokkos_Core.hpp>
 
 #include <climits>
 #include <cstdint>
@@ -21,9 +21,13 @@ namespace minigpu::comm {
 template <class T>
 MPI_Datatype mpi_datatype();
 template <>
-inline MPI_Datatype mpi_datatype<float>() { return MPI_FLOAT; }
+inline MPI_Datatype mpi_datatype<float>() {
+  return MPI_FLOAT;
+}
 template <>
-inline MPI_Datatype mpi_datatype<double>() { return MPI_DOUBLE; }
+inline MPI_Datatype mpi_datatype<double>() {
+  return MPI_DOUBLE;
+}
 
 /// How transfers of T travel, with the host buffer that staged transfers pass through
 /// (page-locked where the backend has it, so device copies run at full speed).
@@ -35,7 +39,8 @@ struct Transport {
   Transport() = default;
   Transport(CommPath p, std::int64_t largest, const std::string& label) : path(p) {
     if (p == CommPath::staged) {
-      stage = Kokkos::View<T*, PinnedHostMemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), largest);
+      stage = Kokkos::View<T*, PinnedHostMemSpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
+                                                   largest);
     }
   }
 };
@@ -71,7 +76,8 @@ inline int rank_in(MPI_Comm comm) {
 
 /// All of `data` from `root` to every rank of `comm` (MPI_Bcast).
 template <class View>
-void broadcast(const View& data, int root, MPI_Comm comm, const Transport<typename View::non_const_value_type>& t) {
+void broadcast(const View& data, int root, MPI_Comm comm,
+               const Transport<typename View::non_const_value_type>& t) {
   using T = typename View::non_const_value_type;
   Kokkos::fence();
   const std::int64_t n = static_cast<std::int64_t>(data.extent(0));
@@ -121,10 +127,11 @@ void sendrecv(const SendView& send, int dest, const RecvView& recv, int source, 
               const Transport<typename RecvView::non_const_value_type>& t) {
   using T = typename RecvView::non_const_value_type;
   Kokkos::fence();
-  const std::int64_t ns = static_cast<std::int64_t>(send.extent(0)), nr = static_cast<std::int64_t>(recv.extent(0));
+  const std::int64_t ns = static_cast<std::int64_t>(send.extent(0)),
+                     nr = static_cast<std::int64_t>(recv.extent(0));
   if (t.path == CommPath::direct) {
-    MPI_Sendrecv(send.data(), detail::int_count(ns), mpi_datatype<T>(), dest, tag, recv.data(), detail::int_count(nr),
-                 mpi_datatype<T>(), source, tag, comm, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(send.data(), detail::int_count(ns), mpi_datatype<T>(), dest, tag, recv.data(),
+                 detail::int_count(nr), mpi_datatype<T>(), source, tag, comm, MPI_STATUS_IGNORE);
     return;
   }
   detail::require_stage(t, ns + nr);

@@ -171,8 +171,8 @@ std::int64_t parse_bytes(const std::string& text) {
   if (!(in >> number) || number <= 0) throw std::invalid_argument(text);
   in >> unit;
   static const std::pair<const char*, double> units[] = {
-      {"", 1},         {"B", 1},        {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-      {"KB", 1e3},     {"MB", 1e6},     {"GB", 1e9}};
+      {"", 1},     {"B", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+      {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
   for (const auto& [name, scale] : units) {
     if (unit == name && in.eof()) return static_cast<std::int64_t>(std::llround(number * scale));
   }

@@ -2,8 +2,8 @@
 // every value read (defaults included) is recorded so the resolved input can be written back.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <set>

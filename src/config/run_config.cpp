@@ -29,7 +29,8 @@ std::string file_stem(const std::string& path) {
 int positive_int(ConfigNode& node, const std::string& key, std::int64_t fallback, std::int64_t min) {
   const std::int64_t value = node.get<std::int64_t>(key, fallback);
   if (value < min || value > 1000000) {
-    node.fail(key, "must be between " + std::to_string(min) + " and 1000000 (got " + std::to_string(value) + ")");
+    node.fail(key,
+              "must be between " + std::to_string(min) + " and 1000000 (got " + std::to_string(value) + ")");
   }
   return static_cast<int>(value);
 }
@@ -37,7 +38,8 @@ int positive_int(ConfigNode& node, const std::string& key, std::int64_t fallback
 RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   RunSettings s;
   s.name = run.get<std::string>("name", file_stem(path));
-  if (s.name.empty() || s.name.find('/') != std::string::npos) run.fail("name", "must be a non-empty name without '/'");
+  if (s.name.empty() || s.name.find('/') != std::string::npos)
+    run.fail("name", "must be a non-empty name without '/'");
   s.output_dir = run.get<std::string>("output_dir", s.output_dir);
   s.warmups = positive_int(run, "warmups", s.warmups, 0);
   s.repetitions = positive_int(run, "repetitions", s.repetitions, 1);
@@ -74,7 +76,8 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
   if (!list.IsSequence() || list.size() == 0) top.fail("experiments", "must be a non-empty list");
   for (const auto& name : options.only) {
     if (!ExperimentRegistry::find(name)) {
-      throw InputError("--only: unknown experiment '" + name + "' (known: " + ExperimentRegistry::known_names() + ")");
+      throw InputError("--only: unknown experiment '" + name +
+                       "' (known: " + ExperimentRegistry::known_names() + ")");
     }
   }
 
@@ -83,7 +86,9 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
     ConfigNode node(list[i], path, "experiments[" + std::to_string(i) + "]");
     const std::string name = node.required<std::string>("name");
     const ExperimentInfo* info = ExperimentRegistry::find(name);
-    if (!info) node.fail("name", "unknown experiment '" + name + "' (known: " + ExperimentRegistry::known_names() + ")");
+    if (!info)
+      node.fail("name",
+                "unknown experiment '" + name + "' (known: " + ExperimentRegistry::known_names() + ")");
     PlannedExperiment planned;
     planned.name = name;
     planned.warmups = positive_int(node, "warmups", plan.run.warmups, 0);

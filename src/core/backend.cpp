@@ -45,15 +45,12 @@ GpuProperties gpu_properties(int id) {
 #else
 int visible_gpu_count() { return 0; }
 int active_gpu_id() { return -1; }
-GpuProperties gpu_properties(int) {
-  throw std::logic_error("gpu_properties: this build has no GPU backend");
-}
+GpuProperties gpu_properties(int) { throw std::logic_error("gpu_properties: this build has no GPU backend"); }
 #endif
 
 std::string kokkos_version_string() {
   const int v = KOKKOS_VERSION;
-  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
-         std::to_string(v % 100);
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
 std::vector<std::string> kokkos_backends() {

@@ -10,8 +10,8 @@ namespace minigpu {
 struct DeviceBinding {
   int local_rank = 0;
   int local_size = 1;
-  int visible_gpus = 0;   ///< GPUs this process can see (CUDA_VISIBLE_DEVICES respected)
-  int device_id = -1;     ///< -1: no GPU to bind
+  int visible_gpus = 0;  ///< GPUs this process can see (CUDA_VISIBLE_DEVICES respected)
+  int device_id = -1;    ///< -1: no GPU to bind
   std::vector<std::string> warnings;
 };
 

@@ -22,9 +22,7 @@ class Device {
   constexpr bool is_cpu() const { return kind_ == DeviceKind::cpu; }
   constexpr bool is_gpu() const { return kind_ == DeviceKind::gpu; }
 
-  friend constexpr bool operator==(Device a, Device b) {
-    return a.kind_ == b.kind_ && a.index_ == b.index_;
-  }
+  friend constexpr bool operator==(Device a, Device b) { return a.kind_ == b.kind_ && a.index_ == b.index_; }
   friend constexpr bool operator!=(Device a, Device b) { return !(a == b); }
   friend constexpr bool operator<(Device a, Device b) {
     return a.kind_ != b.kind_ ? a.kind_ < b.kind_ : a.index_ < b.index_;

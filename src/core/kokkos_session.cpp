@@ -27,7 +27,8 @@ KokkosSession::KokkosSession(int& argc, char** argv, int device_id) {
   bool user_chose = std::getenv("KOKKOS_DEVICE_ID") != nullptr;
   for (std::size_t i = 1; i < kokkos_argv.size(); ++i) {
     const std::string arg = kokkos_argv[i];
-    user_chose = user_chose || arg.rfind("--kokkos-device-id", 0) == 0 || arg.rfind("--kokkos-num-devices", 0) == 0;
+    user_chose =
+        user_chose || arg.rfind("--kokkos-device-id", 0) == 0 || arg.rfind("--kokkos-num-devices", 0) == 0;
   }
   std::string device_flag = "--kokkos-device-id=" + std::to_string(device_id);
   if (device_id >= 0 && !user_chose) kokkos_argv.push_back(device_flag.data());

@@ -24,8 +24,8 @@ std::string to_string(const Shape& shape) {
 void validate_user_shape(const Shape& shape, const char* what) {
   if (shape.empty()) throw ShapeError(std::string(what) + ": empty shape; tensors have rank 1 or 2");
   if (shape.size() > 2) {
-    throw ShapeError(std::string(what) + ": shape " + to_string(shape) +
-                     " has rank " + std::to_string(shape.size()) + "; tensors have rank 1 or 2");
+    throw ShapeError(std::string(what) + ": shape " + to_string(shape) + " has rank " +
+                     std::to_string(shape.size()) + "; tensors have rank 1 or 2");
   }
   for (auto extent : shape) {
     if (extent <= 0) {

@@ -34,8 +34,7 @@ std::string Tensor<T>::label() const {
 template <class T>
 bool Tensor<T>::shares_storage_with(const Tensor& other) const {
   if (!defined_ || !other.defined_ || device_ != other.device_) return false;
-  return uses_host_memory(device_) ? host_.data() == other.host_.data()
-                                   : gpu_.data() == other.gpu_.data();
+  return uses_host_memory(device_) ? host_.data() == other.host_.data() : gpu_.data() == other.gpu_.data();
 }
 
 template <class T>
@@ -43,9 +42,11 @@ Tensor<T> Tensor<T>::copy_to(Device device) const {
   Tensor<T> out(shape_, device, label());
   auto copy = [](const auto& dst, const auto& src) { Kokkos::deep_copy(dst, src); };
   if (uses_host_memory(device)) {
-    with_views(device_, [&](const auto& src) { copy(out.host_, src); }, *this);
+    with_views(
+        device_, [&](const auto& src) { copy(out.host_, src); }, *this);
   } else {
-    with_views(device_, [&](const auto& src) { copy(out.gpu_, src); }, *this);
+    with_views(
+        device_, [&](const auto& src) { copy(out.gpu_, src); }, *this);
   }
   return out;
 }
@@ -69,14 +70,16 @@ template <class T>
 std::vector<T> Tensor<T>::to_vector() const {
   std::vector<T> values(static_cast<std::size_t>(numel()));
   Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> dst(values.data(), values.size());
-  with_views(device_, [&](const auto& src) { Kokkos::deep_copy(dst, src); }, *this);
+  with_views(
+      device_, [&](const auto& src) { Kokkos::deep_copy(dst, src); }, *this);
   return values;
 }
 
 template <class T>
 T Tensor<T>::item() const {
-  if (numel() != 1) throw ShapeError("item: tensor of shape " + to_string(shape_) + " has " +
-                                     std::to_string(numel()) + " elements, not 1");
+  if (numel() != 1)
+    throw ShapeError("item: tensor of shape " + to_string(shape_) + " has " + std::to_string(numel()) +
+                     " elements, not 1");
   return to_vector()[0];
 }
 

@@ -18,7 +18,8 @@ template <class T>
 Tensor<T> full(const Shape& shape, T value, Device device) {
   validate_user_shape(shape, "full");
   Tensor<T> out(shape, device, "minigpu::full");
-  with_views(device, [&](const auto& v) { Kokkos::deep_copy(v, value); }, out);
+  with_views(
+      device, [&](const auto& v) { Kokkos::deep_copy(v, value); }, out);
   return out;
 }
 
@@ -32,7 +33,8 @@ Tensor<T> rand(const Shape& shape, Device device, std::uint64_t seed, T low, T h
   validate_user_shape(shape, "rand");
   if (!(low < high)) throw std::invalid_argument("rand: low must be below high");
   Tensor<T> out(shape, device, "minigpu::rand");
-  with_views(device, [&](const auto& v) { kernels::fill_uniform(v, seed, low, high); }, out);
+  with_views(
+      device, [&](const auto& v) { kernels::fill_uniform(v, seed, low, high); }, out);
   return out;
 }
 
@@ -47,7 +49,8 @@ Tensor<T> arange(T start, T stop, T step, Device device) {
                      std::to_string(step) + " is empty");
   }
   Tensor<T> out({static_cast<std::int64_t>(count)}, device, "minigpu::arange");
-  with_views(device, [&](const auto& v) { kernels::fill_affine(v, start, step, false, T(0)); }, out);
+  with_views(
+      device, [&](const auto& v) { kernels::fill_affine(v, start, step, false, T(0)); }, out);
   return out;
 }
 
@@ -56,7 +59,8 @@ Tensor<T> linspace(T start, T stop, std::int64_t n, Device device) {
   validate_user_shape({n}, "linspace");
   const T step = n > 1 ? (stop - start) / static_cast<T>(n - 1) : T(0);
   Tensor<T> out({n}, device, "minigpu::linspace");
-  with_views(device, [&](const auto& v) { kernels::fill_affine(v, start, step, n > 1, stop); }, out);
+  with_views(
+      device, [&](const auto& v) { kernels::fill_affine(v, start, step, n > 1, stop); }, out);
   return out;
 }
 
@@ -69,17 +73,18 @@ Tensor<T> from_vector(const std::vector<T>& values, const Shape& shape, Device d
   }
   Tensor<T> out(shape, device, "minigpu::from_vector");
   Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> src(values.data(), values.size());
-  with_views(device, [&](const auto& dst) { Kokkos::deep_copy(dst, src); }, out);
+  with_views(
+      device, [&](const auto& dst) { Kokkos::deep_copy(dst, src); }, out);
   return out;
 }
 
-#define MINIGPU_INSTANTIATE_FACTORY(T)                                                       \
-  template Tensor<T> zeros<T>(const Shape&, Device);                                         \
-  template Tensor<T> ones<T>(const Shape&, Device);                                          \
-  template Tensor<T> full<T>(const Shape&, T, Device);                                       \
-  template Tensor<T> rand<T>(const Shape&, Device, std::uint64_t, T, T);                     \
-  template Tensor<T> arange<T>(T, T, T, Device);                                             \
-  template Tensor<T> linspace<T>(T, T, std::int64_t, Device);                                \
+#define MINIGPU_INSTANTIATE_FACTORY(T)                                   \
+  template Tensor<T> zeros<T>(const Shape&, Device);                     \
+  template Tensor<T> ones<T>(const Shape&, Device);                      \
+  template Tensor<T> full<T>(const Shape&, T, Device);                   \
+  template Tensor<T> rand<T>(const Shape&, Device, std::uint64_t, T, T); \
+  template Tensor<T> arange<T>(T, T, T, Device);                         \
+  template Tensor<T> linspace<T>(T, T, std::int64_t, Device);            \
   template Tensor<T> from_vector<T>(const std::vector<T>&, const Shape&, Device);
 MINIGPU_INSTANTIATE_FACTORY(float)
 MINIGPU_INSTANTIATE_FACTORY(double)

@@ -29,15 +29,17 @@ Tensor<T> elementwise(const Tensor<T>& a, const Tensor<T>& b, Op op, const char*
   s.b_row = br == rows && rows > 1 ? bc : 0;
   s.b_col = bc == cols && cols > 1 ? 1 : 0;
   Tensor<T> out(shape, device, name);
-  with_views(device, [&](const auto& o, const auto& x, const auto& y) { kernels::binary(o, x, y, s, op); },
-             out, a, b);
+  with_views(
+      device, [&](const auto& o, const auto& x, const auto& y) { kernels::binary(o, x, y, s, op); }, out, a,
+      b);
   return out;
 }
 
 template <class T, class F>
 Tensor<T> unary(const Tensor<T>& a, F f, const char* name) {
   Tensor<T> out(a.shape(), a.device(), name);
-  with_views(a.device(), [&](const auto& o, const auto& x) { kernels::map(o, x, f); }, out, a);
+  with_views(
+      a.device(), [&](const auto& o, const auto& x) { kernels::map(o, x, f); }, out, a);
   return out;
 }
 
@@ -69,49 +71,80 @@ Shape broadcast_shape(const Shape& a, const Shape& b, const char* op) {
 }
 
 template <class T>
-Tensor<T> operator+(const Tensor<T>& a, const Tensor<T>& b) { return elementwise(a, b, kernels::Add{}, "add"); }
+Tensor<T> operator+(const Tensor<T>& a, const Tensor<T>& b) {
+  return elementwise(a, b, kernels::Add{}, "add");
+}
 template <class T>
-Tensor<T> operator-(const Tensor<T>& a, const Tensor<T>& b) { return elementwise(a, b, kernels::Sub{}, "sub"); }
+Tensor<T> operator-(const Tensor<T>& a, const Tensor<T>& b) {
+  return elementwise(a, b, kernels::Sub{}, "sub");
+}
 template <class T>
-Tensor<T> operator*(const Tensor<T>& a, const Tensor<T>& b) { return elementwise(a, b, kernels::Mul{}, "mul"); }
+Tensor<T> operator*(const Tensor<T>& a, const Tensor<T>& b) {
+  return elementwise(a, b, kernels::Mul{}, "mul");
+}
 template <class T>
-Tensor<T> operator/(const Tensor<T>& a, const Tensor<T>& b) { return elementwise(a, b, kernels::Div{}, "div"); }
+Tensor<T> operator/(const Tensor<T>& a, const Tensor<T>& b) {
+  return elementwise(a, b, kernels::Div{}, "div");
+}
 template <class T>
-Tensor<T> pow(const Tensor<T>& a, const Tensor<T>& b) { return elementwise(a, b, kernels::Pow{}, "pow"); }
+Tensor<T> pow(const Tensor<T>& a, const Tensor<T>& b) {
+  return elementwise(a, b, kernels::Pow{}, "pow");
+}
 
 template <class T>
-Tensor<T> operator+(const Tensor<T>& a, scalar_t<T> s) { return right_scalar(a, s, kernels::Add{}, "add"); }
+Tensor<T> operator+(const Tensor<T>& a, scalar_t<T> s) {
+  return right_scalar(a, s, kernels::Add{}, "add");
+}
 template <class T>
-Tensor<T> operator-(const Tensor<T>& a, scalar_t<T> s) { return right_scalar(a, s, kernels::Sub{}, "sub"); }
+Tensor<T> operator-(const Tensor<T>& a, scalar_t<T> s) {
+  return right_scalar(a, s, kernels::Sub{}, "sub");
+}
 template <class T>
-Tensor<T> operator*(const Tensor<T>& a, scalar_t<T> s) { return right_scalar(a, s, kernels::Mul{}, "mul"); }
+Tensor<T> operator*(const Tensor<T>& a, scalar_t<T> s) {
+  return right_scalar(a, s, kernels::Mul{}, "mul");
+}
 template <class T>
-Tensor<T> operator/(const Tensor<T>& a, scalar_t<T> s) { return right_scalar(a, s, kernels::Div{}, "div"); }
+Tensor<T> operator/(const Tensor<T>& a, scalar_t<T> s) {
+  return right_scalar(a, s, kernels::Div{}, "div");
+}
 template <class T>
-Tensor<T> operator+(scalar_t<T> s, const Tensor<T>& a) { return left_scalar(s, a, kernels::Add{}, "add"); }
+Tensor<T> operator+(scalar_t<T> s, const Tensor<T>& a) {
+  return left_scalar(s, a, kernels::Add{}, "add");
+}
 template <class T>
-Tensor<T> operator-(scalar_t<T> s, const Tensor<T>& a) { return left_scalar(s, a, kernels::Sub{}, "sub"); }
+Tensor<T> operator-(scalar_t<T> s, const Tensor<T>& a) {
+  return left_scalar(s, a, kernels::Sub{}, "sub");
+}
 template <class T>
-Tensor<T> operator*(scalar_t<T> s, const Tensor<T>& a) { return left_scalar(s, a, kernels::Mul{}, "mul"); }
+Tensor<T> operator*(scalar_t<T> s, const Tensor<T>& a) {
+  return left_scalar(s, a, kernels::Mul{}, "mul");
+}
 template <class T>
-Tensor<T> operator/(scalar_t<T> s, const Tensor<T>& a) { return left_scalar(s, a, kernels::Div{}, "div"); }
+Tensor<T> operator/(scalar_t<T> s, const Tensor<T>& a) {
+  return left_scalar(s, a, kernels::Div{}, "div");
+}
 template <class T>
-Tensor<T> pow(const Tensor<T>& a, scalar_t<T> s) { return right_scalar(a, s, kernels::Pow{}, "pow"); }
+Tensor<T> pow(const Tensor<T>& a, scalar_t<T> s) {
+  return right_scalar(a, s, kernels::Pow{}, "pow");
+}
 template <class T>
-Tensor<T> exp(const Tensor<T>& a) { return unary(a, kernels::Exp{}, "exp"); }
+Tensor<T> exp(const Tensor<T>& a) {
+  return unary(a, kernels::Exp{}, "exp");
+}
 
 template <class T>
 Tensor<T> sum(const Tensor<T>& a) {
   Tensor<T> out(Shape{}, a.device(), "sum");
-  with_views(a.device(), [&](const auto& o, const auto& x) { kernels::sum_into(x, o.data()); }, out, a);
+  with_views(
+      a.device(), [&](const auto& o, const auto& x) { kernels::sum_into(x, o.data()); }, out, a);
   return out;
 }
 
 template <class T>
 Tensor<T> frobenius_norm(const Tensor<T>& a) {
   Tensor<T> out(Shape{}, a.device(), "frobenius_norm");
-  with_views(a.device(), [&](const auto& o, const auto& x) { kernels::frobenius_norm_into(x, o.data()); },
-             out, a);
+  with_views(
+      a.device(), [&](const auto& o, const auto& x) { kernels::frobenius_norm_into(x, o.data()); }, out, a);
   return out;
 }
 
@@ -124,29 +157,31 @@ Tensor<T> matmul(const Tensor<T>& a, const Tensor<T>& b) {
   }
   const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.rank() == 2 ? b.shape()[1] : 1;
   Tensor<T> out(b.rank() == 2 ? Shape{m, n} : Shape{m}, device, "matmul");
-  with_views(device, [&](const auto& c, const auto& x, const auto& y) { kernels::matmul_reference(c, x, y, m, n, k); },
-             out, a, b);
+  with_views(
+      device,
+      [&](const auto& c, const auto& x, const auto& y) { kernels::matmul_reference(c, x, y, m, n, k); }, out,
+      a, b);
   return out;
 }
 
-#define MINIGPU_INSTANTIATE_OPS(T)                                          \
-  template Tensor<T> operator+(const Tensor<T>&, const Tensor<T>&);         \
-  template Tensor<T> operator-(const Tensor<T>&, const Tensor<T>&);         \
-  template Tensor<T> operator*(const Tensor<T>&, const Tensor<T>&);         \
-  template Tensor<T> operator/(const Tensor<T>&, const Tensor<T>&);         \
-  template Tensor<T> pow(const Tensor<T>&, const Tensor<T>&);               \
-  template Tensor<T> operator+(const Tensor<T>&, scalar_t<T>);              \
-  template Tensor<T> operator-(const Tensor<T>&, scalar_t<T>);              \
-  template Tensor<T> operator*(const Tensor<T>&, scalar_t<T>);              \
-  template Tensor<T> operator/(const Tensor<T>&, scalar_t<T>);              \
-  template Tensor<T> operator+(scalar_t<T>, const Tensor<T>&);              \
-  template Tensor<T> operator-(scalar_t<T>, const Tensor<T>&);              \
-  template Tensor<T> operator*(scalar_t<T>, const Tensor<T>&);              \
-  template Tensor<T> operator/(scalar_t<T>, const Tensor<T>&);              \
-  template Tensor<T> pow(const Tensor<T>&, scalar_t<T>);                    \
-  template Tensor<T> exp(const Tensor<T>&);                                 \
-  template Tensor<T> sum(const Tensor<T>&);                                 \
-  template Tensor<T> frobenius_norm(const Tensor<T>&);                      \
+#define MINIGPU_INSTANTIATE_OPS(T)                                  \
+  template Tensor<T> operator+(const Tensor<T>&, const Tensor<T>&); \
+  template Tensor<T> operator-(const Tensor<T>&, const Tensor<T>&); \
+  template Tensor<T> operator*(const Tensor<T>&, const Tensor<T>&); \
+  template Tensor<T> operator/(const Tensor<T>&, const Tensor<T>&); \
+  template Tensor<T> pow(const Tensor<T>&, const Tensor<T>&);       \
+  template Tensor<T> operator+(const Tensor<T>&, scalar_t<T>);      \
+  template Tensor<T> operator-(const Tensor<T>&, scalar_t<T>);      \
+  template Tensor<T> operator*(const Tensor<T>&, scalar_t<T>);      \
+  template Tensor<T> operator/(const Tensor<T>&, scalar_t<T>);      \
+  template Tensor<T> operator+(scalar_t<T>, const Tensor<T>&);      \
+  template Tensor<T> operator-(scalar_t<T>, const Tensor<T>&);      \
+  template Tensor<T> operator*(scalar_t<T>, const Tensor<T>&);      \
+  template Tensor<T> operator/(scalar_t<T>, const Tensor<T>&);      \
+  template Tensor<T> pow(const Tensor<T>&, scalar_t<T>);            \
+  template Tensor<T> exp(const Tensor<T>&);                         \
+  template Tensor<T> sum(const Tensor<T>&);                         \
+  template Tensor<T> frobenius_norm(const Tensor<T>&);              \
   template Tensor<T> matmul(const Tensor<T>&, const Tensor<T>&);
 MINIGPU_INSTANTIATE_OPS(float)
 MINIGPU_INSTANTIATE_OPS(double)

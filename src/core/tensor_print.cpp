@@ -11,7 +11,8 @@ constexpr std::int64_t kSummariseAbove = 1000;
 constexpr std::int64_t kEdgeItems = 3;
 
 template <class T>
-void print_row(std::ostream& os, const std::vector<T>& v, std::int64_t offset, std::int64_t cols, bool summarise) {
+void print_row(std::ostream& os, const std::vector<T>& v, std::int64_t offset, std::int64_t cols,
+               bool summarise) {
   os << '[';
   for (std::int64_t j = 0; j < cols; ++j) {
     if (summarise && j == kEdgeItems && cols > 2 * kEdgeItems) {

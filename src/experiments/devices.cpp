@@ -47,7 +47,8 @@ class DevicesExperiment : public Experiment {
       x_ = arange<float>(0, 6, 1, device_).reshape({2, 3});
       y_ = full<float>({2, 3}, 10.0f, device_);
       received_ = zeros<float>({2, 3}, device_);
-      transport_ = comm::Transport<float>(comm::choose_comm_path("auto", device_), 12, "minigpu::devices_stage");
+      transport_ =
+          comm::Transport<float>(comm::choose_comm_path("auto", device_), 12, "minigpu::devices_stage");
     }
   }
 
@@ -55,8 +56,10 @@ class DevicesExperiment : public Experiment {
   void cross_rank_copy() {
     const int dest = ctx_.rank == 0 ? 1 : MPI_PROC_NULL;
     const int source = ctx_.rank == 1 ? 0 : MPI_PROC_NULL;
-    with_views(device_, [&](const auto& x, const auto& r) { comm::sendrecv(x, dest, r, source, 7, ctx_.comm, transport_); },
-               x_, received_);
+    with_views(
+        device_,
+        [&](const auto& x, const auto& r) { comm::sendrecv(x, dest, r, source, 7, ctx_.comm, transport_); },
+        x_, received_);
     if (ctx_.rank == 1) z_ = received_ + y_;
   }
 
@@ -86,15 +89,16 @@ class DevicesExperiment : public Experiment {
   Check verify() override {
     if (rule_ == "query") {
       const bool ok = static_cast<int>(gpus_.size()) == num_gpus() && fallback_ == cpu();
-      return {ok, std::to_string(num_gpus()) + " GPUs; try_gpu(" + std::to_string(num_gpus()) + ") = " +
-                      describe(fallback_)};
+      return {ok, std::to_string(num_gpus()) + " GPUs; try_gpu(" + std::to_string(num_gpus()) +
+                      ") = " + describe(fallback_)};
     }
     if (rule_ == "create") {
       return {z_.device() == try_gpu() && z_.to_vector() == std::vector<float>(6, 1.0f),
               "created on " + describe(z_.device())};
     }
     if (rule_ == "copy_to") {
-      const bool ok = z_.device() == other_ && z_.to_vector() == x_.to_vector() && !z_.shares_storage_with(x_);
+      const bool ok =
+          z_.device() == other_ && z_.to_vector() == x_.to_vector() && !z_.shares_storage_with(x_);
       return {ok, describe(device_) + " -> " + describe(other_)};
     }
     if (rule_ == "to") {
@@ -103,8 +107,9 @@ class DevicesExperiment : public Experiment {
     if (rule_ == "cross_rank_copy") {
       if (ctx_.rank != 1) return {true, ctx_.rank == 0 ? "sent X from " + describe(device_) : "not involved"};
       const std::vector<float> want = {10, 11, 12, 13, 14, 15};
-      return {z_.device() == device_ && z_.to_vector() == want,
-              "Z = X(rank 0) + Y on rank 1's " + describe(device_) + " via " + comm::to_string(transport_.path)};
+      return {
+          z_.device() == device_ && z_.to_vector() == want,
+          "Z = X(rank 0) + Y on rank 1's " + describe(device_) + " via " + comm::to_string(transport_.path)};
     }
     if (other_ == device_) return {true, "not applicable: this process has a single device"};
     const std::string want = to_string(device_) + " and " + to_string(other_);
@@ -124,6 +129,7 @@ class DevicesExperiment : public Experiment {
   comm::Transport<float> transport_;
 };
 
-MINIGPU_REGISTER_EXPERIMENT(DevicesExperiment, "devices", "The chapter's device rules, each checked pass/fail");
+MINIGPU_REGISTER_EXPERIMENT(DevicesExperiment, "devices",
+                            "The chapter's device rules, each checked pass/fail");
 
 }  // namespace minigpu

@@ -98,12 +98,13 @@ class BlockedMatmul : public DistributedMatmul {
       offsets[r] = r == 0 ? 0 : offsets[r - 1] + counts[r - 1];
     }
     std::vector<double> blocks(rank_ == 0 ? static_cast<std::size_t>(offsets.back() + counts.back()) : 0);
-    MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, blocks.data(), counts.data(), offsets.data(),
-                MPI_DOUBLE, 0, comm_);
+    MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, blocks.data(), counts.data(),
+                offsets.data(), MPI_DOUBLE, 0, comm_);
     std::vector<double> c(rank_ == 0 ? static_cast<std::size_t>(n_ * n_) : 0);
     for (int r = 0; rank_ == 0 && r < size_; ++r) {
       const std::int64_t* d = &descs[4 * r];
-      for (std::int64_t e = 0; e < d[1] * d[3]; ++e) c[(d[0] + e / d[3]) * n_ + d[2] + e % d[3]] = blocks[offsets[r] + e];
+      for (std::int64_t e = 0; e < d[1] * d[3]; ++e)
+        c[(d[0] + e / d[3]) * n_ + d[2] + e % d[3]] = blocks[offsets[r] + e];
     }
     return c;
   }
@@ -141,8 +142,8 @@ class RowMatmul : public BlockedMatmul<T, Mem> {
     b_ = View("matmul_scaling::B_all", n * n);
     this->c_ = View("matmul_scaling::C_rows", rows * n);
     kernels::fill_generated_block(a_, kernels::small_integer_matrix(kSeedA, n), row0, 0, rows, n);
-    kernels::fill_generated_block(comm::subrange(b_, row0 * n, rows * n), kernels::small_integer_matrix(kSeedB, n),
-                                  row0, 0, rows, n);
+    kernels::fill_generated_block(comm::subrange(b_, row0 * n, rows * n),
+                                  kernels::small_integer_matrix(kSeedB, n), row0, 0, rows, n);
     transport_ = comm::Transport<T>(path, n * n, "matmul_scaling::stage");
   }
 
@@ -168,7 +169,8 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
  public:
   /// `grid.rows · grid.cols` must be the communicator's size; panels wider than `max_panel`
   /// (if > 0) are cut, which only bounds the panel buffers.
-  SummaMatmul(MPI_Comm comm, std::int64_t n, kernels::ProcessGrid grid, comm::CommPath path, std::int64_t max_panel)
+  SummaMatmul(MPI_Comm comm, std::int64_t n, kernels::ProcessGrid grid, comm::CommPath path,
+              std::int64_t max_panel)
       : Base(comm, n), grid_(grid) {
     my_row_ = this->rank_ / grid.cols;
     my_col_ = this->rank_ % grid.cols;
@@ -215,7 +217,8 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
         lda = nc;
       } else {
         a_src = comm::subrange(a_panel_, 0, mr * w);
-        if (my_col_ == a_owner) kernels::pack_block(a_src, comm::subrange(a_, a_col, mr * nc - a_col), mr, w, nc);
+        if (my_col_ == a_owner)
+          kernels::pack_block(a_src, comm::subrange(a_, a_col, mr * nc - a_col), mr, w, nc);
       }
       if (grid_.cols > 1) comm::broadcast(a_src, a_owner, row_comm_, transport_);
       // Rows of a row-major block are contiguous: B's panel never needs packing.
@@ -239,8 +242,9 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
 };
 
 template <class T, class Mem>
-std::unique_ptr<DistributedMatmul> make_in(Decomposition d, MPI_Comm comm, std::int64_t n, kernels::ProcessGrid grid,
-                                           comm::CommPath path, std::int64_t max_panel) {
+std::unique_ptr<DistributedMatmul> make_in(Decomposition d, MPI_Comm comm, std::int64_t n,
+                                           kernels::ProcessGrid grid, comm::CommPath path,
+                                           std::int64_t max_panel) {
   if (d == Decomposition::row) return std::make_unique<RowMatmul<T, Mem>>(comm, n, path);
   return std::make_unique<SummaMatmul<T, Mem>>(comm, n, grid, path, max_panel);
 }
@@ -251,7 +255,8 @@ std::unique_ptr<DistributedMatmul> make_in(Decomposition d, MPI_Comm comm, std::
 /// used by summa only and must multiply to the size of `comm`.
 inline std::unique_ptr<DistributedMatmul> make_distributed_matmul(Decomposition d, DType dtype, Device device,
                                                                   MPI_Comm comm, std::int64_t n,
-                                                                  kernels::ProcessGrid grid, comm::CommPath path,
+                                                                  kernels::ProcessGrid grid,
+                                                                  comm::CommPath path,
                                                                   std::int64_t max_panel = 0) {
   if (uses_host_memory(device)) {
     if (dtype == DType::f32) return detail::make_in<float, HostMemSpace>(d, comm, n, grid, path, max_panel);
@@ -276,7 +281,8 @@ inline std::uint64_t device_bytes_per_rank(Decomposition d, std::int64_t n, kern
                                            std::uint64_t elem, bool count_stage) {
   const std::uint64_t check = 4 * static_cast<std::uint64_t>(n) * sizeof(double);
   if (d == Decomposition::row) {
-    const std::uint64_t rows = static_cast<std::uint64_t>(kernels::block_partition(n, grid.rows * grid.cols).largest());
+    const std::uint64_t rows =
+        static_cast<std::uint64_t>(kernels::block_partition(n, grid.rows * grid.cols).largest());
     const std::uint64_t all = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n);
     return (2 * rows * static_cast<std::uint64_t>(n) + all + (count_stage ? all : 0)) * elem + check;
   }

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "config/config_node.hpp"
-#include "experiments/phase_clock.hpp"
 #include "core/device.hpp"
 #include "core/shape.hpp"
+#include "experiments/phase_clock.hpp"
 #include "io/results.hpp"
 
 #include <mpi.h>

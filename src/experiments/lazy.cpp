@@ -6,9 +6,9 @@
 // Accounting per repetition: bytes = 4·n·sizeof(T) (read x, write y, read y, write z), plus
 // 2·n·sizeof(T) for the detour's two copies; flops = 5·n (2 for the square step, 3 for the cube).
 // x, y, z and the host copy of y are allocated in setup: an allocation would synchronise.
+#include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/tensor.hpp"
-#include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -163,11 +163,11 @@ class LazyExperiment : public Experiment {
       const auto detour = variants.find("host_detour");
       if (detour != variants.end()) {
         const std::uint64_t y_bytes = static_cast<std::uint64_t>(elements_) * (dtype == DType::f32 ? 4 : 8);
-        out.push_back({"", "host_detour_over_fenced", detour->second->seconds.median / base, "x",
-                       prefix + "y (" + io::human_bytes(y_bytes) +
-                           ") to host memory and back between kernels" +
-                           (uses_host_memory(device) ? ", here two host-to-host copies" : "") + ": " +
-                           io::significant(detour->second->seconds.median) + " s vs " + io::significant(base) + " s"});
+        out.push_back(
+            {"", "host_detour_over_fenced", detour->second->seconds.median / base, "x",
+             prefix + "y (" + io::human_bytes(y_bytes) + ") to host memory and back between kernels" +
+                 (uses_host_memory(device) ? ", here two host-to-host copies" : "") + ": " +
+                 io::significant(detour->second->seconds.median) + " s vs " + io::significant(base) + " s"});
       }
     }
     return out;

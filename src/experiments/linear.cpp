@@ -17,9 +17,9 @@
 //           gradient and loss 2·in+3 per row, update 2 per parameter); parameters: B·(2·in + 1)
 //   bytes = host↔device traffic only: per_batch_copy epochs·samples·(in+1)·sizeof(T), plus
 //           steps·sizeof(T) of losses in either loss mode (one copy each, or one copy in all)
+#include "config/common_keys.hpp"
 #include "core/errors.hpp"
 #include "core/tensor_factory.hpp"
-#include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "kernels/linear_sgd.hpp"
 

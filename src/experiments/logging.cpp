@@ -8,8 +8,8 @@
 //   flops = steps·(2n³ + 3n²)   (matmul; squares and sum for the norm; the division)
 //   bytes = 2n²·s (reset X) + steps·(6n²+2)·s  (matmul reads A, X, writes Y: 3n²; norm reads
 //           Y: n²; division reads Y, writes X: 2n²; the norm stored, then copied to the host)
-#include "core/tensor.hpp"
 #include "config/common_keys.hpp"
+#include "core/tensor.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -59,28 +59,33 @@ struct LoggingState {
     host_log = Kokkos::View<T*, Kokkos::HostSpace>("logging::host_log", steps);
     // Positive entries give A a dominant real eigenvalue well above the rest, so the
     // iteration converges and rounding differences between devices die out, not grow.
-    with_views(d, [](const auto& av, const auto& xv) {
-      kernels::fill_uniform(av, 11, T(0), T(1));
-      kernels::fill_uniform(xv, 12, T(0), T(1));
-    }, a, x0);
+    with_views(
+        d,
+        [](const auto& av, const auto& xv) {
+          kernels::fill_uniform(av, 11, T(0), T(1));
+          kernels::fill_uniform(xv, 12, T(0), T(1));
+        },
+        a, x0);
   }
 
   void run(bool sync_each_step) {
     const std::int64_t s = n, count = steps;
     const auto hl = host_log;
-    with_views(a.device(), [&](const auto& av, const auto& x0v, const auto& xv, const auto& yv, const auto& nv,
-                               const auto& lv) {
-      Kokkos::deep_copy(xv, x0v);
-      for (std::int64_t t = 0; t < count; ++t) {
-        kernels::matmul_reference(yv, av, xv, s, s, s);
-        T* norm_at = sync_each_step ? nv.data() : lv.data() + t;
-        kernels::frobenius_norm_into(yv, norm_at);
-        // deep_copy to the host waits for the device: the sync the chapter warns about.
-        if (sync_each_step) Kokkos::deep_copy(Kokkos::subview(hl, std::make_pair(t, t + 1)), nv);
-        kernels::divide_by_device_scalar(xv, yv, norm_at);
-      }
-      if (!sync_each_step) Kokkos::deep_copy(hl, lv);
-    }, a, x0, x, y, norm, log);
+    with_views(
+        a.device(),
+        [&](const auto& av, const auto& x0v, const auto& xv, const auto& yv, const auto& nv, const auto& lv) {
+          Kokkos::deep_copy(xv, x0v);
+          for (std::int64_t t = 0; t < count; ++t) {
+            kernels::matmul_reference(yv, av, xv, s, s, s);
+            T* norm_at = sync_each_step ? nv.data() : lv.data() + t;
+            kernels::frobenius_norm_into(yv, norm_at);
+            // deep_copy to the host waits for the device: the sync the chapter warns about.
+            if (sync_each_step) Kokkos::deep_copy(Kokkos::subview(hl, std::make_pair(t, t + 1)), nv);
+            kernels::divide_by_device_scalar(xv, yv, norm_at);
+          }
+          if (!sync_each_step) Kokkos::deep_copy(hl, lv);
+        },
+        a, x0, x, y, norm, log);
   }
 
   std::vector<double> logged() const { return std::vector<double>(host_log.data(), host_log.data() + steps); }
@@ -119,7 +124,8 @@ class LoggingExperiment : public Experiment {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get<std::int64_t>("n", 100);
-    if (n_ < 1 || n_ > 100000) node.fail("n", "must be between 1 and 100000 (got " + std::to_string(n_) + ")");
+    if (n_ < 1 || n_ > 100000)
+      node.fail("n", "must be between 1 and 100000 (got " + std::to_string(n_) + ")");
     steps_ = node.get<std::int64_t>("steps", 1000);
     if (steps_ < 1 || steps_ > 10000000) {
       node.fail("steps", "must be between 1 and 10000000 (got " + std::to_string(steps_) + ")");
@@ -137,7 +143,8 @@ class LoggingExperiment : public Experiment {
         c.params = {{"n", std::to_string(n_)}, {"steps", std::to_string(steps_)}, {"mode", mode}};
         c.device = try_gpu();
         c.dtype = dt;
-        c.device_bytes = (4 * static_cast<std::uint64_t>(n_ * n_) + 1 + static_cast<std::uint64_t>(steps_)) * elem;
+        c.device_bytes =
+            (4 * static_cast<std::uint64_t>(n_ * n_) + 1 + static_cast<std::uint64_t>(steps_)) * elem;
         out.push_back(c);
       }
     }
@@ -147,13 +154,17 @@ class LoggingExperiment : public Experiment {
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
     mode_ = spec.param("mode");
-    if (dtype_ == DType::f32) f32_.setup(spec.device, n_, steps_);
-    else f64_.setup(spec.device, n_, steps_);
+    if (dtype_ == DType::f32)
+      f32_.setup(spec.device, n_, steps_);
+    else
+      f64_.setup(spec.device, n_, steps_);
   }
 
   void run_once() override {
-    if (dtype_ == DType::f32) f32_.run(mode_ == kSync);
-    else f64_.run(mode_ == kSync);
+    if (dtype_ == DType::f32)
+      f32_.run(mode_ == kSync);
+    else
+      f64_.run(mode_ == kSync);
   }
 
   Check verify() override { return dtype_ == DType::f32 ? check(f32_) : check(f64_); }
@@ -179,10 +190,12 @@ class LoggingExperiment : public Experiment {
       }
       if (sync <= 0 || device_log <= 0) continue;
       const double per_step_us = (sync - device_log) / static_cast<double>(steps_) * 1e6;
-      const std::string cost = per_step_us > 0 ? "a host sync adds " + io::significant(per_step_us, 2) + " us per step"
-                                               : "no measurable cost of a host sync (difference within noise)";
-      out.push_back({"", "sync_over_device_log", sync / device_log, "x",
-                     to_string(dt) + ", n=" + std::to_string(n_) + ", " + std::to_string(steps_) + " steps: " + cost});
+      const std::string cost = per_step_us > 0
+                                   ? "a host sync adds " + io::significant(per_step_us, 2) + " us per step"
+                                   : "no measurable cost of a host sync (difference within noise)";
+      out.push_back(
+          {"", "sync_over_device_log", sync / device_log, "x",
+           to_string(dt) + ", n=" + std::to_string(n_) + ", " + std::to_string(steps_) + " steps: " + cost});
     }
     return out;
   }
@@ -192,25 +205,26 @@ class LoggingExperiment : public Experiment {
   Check check(const LoggingState<T>& state) {
     const std::vector<double> got = state.logged();
     const auto host_steps = static_cast<std::int64_t>(std::min<double>(
-        static_cast<double>(steps_),
-        std::max(8.0, kHostCheckFlops / (2.0 * n_ * n_ * n_ + 3.0 * n_ * n_))));
+        static_cast<double>(steps_), std::max(8.0, kHostCheckFlops / (2.0 * n_ * n_ * n_ + 3.0 * n_ * n_))));
     auto& reference = references_[dtype_];
-    if (static_cast<std::int64_t>(reference.size()) < host_steps) reference = state.host_reference(host_steps);
+    if (static_cast<std::int64_t>(reference.size()) < host_steps)
+      reference = state.host_reference(host_steps);
     // The device sums in T, the host in double: rounding of sums of n and n² terms.
     const double eps = std::numeric_limits<T>::epsilon();
     const double host_tol = 32.0 * static_cast<double>(n_) * eps;
     const double host_err = max_rel_diff(got, reference, static_cast<std::size_t>(host_steps));
     bool ok = host_err <= host_tol;
-    std::string detail = "first " + std::to_string(host_steps) + " steps vs host: " + io::significant(host_err, 2) +
-                         (ok ? " <= " : " > ") + io::significant(host_tol, 2);
+    std::string detail = "first " + std::to_string(host_steps) +
+                         " steps vs host: " + io::significant(host_err, 2) + (ok ? " <= " : " > ") +
+                         io::significant(host_tol, 2);
     // The other mode ran the same kernels in the same order, so the logs should agree to rounding.
     const auto other = logs_.find(dtype_);
     if (other != logs_.end() && other->second.first != mode_) {
       const double cross_tol = 16.0 * eps;
       const double cross = max_rel_diff(got, other->second.second, got.size());
       ok = ok && cross <= cross_tol;
-      detail += "; all steps vs " + other->second.first + ": " + io::significant(cross, 2) + (cross <= cross_tol ? " <= " : " > ") +
-                io::significant(cross_tol, 2);
+      detail += "; all steps vs " + other->second.first + ": " + io::significant(cross, 2) +
+                (cross <= cross_tol ? " <= " : " > ") + io::significant(cross_tol, 2);
     }
     logs_[dtype_] = {mode_, got};
     return {ok, detail};

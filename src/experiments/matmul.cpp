@@ -9,9 +9,9 @@
 // A and B once, write C once) — real kernels move more, so GB/s is a lower bound.
 // Inputs are small integers, so C is exact in either dtype: n <= 256 is compared exactly with a
 // host triple loop, larger n with the identity C·v = A·(B·v).
+#include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/tensor.hpp"
-#include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/fill_integers.hpp"
@@ -45,39 +45,50 @@ struct MatmulState {
     a = Tensor<T>({n, n}, d, "matmul::A");
     b = Tensor<T>({n, n}, d, "matmul::B");
     c = Tensor<T>({n, n}, d, "matmul::C");
-    with_views(d, [](const auto& x, const auto& y) {
-      kernels::fill_small_integers(x, 1);
-      kernels::fill_small_integers(y, 2);
-    }, a, b);
+    with_views(
+        d,
+        [](const auto& x, const auto& y) {
+          kernels::fill_small_integers(x, 1);
+          kernels::fill_small_integers(y, 2);
+        },
+        a, b);
   }
 
   void run(Variant variant) {
     const std::int64_t s = n;
-    with_views(c.device(), [&](const auto& cv, const auto& av, const auto& bv) {
-      if (variant == Variant::tiled) {
-        kernels::matmul_tiled(cv, av, bv, s, s, s);
+    with_views(
+        c.device(),
+        [&](const auto& cv, const auto& av, const auto& bv) {
+          if (variant == Variant::tiled) {
+            kernels::matmul_tiled(cv, av, bv, s, s, s);
 #if defined(MINIGPU_HAVE_VENDOR_GEMM)
-      } else if (variant == Variant::vendor) {
-        kernels::matmul_vendor(cv, av, bv, s, s, s);
+          } else if (variant == Variant::vendor) {
+            kernels::matmul_vendor(cv, av, bv, s, s, s);
 #endif
-      } else {
-        kernels::matmul_reference(cv, av, bv, s, s, s);
-      }
-    }, c, a, b);
+          } else {
+            kernels::matmul_reference(cv, av, bv, s, s, s);
+          }
+        },
+        c, a, b);
   }
 
   Check verify() const {
     const std::int64_t s = n;
-    return with_views(c.device(), [&](const auto& cv, const auto& av, const auto& bv) -> Check {
-      if (s <= kExactCheckMaxN) {
-        const std::int64_t wrong = kernels::matmul_mismatches_host(cv, av, bv, s, s, s);
-        if (wrong == 0) return {true, "exact match with host triple loop"};
-        return {false, std::to_string(wrong) + " of " + std::to_string(s * s) + " entries differ from host triple loop"};
-      }
-      const double err = kernels::matmul_identity_error(cv, av, bv, s, s, s);
-      const double tol = kernels::matmul_identity_tolerance<T>(s);
-      return {err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) + (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
-    }, c, a, b);
+    return with_views(
+        c.device(),
+        [&](const auto& cv, const auto& av, const auto& bv) -> Check {
+          if (s <= kExactCheckMaxN) {
+            const std::int64_t wrong = kernels::matmul_mismatches_host(cv, av, bv, s, s, s);
+            if (wrong == 0) return {true, "exact match with host triple loop"};
+            return {false, std::to_string(wrong) + " of " + std::to_string(s * s) +
+                               " entries differ from host triple loop"};
+          }
+          const double err = kernels::matmul_identity_error(cv, av, bv, s, s, s);
+          const double tol = kernels::matmul_identity_tolerance<T>(s);
+          return {err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) +
+                                  (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
+        },
+        c, a, b);
   }
 
   void clear() { a = b = c = Tensor<T>(); }
@@ -132,7 +143,8 @@ class MatmulExperiment : public Experiment {
             c.device = d;
             c.dtype = dt;
             // A, B, C, plus the identity check's four double vectors.
-            c.device_bytes = 3 * static_cast<std::uint64_t>(n * n) * elem + 4 * static_cast<std::uint64_t>(n) * 8;
+            c.device_bytes =
+                3 * static_cast<std::uint64_t>(n * n) * elem + 4 * static_cast<std::uint64_t>(n) * 8;
             out.push_back(c);
           }
         }
@@ -145,13 +157,17 @@ class MatmulExperiment : public Experiment {
     dtype_ = spec.dtype;
     variant_ = parse_variant(spec.param("variant"));
     n_ = std::stoll(spec.param("n"));
-    if (dtype_ == DType::f32) f32_.setup(spec.device, n_);
-    else f64_.setup(spec.device, n_);
+    if (dtype_ == DType::f32)
+      f32_.setup(spec.device, n_);
+    else
+      f64_.setup(spec.device, n_);
   }
 
   void run_once() override {
-    if (dtype_ == DType::f32) f32_.run(variant_);
-    else f64_.run(variant_);
+    if (dtype_ == DType::f32)
+      f32_.run(variant_);
+    else
+      f64_.run(variant_);
   }
 
   Check verify() override { return dtype_ == DType::f32 ? f32_.verify() : f64_.verify(); }
@@ -191,19 +207,21 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
     if (!best[key] || r.gflops > best[key]->gflops) best[key] = &r;
   }
   for (const auto& [key, r] : best) {
-    out.push_back({"", "peak_gflops_" + key, r->gflops, "GFLOP/s", r->spec.label + " on " + describe(r->spec.device)});
+    out.push_back(
+        {"", "peak_gflops_" + key, r->gflops, "GFLOP/s", r->spec.label + " on " + describe(r->spec.device)});
   }
 
   const bool has_gpu = std::any_of(devices_.begin(), devices_.end(), [](Device d) { return d.is_gpu(); });
-  const std::string same_host =
-      gpus_are_emulated() || !kHasGpuBackend
-          ? "; cpu and gpu are the same physical host here (emulated GPU), so this reflects noise, not hardware"
-          : "";
+  const std::string same_host = gpus_are_emulated() || !kHasGpuBackend
+                                    ? "; cpu and gpu are the same physical host here (emulated GPU), so this "
+                                      "reflects noise, not hardware"
+                                    : "";
   for (DType dt : dtypes_) {
     for (const auto& v : variants_) {
       const std::string name = "crossover_n_" + v + "_" + to_string(dt);
       if (!has_gpu) {
-        out.push_back({"", name, 0, "n", "no GPU: try_gpu() is cpu, so only cpu cases ran and nothing to cross"});
+        out.push_back(
+            {"", name, 0, "n", "no GPU: try_gpu() is cpu, so only cpu cases ran and nothing to cross"});
         continue;
       }
       std::map<std::int64_t, std::pair<double, double>> seconds;  // n -> (cpu, gpu), median
@@ -227,14 +245,15 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
       Finding f{"", name, 0, "n", ""};
       if (first == sizes.size()) {
         f.value = static_cast<double>(sizes.back());
-        f.note = "cpu still faster at the largest size n=" + std::to_string(sizes.back()) + "; crossover lies above it";
+        f.note = "cpu still faster at the largest size n=" + std::to_string(sizes.back()) +
+                 "; crossover lies above it";
       } else if (first == 0) {
         f.value = static_cast<double>(sizes.front());
         f.note = "gpu faster at every size measured, from n=" + std::to_string(sizes.front());
       } else {
         f.value = static_cast<double>(sizes[first]);
-        f.note = "cpu faster at n=" + std::to_string(sizes[first - 1]) + ", gpu faster from n=" +
-                 std::to_string(sizes[first]) + " up";
+        f.note = "cpu faster at n=" + std::to_string(sizes[first - 1]) +
+                 ", gpu faster from n=" + std::to_string(sizes[first]) + " up";
       }
       f.note += same_host;
       out.push_back(f);

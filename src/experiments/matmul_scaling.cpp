@@ -15,8 +15,8 @@
 // rank its share, summed over the p ranks; for n <= 64 also all of C on rank 0 against a host
 // triple loop. Entries are small integers, so C is exact in either dtype.
 #include "comm/gpu_aware.hpp"
-#include "experiments/distributed_matmul.hpp"
 #include "config/common_keys.hpp"
+#include "experiments/distributed_matmul.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 
@@ -34,7 +34,9 @@ namespace {
 constexpr std::int64_t kMaxN = 46340;  // n² elements must fit MPI's int message counts
 constexpr std::int64_t kExactCheckMaxN = 64;
 
-std::string grid_text(kernels::ProcessGrid g) { return std::to_string(g.rows) + "x" + std::to_string(g.cols); }
+std::string grid_text(kernels::ProcessGrid g) {
+  return std::to_string(g.rows) + "x" + std::to_string(g.cols);
+}
 
 kernels::ProcessGrid parse_grid(const std::string& text) {
   const auto x = text.find('x');
@@ -52,7 +54,8 @@ std::vector<std::int64_t> default_ranks(int job_size) {
 // While every partial sum of C fits T's mantissa (|sum| <= 4n for entries in [-2, 2]) C is
 // exact and only the check's double matvecs round; beyond that T's own rounding counts.
 double identity_tolerance(DType dtype, std::int64_t n) {
-  const int digits = dtype == DType::f32 ? std::numeric_limits<float>::digits : std::numeric_limits<double>::digits;
+  const int digits =
+      dtype == DType::f32 ? std::numeric_limits<float>::digits : std::numeric_limits<double>::digits;
   const double eps = dtype == DType::f32 ? FLT_EPSILON : DBL_EPSILON;
   const double k = static_cast<double>(n);
   return 4.0 * k < std::ldexp(1.0, digits) ? 16.0 * k * DBL_EPSILON : 4.0 * k * eps;
@@ -81,21 +84,25 @@ class MatmulScalingExperiment : public Experiment {
     rank_ = ctx.rank;
     weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
     n_ = node.get<std::int64_t>("n", 512);
-    if (n_ < 1 || n_ > kMaxN) node.fail("n", "must be between 1 and " + std::to_string(kMaxN) + " (got " + std::to_string(n_) + ")");
+    if (n_ < 1 || n_ > kMaxN)
+      node.fail("n", "must be between 1 and " + std::to_string(kMaxN) + " (got " + std::to_string(n_) + ")");
     ranks_ = node.get_list<std::int64_t>("ranks", default_ranks(ctx.ranks));
     std::sort(ranks_.begin(), ranks_.end());
     ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
     for (std::int64_t p : ranks_) {
       if (p < 1 || p > ctx.ranks) {
-        node.fail("ranks", "p=" + std::to_string(p) + " is not between 1 and the job's " + std::to_string(ctx.ranks) +
-                               " ranks (start more with mpiexec -n)");
+        node.fail("ranks", "p=" + std::to_string(p) + " is not between 1 and the job's " +
+                               std::to_string(ctx.ranks) + " ranks (start more with mpiexec -n)");
       }
       const std::int64_t n = size_for(p);
       if (n < p) {
-        node.fail("n", (weak_ ? "n_p = round(n·∛p) = " : "n = ") + std::to_string(n) + " is smaller than p=" +
-                           std::to_string(p) + " ranks: every rank (every process row and column) needs a row");
+        node.fail("n", (weak_ ? "n_p = round(n·∛p) = " : "n = ") + std::to_string(n) +
+                           " is smaller than p=" + std::to_string(p) +
+                           " ranks: every rank (every process row and column) needs a row");
       }
-      if (n > kMaxN) node.fail("n", "n_p = " + std::to_string(n) + " at p=" + std::to_string(p) + " exceeds " + std::to_string(kMaxN));
+      if (n > kMaxN)
+        node.fail("n", "n_p = " + std::to_string(n) + " at p=" + std::to_string(p) + " exceeds " +
+                           std::to_string(kMaxN));
     }
     decompositions_.clear();
     for (const auto& s : read_choices(node, "decompositions", {"row", "summa"}, {"row", "summa"})) {
@@ -117,7 +124,8 @@ class MatmulScalingExperiment : public Experiment {
     }
     device_ = try_gpu();
     try {
-      path_ = comm::choose_comm_path(node.get_choice("gpu_aware_mpi", {"auto", "on", "off"}, "auto"), device_);
+      path_ =
+          comm::choose_comm_path(node.get_choice("gpu_aware_mpi", {"auto", "on", "off"}, "auto"), device_);
     } catch (const std::invalid_argument& e) {
       node.fail("gpu_aware_mpi", e.what());
     }
@@ -134,11 +142,13 @@ class MatmulScalingExperiment : public Experiment {
           const std::int64_t n = size_for(p);
           CaseSpec c;
           c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(n);
-          c.params = {{"mode", weak_ ? "weak" : "strong"}, {"decomposition", name}, {"ranks", std::to_string(p)},
-                      {"n", std::to_string(n)}, {"grid", grid_text(grid)}, {"comm_path", comm::to_string(path_)}};
+          c.params = {{"mode", weak_ ? "weak" : "strong"}, {"decomposition", name},
+                      {"ranks", std::to_string(p)},        {"n", std::to_string(n)},
+                      {"grid", grid_text(grid)},           {"comm_path", comm::to_string(path_)}};
           c.device = device_;
           c.dtype = dt;
-          c.device_bytes = device_bytes_per_rank(d, n, grid, elem, path_ == comm::CommPath::staged && uses_host_memory(device_));
+          c.device_bytes = device_bytes_per_rank(
+              d, n, grid, elem, path_ == comm::CommPath::staged && uses_host_memory(device_));
           out.push_back(c);
         }
       }
@@ -155,7 +165,8 @@ class MatmulScalingExperiment : public Experiment {
     // Collective over the job: ranks >= p get MPI_COMM_NULL and idle through the case.
     MPI_Comm_split(comm_, rank_ < p_ ? 0 : MPI_UNDEFINED, rank_, &sub_);
     if (sub_ != MPI_COMM_NULL) {
-      engine_ = make_distributed_matmul(decomposition_, dtype_, spec.device, sub_, n_case_, grid_case_, path_);
+      engine_ =
+          make_distributed_matmul(decomposition_, dtype_, spec.device, sub_, n_case_, grid_case_, path_);
     }
   }
 
@@ -169,10 +180,12 @@ class MatmulScalingExperiment : public Experiment {
   }
 
   Check verify() override {
-    if (!engine_) return {true, "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(p_)};
+    if (!engine_)
+      return {true, "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(p_)};
     const double err = engine_->identity_error();
     const double tol = identity_tolerance(dtype_, n_case_);
-    Check check{err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) + (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
+    Check check{err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) +
+                                (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
     if (n_case_ <= kExactCheckMaxN) {
       const auto c = engine_->gather_c();
       if (!c.empty()) {
@@ -232,7 +245,8 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
   // is the baseline.
   std::map<std::string, std::map<int, const CaseResult*>> groups;
   for (const auto& r : results) {
-    groups[r.spec.param("decomposition") + "_" + to_string(r.spec.dtype)][std::stoi(r.spec.param("ranks"))] = &r;
+    groups[r.spec.param("decomposition") + "_" + to_string(r.spec.dtype)][std::stoi(r.spec.param("ranks"))] =
+        &r;
   }
   std::vector<Finding> out;
   for (const auto& [group, by_p] : groups) {
@@ -243,16 +257,19 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
     for (const auto& [p, r] : by_p) {
       const double tp = r->seconds.median;
       const std::string suffix = group + "_p" + std::to_string(p);
-      const std::string where = "n=" + r->spec.param("n") + ", grid " + r->spec.param("grid") + ", " +
-                                r->spec.param("comm_path");
+      const std::string where =
+          "n=" + r->spec.param("n") + ", grid " + r->spec.param("grid") + ", " + r->spec.param("comm_path");
       if (tp <= 0 || t1 <= 0) continue;
       if (weak_) {
         out.push_back({"", "efficiency_" + suffix, 100 * t1 / tp, "%",
-                       "weak: t(" + ref + ", n=" + base.spec.param("n") + ")/t(p=" + std::to_string(p) + ", " + where + ")"});
+                       "weak: t(" + ref + ", n=" + base.spec.param("n") + ")/t(p=" + std::to_string(p) +
+                           ", " + where + ")"});
       } else {
-        out.push_back({"", "speedup_" + suffix, t1 / tp, "x", "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where});
+        out.push_back({"", "speedup_" + suffix, t1 / tp, "x",
+                       "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where});
         out.push_back({"", "efficiency_" + suffix, 100 * (p1 * t1) / (p * tp), "%",
-                       "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" + std::to_string(p) + "·t(p=" + std::to_string(p) + "))"});
+                       "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" + std::to_string(p) +
+                           "·t(p=" + std::to_string(p) + "))"});
       }
       double comm = 0, compute = 0;
       for (const auto& [name, stats] : r->phases) {
@@ -260,14 +277,16 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
       }
       if (comm + compute > 0) {
         out.push_back({"", "comm_fraction_" + suffix, 100 * comm / (comm + compute), "%",
-                       "median comm " + io::significant(comm, 2) + " s, compute " + io::significant(compute, 2) + " s (slowest rank per phase)"});
+                       "median comm " + io::significant(comm, 2) + " s, compute " +
+                           io::significant(compute, 2) + " s (slowest rank per phase)"});
       }
     }
   }
   return out;
 }
 
-MINIGPU_REGISTER_EXPERIMENT(MatmulScalingExperiment, "matmul_scaling",
-                            "Distributed C = A·B over 1..P ranks (row blocks, SUMMA): speedup and efficiency");
+MINIGPU_REGISTER_EXPERIMENT(
+    MatmulScalingExperiment, "matmul_scaling",
+    "Distributed C = A·B over 1..P ranks (row blocks, SUMMA): speedup and efficiency");
 
 }  // namespace minigpu

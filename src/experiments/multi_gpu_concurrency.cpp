@@ -7,8 +7,8 @@
 //   per multiply (compulsory traffic).
 // Speedup = t(sequential)/t(concurrent), efficiency = speedup/k; ideal is k and 100 %.
 #include "comm/collectives.hpp"
-#include "core/tensor_factory.hpp"
 #include "config/common_keys.hpp"
+#include "core/tensor_factory.hpp"
 #include "experiments/registry.hpp"
 #include "kernels/matmul_reference.hpp"
 
@@ -56,8 +56,10 @@ class MultiGpuConcurrencyExperiment : public Experiment {
     sequential_ = spec.param("mode") == "sequential";
     dtype_ = spec.dtype;
     multiplies_ = sequential_ ? (ctx_.rank == 0 ? per_gpu_ * ctx_.ranks : 0) : per_gpu_;
-    if (dtype_ == DType::f32) init(f32_, spec.device);
-    else init(f64_, spec.device);
+    if (dtype_ == DType::f32)
+      init(f32_, spec.device);
+    else
+      init(f64_, spec.device);
   }
 
   template <class T>
@@ -70,16 +72,20 @@ class MultiGpuConcurrencyExperiment : public Experiment {
   }
 
   void run_once() override {
-    if (dtype_ == DType::f32) launch(f32_);
-    else launch(f64_);
+    if (dtype_ == DType::f32)
+      launch(f32_);
+    else
+      launch(f64_);
   }
 
   template <class T>
   void launch(ConcurrencyState<T>& s) {
     const std::int64_t n = s.n;
     for (std::int64_t i = 0; i < multiplies_; ++i) {
-      with_views(s.c.device(), [&](const auto& c, const auto& a, const auto& b) { kernels::matmul_reference(c, a, b, n, n, n); },
-                 s.c, s.a, s.b);
+      with_views(
+          s.c.device(),
+          [&](const auto& c, const auto& a, const auto& b) { kernels::matmul_reference(c, a, b, n, n, n); },
+          s.c, s.a, s.b);
     }
   }
 
@@ -136,7 +142,8 @@ class MultiGpuConcurrencyExperiment : public Experiment {
   ConcurrencyState<double> f64_;
 };
 
-MINIGPU_REGISTER_EXPERIMENT(MultiGpuConcurrencyExperiment, "multi_gpu_concurrency",
-                            "Exercise 4: k matmuls one after another on one GPU vs at once on k GPUs (k ranks)");
+MINIGPU_REGISTER_EXPERIMENT(
+    MultiGpuConcurrencyExperiment, "multi_gpu_concurrency",
+    "Exercise 4: k matmuls one after another on one GPU vs at once on k GPUs (k ranks)");
 
 }  // namespace minigpu

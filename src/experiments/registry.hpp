@@ -34,6 +34,6 @@ class ExperimentRegistry {
 }  // namespace minigpu
 
 /// Registers `Class` as experiment `name`; place once at the end of the experiment's file.
-#define MINIGPU_REGISTER_EXPERIMENT(Class, name, description)                          \
+#define MINIGPU_REGISTER_EXPERIMENT(Class, name, description)                        \
   static const bool minigpu_registered_##Class = ::minigpu::ExperimentRegistry::add( \
       name, description, [] { return std::unique_ptr<::minigpu::Experiment>(new Class()); })

@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <stdexcept>
 #include <ctime>
+#include <stdexcept>
 
 namespace minigpu {
 namespace {
@@ -31,7 +31,8 @@ std::vector<std::pair<std::string, Stats>> reduce_phases(
   std::string names;
   for (const auto& [name, seconds] : reps.front()) names += name + ";";
   for (const auto& rank_names : comm::allgather_strings(names, comm)) {
-    if (rank_names != names) throw std::logic_error("ranks report different phases: '" + names + "' vs '" + rank_names + "'");
+    if (rank_names != names)
+      throw std::logic_error("ranks report different phases: '" + names + "' vs '" + rank_names + "'");
   }
   std::vector<std::pair<std::string, Stats>> out;
   for (std::size_t k = 0; k < reps.front().size(); ++k) {
@@ -100,17 +101,18 @@ void check_memory_fits(const RunPlan& plan) {
   const DeviceBinding& b = rank_binding();
   const std::uint64_t host_sharers = static_cast<std::uint64_t>(std::max(1, b.local_size));
   const std::uint64_t gpu_sharers =
-      b.visible_gpus > 0 ? static_cast<std::uint64_t>((b.local_size + b.visible_gpus - 1) / b.visible_gpus) : 1;
+      b.visible_gpus > 0 ? static_cast<std::uint64_t>((b.local_size + b.visible_gpus - 1) / b.visible_gpus)
+                         : 1;
   for (const auto& planned : plan.experiments) {
     for (const auto& spec : planned.cases) {
       const std::uint64_t sharers = uses_host_memory(spec.device) ? host_sharers : gpu_sharers;
       const std::uint64_t needed = spec.device_bytes * sharers;
       const std::uint64_t available = device_memory_bytes(spec.device);
       if (needed > available) {
-        throw InputError(plan.input_file + ": experiment '" + planned.name + "' case '" + spec.label + "' needs " +
-                         io::human_bytes(spec.device_bytes) + " per rank on " + describe(spec.device) + " (" +
-                         std::to_string(sharers) + " rank(s) share it: " + io::human_bytes(needed) + "), which has " +
-                         io::human_bytes(available));
+        throw InputError(plan.input_file + ": experiment '" + planned.name + "' case '" + spec.label +
+                         "' needs " + io::human_bytes(spec.device_bytes) + " per rank on " +
+                         describe(spec.device) + " (" + std::to_string(sharers) + " rank(s) share it: " +
+                         io::human_bytes(needed) + "), which has " + io::human_bytes(available));
       }
     }
   }

@@ -8,8 +8,8 @@
 // on the host. Accounting per repetition: bytes = the buffer size (each byte counted once), flops 0.
 // Device memory of a cpu or emulated GPU is host memory; pinned host memory exists only where
 // the backend has it (kHasPinnedHostMemory), else only pageable is measured.
-#include "core/backend.hpp"
 #include "config/common_keys.hpp"
+#include "core/backend.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/byte_copy.hpp"

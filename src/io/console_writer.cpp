@@ -32,14 +32,15 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
     current_experiment_ = r.experiment;
     os_ << "\n== " << r.experiment << '\n';
     char header[256];
-    std::snprintf(header, sizeof(header), "  %-42s %-18s %-8s %12s %12s %10s %10s  %s\n", "case", "device", "dtype",
-                  "median s", "max s", "GB/s", "GFLOP/s", "check");
+    std::snprintf(header, sizeof(header), "  %-42s %-18s %-8s %12s %12s %10s %10s  %s\n", "case", "device",
+                  "dtype", "median s", "max s", "GB/s", "GFLOP/s", "check");
     os_ << header;
   }
   char row[512];
   std::snprintf(row, sizeof(row), "  %-42s %-18s %-8s %12.4e %12.4e %s %s  %s", r.spec.label.c_str(),
-                describe(r.spec.device).c_str(), to_string(r.spec.dtype).c_str(), r.seconds.median, r.seconds.max,
-                rate(r.gbps).c_str(), rate(r.gflops).c_str(), r.check.passed ? "PASS" : "FAIL");
+                describe(r.spec.device).c_str(), to_string(r.spec.dtype).c_str(), r.seconds.median,
+                r.seconds.max, rate(r.gbps).c_str(), rate(r.gflops).c_str(),
+                r.check.passed ? "PASS" : "FAIL");
   os_ << row;
   if (!r.check.passed) os_ << " (" << r.check.detail << ')';
   os_ << '\n';
@@ -54,8 +55,8 @@ void ConsoleWriter::findings(const std::vector<Finding>& findings) {
   if (findings.empty()) return;
   os_ << "\n== findings\n";
   for (const auto& f : findings) {
-    os_ << "  " << f.experiment << '.' << f.name << " = " << fmt("%.4g", f.value) << (f.unit.empty() ? "" : " ")
-        << f.unit;
+    os_ << "  " << f.experiment << '.' << f.name << " = " << fmt("%.4g", f.value)
+        << (f.unit.empty() ? "" : " ") << f.unit;
     if (!f.note.empty()) os_ << "  (" << f.note << ')';
     os_ << '\n';
   }

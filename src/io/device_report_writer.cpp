@@ -25,14 +25,13 @@ void write_device_report(std::ostream& os, const DeviceReport& r, int mpi_ranks)
      << " logical cores, " << human_bytes(r.host.memory_bytes) << " memory\n"
      << "  MPI ranks " << mpi_ranks << "; GPUs visible to the hardware " << r.visible_gpus << "\n\n";
 
-  os << "  " << std::left << std::setw(20) << "device" << std::setw(48) << "name" << std::setw(14)
-     << "memory" << "compute capability\n";
+  os << "  " << std::left << std::setw(20) << "device" << std::setw(48) << "name" << std::setw(14) << "memory"
+     << "compute capability\n";
   os << "  " << std::setw(20) << "cpu" << std::setw(48) << r.host.cpu_model << std::setw(14)
      << human_bytes(r.host.memory_bytes) << "-\n";
   for (const DeviceInfo& g : r.gpus) {
     os << "  " << std::setw(20) << describe(g.device) << std::setw(48) << g.name << std::setw(14)
-       << human_bytes(g.memory_bytes) << (g.compute_capability.empty() ? "-" : g.compute_capability)
-       << '\n';
+       << human_bytes(g.memory_bytes) << (g.compute_capability.empty() ? "-" : g.compute_capability) << '\n';
   }
   if (r.gpus.empty()) os << "  (no GPU: every device falls back to the cpu)\n";
   if (r.emulated) {

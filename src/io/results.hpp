@@ -13,8 +13,8 @@ namespace minigpu {
 
 /// One measured configuration: a row of results.csv.
 struct CaseSpec {
-  std::string label;                                         ///< short, for the console
-  std::vector<std::pair<std::string, std::string>> params;   ///< tidy columns, in order
+  std::string label;                                        ///< short, for the console
+  std::vector<std::pair<std::string, std::string>> params;  ///< tidy columns, in order
   Device device;
   DType dtype = DType::f32;
   /// False only where the lesson is what happens without a fence (the `lazy` mistake):
@@ -54,8 +54,8 @@ struct CaseResult {
   std::string experiment;
   CaseSpec spec;
   int repetitions = 0;
-  Stats seconds;      ///< over repetitions, each the max over ranks (the parallel wall time)
-  Stats rank_means;   ///< per-rank mean seconds, reduced over ranks (min/mean/max used)
+  Stats seconds;     ///< over repetitions, each the max over ranks (the parallel wall time)
+  Stats rank_means;  ///< per-rank mean seconds, reduced over ranks (min/mean/max used)
   Work work;
   double gbps = 0;
   double gflops = 0;

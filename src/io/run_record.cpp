@@ -53,7 +53,8 @@ std::string results_csv(const std::vector<CaseResult>& results) {
   std::ostringstream os;
   os << "experiment,case";
   for (const auto& p : params) os << ',' << csv_field(p);
-  os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,rank_min_s,rank_mean_s,rank_max_s,work_bytes,work_flops,gbps,"
+  os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,rank_min_s,rank_mean_s,rank_max_s,work_bytes,work_"
+        "flops,gbps,"
         "gflops,verified,check";
   for (const auto& p : phases) os << ',' << csv_field(p + "_median_s");
   os << '\n';
@@ -112,14 +113,18 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
   }
   record["findings"] = nlohmann::json::array();
   for (const auto& f : findings) {
-    record["findings"].push_back(
-        {{"experiment", f.experiment}, {"name", f.name}, {"value", f.value}, {"unit", f.unit}, {"note", f.note}});
+    record["findings"].push_back({{"experiment", f.experiment},
+                                  {"name", f.name},
+                                  {"value", f.value},
+                                  {"unit", f.unit},
+                                  {"note", f.note}});
   }
   return record;
 }
 
 std::string write_run_directory(const std::string& output_dir, const std::string& run_name,
-                                const std::string& stamp, const std::string& csv, const nlohmann::json& record) {
+                                const std::string& stamp, const std::string& csv,
+                                const nlohmann::json& record) {
   fs::create_directories(output_dir);
   const fs::path base = fs::path(output_dir) / (run_name + "-" + stamp);
   const fs::path partial = fs::path(base.string() + ".partial");
@@ -130,7 +135,8 @@ std::string write_run_directory(const std::string& output_dir, const std::string
     write_file(partial / "run.json", record.dump(2) + "\n");
     // rename() onto an existing non-empty directory fails, so a taken name is never replaced.
     fs::path final_path = base;
-    for (int k = 1; fs::exists(final_path); ++k) final_path = fs::path(base.string() + "-" + std::to_string(k));
+    for (int k = 1; fs::exists(final_path); ++k)
+      final_path = fs::path(base.string() + "-" + std::to_string(k));
     fs::rename(partial, final_path);
     return final_path.string();
   } catch (...) {

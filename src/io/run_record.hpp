@@ -24,6 +24,7 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
 /// Writes both files under `output_dir`/`run_name`-`stamp`[-k] and returns the final path.
 /// Never overwrites an existing run directory; leaves nothing behind on failure.
 std::string write_run_directory(const std::string& output_dir, const std::string& run_name,
-                                const std::string& stamp, const std::string& csv, const nlohmann::json& record);
+                                const std::string& stamp, const std::string& csv,
+                                const nlohmann::json& record);
 
 }  // namespace minigpu::io

@@ -18,7 +18,9 @@ struct BlockPartition {
   int owner(std::int64_t i) const {
     return static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), i) - offsets.begin()) - 1;
   }
-  std::int64_t largest() const { return counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end()); }
+  std::int64_t largest() const {
+    return counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
+  }
 };
 
 /// n items over p parts as evenly as possible: the first n % p parts hold one item more.
@@ -52,8 +54,8 @@ inline ProcessGrid square_grid(int p) {
 /// Sorted union of both partitions' offsets, ending with n: between two neighbours every
 /// item lies in one part of each, so one owner of each holds a whole panel. Panels wider
 /// than `max_width` (if > 0) are cut further.
-inline std::vector<std::int64_t> panel_boundaries(const BlockPartition& a, const BlockPartition& b, std::int64_t n,
-                                                  std::int64_t max_width = 0) {
+inline std::vector<std::int64_t> panel_boundaries(const BlockPartition& a, const BlockPartition& b,
+                                                  std::int64_t n, std::int64_t max_width = 0) {
   std::vector<std::int64_t> cuts(a.offsets);
   cuts.insert(cuts.end(), b.offsets.begin(), b.offsets.end());
   cuts.push_back(n);

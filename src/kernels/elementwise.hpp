@@ -15,27 +15,39 @@ using RangeOf = Kokkos::RangePolicy<typename View::execution_space, Kokkos::Inde
 
 struct Add {
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return a + b; }
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const {
+    return a + b;
+  }
 };
 struct Sub {
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return a - b; }
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const {
+    return a - b;
+  }
 };
 struct Mul {
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return a * b; }
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const {
+    return a * b;
+  }
 };
 struct Div {
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return a / b; }
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const {
+    return a / b;
+  }
 };
 struct Pow {
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const { return kmath::pow(a, b); }
+  KOKKOS_INLINE_FUNCTION T operator()(T a, T b) const {
+    return kmath::pow(a, b);
+  }
 };
 struct Exp {
   template <class T>
-  KOKKOS_INLINE_FUNCTION T operator()(T a) const { return kmath::exp(a); }
+  KOKKOS_INLINE_FUNCTION T operator()(T a) const {
+    return kmath::exp(a);
+  }
 };
 /// op(x, s) or op(s, x) for a fixed scalar s: scalar operands become unary maps.
 template <class Op, class T, bool ScalarOnLeft>
@@ -48,8 +60,9 @@ struct WithScalar {
 /// out(i) = f(in(i)).
 template <class OutView, class InView, class F>
 void map(const OutView& out, const InView& in, F f) {
-  Kokkos::parallel_for("minigpu::map", RangeOf<OutView>(0, out.extent(0)),
-                       KOKKOS_LAMBDA(const std::int64_t i) { out(i) = f(in(i)); });
+  Kokkos::parallel_for(
+      "minigpu::map", RangeOf<OutView>(0, out.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) { out(i) = f(in(i)); });
 }
 
 /// Row-major 2-D index arithmetic for broadcasting: a stride of 0 repeats a row or column.

@@ -37,16 +37,18 @@ struct Pack {
 // One MR × NV·(16 / sizeof(T)) tile of C, at c, over p in [p0, p1); a and b point at the
 // tile's first row of A and first column of B.
 template <int MR, int NV, class T>
-KOKKOS_INLINE_FUNCTION void gemm_register_tile(T* c, const T* a, const T* b, const GemmDims& d, std::int64_t p0,
-                                               std::int64_t p1, bool load_c) {
+KOKKOS_INLINE_FUNCTION void gemm_register_tile(T* c, const T* a, const T* b, const GemmDims& d,
+                                               std::int64_t p0, std::int64_t p1, bool load_c) {
   constexpr int W = static_cast<int>(16 / sizeof(T));
 #ifdef MINIGPU_GEMM_VECTOR_TYPES
   using V = typename Pack<T>::type;
   V acc[MR][NV];
   for (int r = 0; r < MR; ++r) {
     for (int v = 0; v < NV; ++v) {
-      if (load_c) __builtin_memcpy(&acc[r][v], c + r * d.ldc + v * W, sizeof(V));
-      else acc[r][v] = V{};
+      if (load_c)
+        __builtin_memcpy(&acc[r][v], c + r * d.ldc + v * W, sizeof(V));
+      else
+        acc[r][v] = V{};
     }
   }
   for (std::int64_t p = p0; p < p1; ++p) {
@@ -116,7 +118,8 @@ void gemm_block_host(const CView& c, const AView& a, const BView& b, GemmDims d,
           const bool load_c = accumulate || p0 > 0;
           for (std::int64_t j0 = 0; j0 < j_full; j0 += NR) {
             for (std::int64_t i0 = i_begin; i0 < i_full; i0 += MR) {
-              detail::gemm_register_tile<MR, NV>(cp + i0 * d.ldc + j0, ap + i0 * d.lda, bp + j0, d, p0, p1, load_c);
+              detail::gemm_register_tile<MR, NV>(cp + i0 * d.ldc + j0, ap + i0 * d.lda, bp + j0, d, p0, p1,
+                                                 load_c);
             }
             detail::gemm_edge(cp, ap, bp, d, i_full, i_end, j0, j0 + NR, p0, p1, load_c);
           }
@@ -188,11 +191,11 @@ void gemm_block(const CView& c, const AView& a, const BView& b, GemmDims d, bool
 
 /// out(r·cols + q) = in(r·in_ld + q): a rows×cols sub-block made contiguous for sending.
 template <class OutView, class InView>
-void pack_block(const OutView& out, const InView& in, std::int64_t rows, std::int64_t cols, std::int64_t in_ld) {
+void pack_block(const OutView& out, const InView& in, std::int64_t rows, std::int64_t cols,
+                std::int64_t in_ld) {
   Kokkos::parallel_for(
-      "minigpu::pack_block", RangeOf<OutView>(0, rows * cols), KOKKOS_LAMBDA(const std::int64_t e) {
-        out(e) = in((e / cols) * in_ld + e % cols);
-      });
+      "minigpu::pack_block", RangeOf<OutView>(0, rows * cols),
+      KOKKOS_LAMBDA(const std::int64_t e) { out(e) = in((e / cols) * in_ld + e % cols); });
 }
 
 }  // namespace minigpu::kernels

@@ -18,7 +18,8 @@ struct SmallIntegerMatrix {
   std::int64_t cols = 0;
 
   KOKKOS_INLINE_FUNCTION double operator()(std::int64_t i, std::int64_t j) const {
-    const std::uint64_t r = splitmix64(key ^ static_cast<std::uint64_t>(i * cols + j) * 0xD1B54A32D192ED03ULL);
+    const std::uint64_t r =
+        splitmix64(key ^ static_cast<std::uint64_t>(i * cols + j) * 0xD1B54A32D192ED03ULL);
     return static_cast<double>(static_cast<std::int64_t>(r % 5) - 2);
   }
 };
@@ -53,8 +54,8 @@ void generated_matvec_rows(const YView& y, SmallIntegerMatrix gen, const XView& 
 
 /// y(row0 + r) += sum_q blk(r·cols + q)·x(col0 + q): a stored block's share of a global C·x.
 template <class YView, class BlockView, class XView>
-void block_matvec_add(const YView& y, const BlockView& blk, const XView& x, std::int64_t row0, std::int64_t col0,
-                      std::int64_t rows, std::int64_t cols) {
+void block_matvec_add(const YView& y, const BlockView& blk, const XView& x, std::int64_t row0,
+                      std::int64_t col0, std::int64_t rows, std::int64_t cols) {
   Kokkos::parallel_for(
       "minigpu::block_matvec_add", RangeOf<YView>(0, rows), KOKKOS_LAMBDA(const std::int64_t r) {
         double acc = 0;

@@ -19,8 +19,8 @@ namespace minigpu::kernels {
 /// Entries of C that differ from a host triple loop over the same A and B, compared exactly
 /// (so meant for inputs whose products are exact, such as fill_small_integers).
 template <class CView, class AView, class BView>
-std::int64_t matmul_mismatches_host(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
-                                    std::int64_t k) {
+std::int64_t matmul_mismatches_host(const CView& c, const AView& a, const BView& b, std::int64_t m,
+                                    std::int64_t n, std::int64_t k) {
   using T = typename CView::non_const_value_type;
   const auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
   const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);

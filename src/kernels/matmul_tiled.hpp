@@ -13,7 +13,8 @@ namespace minigpu::kernels {
 /// (blocks that overhang the edge are zero-padded in scratch). The strided, accumulating
 /// form is gemm_block_tiled, which the distributed products use for their blocks.
 template <int Tile = 16, class CView, class AView, class BView>
-void matmul_tiled(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n, std::int64_t k) {
+void matmul_tiled(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
+                  std::int64_t k) {
   GemmDims d;
   d.m = m;
   d.n = n;

@@ -20,7 +20,8 @@ namespace minigpu::kernels {
 /// C = A·B for row-major flat Views (A m×k, B k×n). BLAS is column-major, and row-major C = A·B
 /// is column-major Cᵀ = Bᵀ·Aᵀ over the same memory, so no data is transposed or copied.
 template <class CView, class AView, class BView>
-void matmul_vendor(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n, std::int64_t k) {
+void matmul_vendor(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
+                   std::int64_t k) {
   using T = typename CView::non_const_value_type;
   using Dev = Kokkos::Device<typename CView::execution_space, typename CView::memory_space>;
   using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;

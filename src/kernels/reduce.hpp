@@ -25,9 +25,10 @@ void frobenius_norm_into(const InView& in, typename InView::non_const_value_type
   Kokkos::View<T, typename InView::memory_space, Kokkos::MemoryUnmanaged> out(result);
   Kokkos::parallel_reduce(
       "minigpu::sum_squares", RangeOf<InView>(0, in.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i, T& acc) { acc += in(i) * in(i); }, out);
+      KOKKOS_LAMBDA(const std::int64_t i, T& acc) { acc += in(i)*in(i); }, out);
   Kokkos::parallel_for(
-      "minigpu::sqrt", RangeOf<InView>(0, 1), KOKKOS_LAMBDA(const std::int64_t) { out() = kmath::sqrt(out()); });
+      "minigpu::sqrt", RangeOf<InView>(0, 1),
+      KOKKOS_LAMBDA(const std::int64_t) { out() = kmath::sqrt(out()); });
 }
 
 }  // namespace minigpu::kernels
