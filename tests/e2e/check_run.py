@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""Runs `minigpu run INPUT` (optionally under a launcher such as mpiexec) into a fresh
-directory and checks the results: exit code 0, exactly one run directory, results.csv and
-run.json parse, they agree, every experiment of the input produced rows, and every row
-verified. Usage: check_run.py [LAUNCHER...] MINIGPU INPUT"""
+"""Checks a minigpu run end to end: exit code 0, exactly one finished run directory,
+results.csv and run.json parse and agree, every experiment of the input produced rows,
+every row verified, and the rank map covers the job.
+
+  check_run.py [LAUNCHER...] MINIGPU INPUT         run `minigpu run INPUT` into a fresh directory
+  check_run.py --check-dir DIR [--ranks N]         check the single run already written into DIR
+                                                   (e.g. by a batch job), expecting N MPI ranks"""
 import csv
 import json
 import os
@@ -11,26 +14,16 @@ import sys
 import tempfile
 
 
-def main() -> int:
-    *command, minigpu, input_path = sys.argv[1:]
-    with tempfile.TemporaryDirectory() as tmp:
-        out_dir = os.path.join(tmp, "results")
-        proc = subprocess.run(command + [minigpu, "run", input_path, "--output-dir", out_dir],
-                              capture_output=True, text=True, timeout=900)
-        print(proc.stdout[-4000:])
-        print(proc.stderr[-4000:], file=sys.stderr)
-        if proc.returncode != 0:
-            print(f"exit code {proc.returncode}, expected 0")
-            return 1
-        runs = os.listdir(out_dir)
-        if len(runs) != 1 or runs[0].endswith(".partial"):
-            print(f"expected one finished run directory, found {runs}")
-            return 1
-        run_dir = os.path.join(out_dir, runs[0])
-        with open(os.path.join(run_dir, "results.csv"), newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-        with open(os.path.join(run_dir, "run.json"), encoding="utf-8") as f:
-            record = json.load(f)
+def check_results(out_dir, ranks=None):
+    """Error strings for the one run directory expected in out_dir (empty when all is well)."""
+    runs = os.listdir(out_dir) if os.path.isdir(out_dir) else []
+    if len(runs) != 1 or runs[0].endswith(".partial"):
+        return [f"expected one finished run directory in {out_dir}, found {runs}"]
+    run_dir = os.path.join(out_dir, runs[0])
+    with open(os.path.join(run_dir, "results.csv"), newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    with open(os.path.join(run_dir, "run.json"), encoding="utf-8") as f:
+        record = json.load(f)
     errors = []
     if not rows:
         errors.append("results.csv has no rows")
@@ -45,10 +38,37 @@ def main() -> int:
     errors += [f"bad median time in {r['experiment']} {r['case']}" for r in rows if not float(r["median_s"]) >= 0]
     if record["mpi"]["size"] != len(record["mpi"]["ranks"]):
         errors.append("rank map does not cover every rank")
+    if ranks is not None and record["mpi"]["size"] != ranks:
+        errors.append(f"MPI size {record['mpi']['size']}, expected {ranks} (one MPI job, not {ranks} singletons)")
     for key in ("minigpu", "kokkos", "host", "started", "finished", "resolved_input"):
         if key not in record:
             errors.append(f"run.json lacks {key}")
-    print("\n".join(errors) if errors else f"{len(rows)} rows verified from {len(seen)} experiments")
+    if not errors:
+        print(f"{run_dir}: {len(rows)} rows verified from {len(seen)} experiments on {record['mpi']['size']} rank(s)")
+    return errors
+
+
+def run_and_check(command, minigpu, input_path):
+    with tempfile.TemporaryDirectory() as tmp:
+        out_dir = os.path.join(tmp, "results")
+        proc = subprocess.run(command + [minigpu, "run", input_path, "--output-dir", out_dir],
+                              capture_output=True, text=True, timeout=900)
+        print(proc.stdout[-4000:])
+        print(proc.stderr[-4000:], file=sys.stderr)
+        if proc.returncode != 0:
+            return [f"exit code {proc.returncode}, expected 0"]
+        return check_results(out_dir)
+
+
+def main():
+    args = sys.argv[1:]
+    if args and args[0] == "--check-dir":
+        ranks = int(args[3]) if len(args) > 3 and args[2] == "--ranks" else None
+        errors = check_results(args[1], ranks)
+    else:
+        *command, minigpu, input_path = args
+        errors = run_and_check(command, minigpu, input_path)
+    print("\n".join(errors))
     return 1 if errors else 0
 
 
