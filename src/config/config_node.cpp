@@ -111,6 +111,18 @@ std::vector<T> ConfigNode::get_list(const std::string& key, const std::vector<T>
   return values;
 }
 
+std::int64_t ConfigNode::get_int(const std::string& key, std::int64_t fallback, std::int64_t min,
+                                 std::int64_t max) {
+  const std::int64_t value = get<std::int64_t>(key, fallback);
+  if (value < min || value > max) {
+    const std::string range = max == std::numeric_limits<std::int64_t>::max()
+                                  ? "at least " + std::to_string(min)
+                                  : "between " + std::to_string(min) + " and " + std::to_string(max);
+    fail(key, "must be " + range + " (got " + std::to_string(value) + ")");
+  }
+  return value;
+}
+
 std::vector<std::int64_t> ConfigNode::get_byte_list(const std::string& key,
                                                     const std::vector<std::int64_t>& fallback) {
   std::vector<std::int64_t> bytes;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ class ConfigNode {
   /// Value of `key`, or `fallback` when absent.
   template <class T>
   T get(const std::string& key, const T& fallback);
+  /// An integer in [min, max] (max unbounded by default), or `fallback` when absent; out of
+  /// range is an error naming the bounds and the value given.
+  std::int64_t get_int(const std::string& key, std::int64_t fallback, std::int64_t min,
+                       std::int64_t max = std::numeric_limits<std::int64_t>::max());
   /// A list of T (a scalar counts as a one-element list), or `fallback` when absent.
   template <class T>
   std::vector<T> get_list(const std::string& key, const std::vector<T>& fallback);

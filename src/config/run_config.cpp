@@ -27,12 +27,7 @@ std::string file_stem(const std::string& path) {
 }
 
 int positive_int(ConfigNode& node, const std::string& key, std::int64_t fallback, std::int64_t min) {
-  const std::int64_t value = node.get<std::int64_t>(key, fallback);
-  if (value < min || value > 1000000) {
-    node.fail(key,
-              "must be between " + std::to_string(min) + " and 1000000 (got " + std::to_string(value) + ")");
-  }
-  return static_cast<int>(value);
+  return static_cast<int>(node.get_int(key, fallback, min, 1000000));
 }
 
 RunSettings read_run_section(ConfigNode& run, const std::string& path) {

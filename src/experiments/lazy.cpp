@@ -97,8 +97,7 @@ class LazyExperiment : public Experiment {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     device_ = read_device(node);
-    elements_ = node.get<std::int64_t>("elements", 100000000);
-    if (elements_ < 1) node.fail("elements", "must be a positive element count");
+    elements_ = node.get_int("elements", 100000000, 1);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
   }
 

@@ -229,14 +229,6 @@ class Training : public LinearCase {
   bool sync_;
 };
 
-std::int64_t positive(ConfigNode& node, const std::string& key, std::int64_t fallback) {
-  const std::int64_t value = node.get<std::int64_t>(key, fallback);
-  if (value < 1 || value > 1000000000) {
-    node.fail(key, "must be between 1 and 1000000000 (got " + std::to_string(value) + ")");
-  }
-  return value;
-}
-
 template <class T>
 std::unique_ptr<LinearCase> make_case(const Settings& s, bool parameters, bool copy, bool sync) {
   const auto data = make_dataset<T>(s);
@@ -250,10 +242,10 @@ std::unique_ptr<LinearCase> make_case(const Settings& s, bool parameters, bool c
 class LinearExperiment : public Experiment {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
-    s_.in = positive(node, "in_features", 8);
-    s_.samples = positive(node, "samples", 4096);
-    s_.batch = positive(node, "batch_size", 64);
-    s_.epochs = positive(node, "epochs", 3);
+    s_.in = node.get_int("in_features", 8, 1, 1000000000);
+    s_.samples = node.get_int("samples", 4096, 1, 1000000000);
+    s_.batch = node.get_int("batch_size", 64, 1, 1000000000);
+    s_.epochs = node.get_int("epochs", 3, 1, 1000000000);
     if (s_.batch > s_.samples) {
       node.fail("batch_size", "must not exceed samples (" + std::to_string(s_.batch) + " > " +
                                   std::to_string(s_.samples) + ")");

@@ -123,13 +123,8 @@ struct LoggingState {
 class LoggingExperiment : public Experiment {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
-    n_ = node.get<std::int64_t>("n", 100);
-    if (n_ < 1 || n_ > 100000)
-      node.fail("n", "must be between 1 and 100000 (got " + std::to_string(n_) + ")");
-    steps_ = node.get<std::int64_t>("steps", 1000);
-    if (steps_ < 1 || steps_ > 10000000) {
-      node.fail("steps", "must be between 1 and 10000000 (got " + std::to_string(steps_) + ")");
-    }
+    n_ = node.get_int("n", 100, 1, 100000);
+    steps_ = node.get_int("steps", 1000, 1, 10000000);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
   }
 

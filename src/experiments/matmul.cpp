@@ -108,8 +108,7 @@ class MatmulExperiment : public Experiment {
       if (std::find(sizes_.begin(), sizes_.end(), n) == sizes_.end()) sizes_.push_back(n);
     }
     // A serial host kernel would take hours at the chapter's n = 10000: larger sizes run on the GPU only.
-    cpu_max_size_ = node.get<std::int64_t>("cpu_max_size", 4096);
-    if (cpu_max_size_ < 1) node.fail("cpu_max_size", "must be at least 1");
+    cpu_max_size_ = node.get_int("cpu_max_size", 4096, 1);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     devices_.clear();
     for (const auto& s : read_choices(node, "devices", {"cpu", "gpu"}, {"cpu", "gpu"})) {

@@ -83,9 +83,7 @@ class MatmulScalingExperiment : public Experiment {
     comm_ = ctx.comm;
     rank_ = ctx.rank;
     weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
-    n_ = node.get<std::int64_t>("n", 512);
-    if (n_ < 1 || n_ > kMaxN)
-      node.fail("n", "must be between 1 and " + std::to_string(kMaxN) + " (got " + std::to_string(n_) + ")");
+    n_ = node.get_int("n", 512, 1, kMaxN);
     ranks_ = node.get_list<std::int64_t>("ranks", default_ranks(ctx.ranks));
     std::sort(ranks_.begin(), ranks_.end());
     ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());

@@ -26,10 +26,8 @@ class MultiGpuConcurrencyExperiment : public Experiment {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     ctx_ = ctx;
-    n_ = node.get<std::int64_t>("n", 256);
-    if (n_ < 1 || n_ > 100000) node.fail("n", "must be between 1 and 100000");
-    per_gpu_ = node.get<std::int64_t>("multiplies_per_gpu", 1);
-    if (per_gpu_ < 1 || per_gpu_ > 10000) node.fail("multiplies_per_gpu", "must be between 1 and 10000");
+    n_ = node.get_int("n", 256, 1, 100000);
+    per_gpu_ = node.get_int("multiplies_per_gpu", 1, 1, 10000);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
   }
 
