@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The GPU check's report: miniGPU's GPU figures beside the same quantities measured without
+miniGPU (tests/gpu/cuda_reference), as a Markdown table. Reads OUT/gpus.csv,
+OUT/reference.json and OUT/runs/*/run.json as scripts/gpu_check.sh leaves them.
+    gpu_report.py OUT"""
+import csv
+import glob
+import json
+import os
+import sys
+
+
+def load_runs(out):
+    runs = {}
+    for path in sorted(glob.glob(os.path.join(out, "runs", "*", "run.json"))):
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+        runs[record["resolved_input"]["run"]["name"]] = record
+    return runs
+
+
+def rows(record, experiment, **params):
+    for r in record.get("results", []):
+        if r.get("experiment") != experiment:
+            continue
+        p = r.get("params", {})
+        if all(str(p.get(k, r.get(k))) == str(v) for k, v in params.items()):
+            yield r
+
+
+def finding(record, experiment, name):
+    for f in record.get("findings", []):
+        if f["experiment"] == experiment and f["name"] == name:
+            return f
+    return None
+
+
+def fmt(x, digits=3):
+    return "—" if x is None else f"{x:.{digits}g}"
+
+
+def main():
+    out = sys.argv[1]
+    with open(os.path.join(out, "gpus.csv"), encoding="utf-8") as f:
+        gpus = [[c.strip() for c in line] for line in csv.reader(f)]
+    ref = {}
+    ref_path = os.path.join(out, "reference.json")
+    if os.path.exists(ref_path):
+        try:
+            with open(ref_path, encoding="utf-8") as f:
+                ref = json.load(f)
+        except json.JSONDecodeError:
+            ref = {}
+    runs = load_runs(out)
+    lines = ["# miniGPU GPU check", ""]
+    for g in gpus:
+        lines.append(f"- GPU {g[0]}: {g[1]}, compute capability {g[2]}, driver {g[3]}, {g[4]}")
+    if ref:
+        v = ref.get("cublas", 0)
+        lines.append(f"- CUDA driver API {ref['cuda_driver'] // 1000}.{ref['cuda_driver'] % 1000 // 10}, "
+                     f"cuBLAS {v // 10000}.{v // 100 % 100}.{v % 100}")
+    lines += ["", "| quantity | miniGPU | reference (CUDA/cuBLAS called directly) | miniGPU / reference |",
+              "|---|---|---|---|"]
+
+    def add(quantity, mine, reference, unit):
+        ratio = mine / reference if mine is not None and reference else None
+        lines.append(f"| {quantity} | {fmt(mine)} {unit} | {fmt(reference)} {unit} | {fmt(ratio, 2)} |")
+
+    transfer = runs.get("transfer_gpu")
+    copy_bytes = ref.get("copy_bytes", 1 << 28)
+    for direction, kind, key in [("h2d", "pageable", "h2d_pageable_gbps"), ("h2d", "pinned", "h2d_pinned_gbps"),
+                                 ("d2h", "pageable", "d2h_pageable_gbps"), ("d2h", "pinned", "d2h_pinned_gbps"),
+                                 ("d2d", "-", "d2d_gbps")]:
+        mine = None
+        if transfer:
+            match = list(rows(transfer, "transfer", direction=direction, host_memory=kind, bytes=copy_bytes,
+                              chunks=1))
+            mine = match[0]["gbps"] if match else None
+        label = f"{direction.upper()} {'' if kind == '-' else kind + ' '}copy, {copy_bytes >> 20} MiB"
+        add(label, mine, ref.get(key), "GB/s")
+
+    matmul = runs.get("matmul_gpu")
+    for entry in ref.get("gemm", []) or [{"n": 4096}]:
+        n = entry["n"]
+        for dtype, key, name in [("float32", "sgemm_tflops", "SGEMM"), ("float64", "dgemm_tflops", "DGEMM")]:
+            for variant, label in [("vendor", "vendor (cuBLAS via miniGPU)"), ("tiled", "native tiled kernel")]:
+                mine = None
+                if matmul:
+                    match = [r for r in rows(matmul, "matmul", n=n, variant=variant, dtype=dtype)
+                             if r.get("device", "").startswith("gpu")]
+                    mine = match[0]["gflops"] / 1000 if match else None
+                add(f"{name} n={n}, {label}", mine, entry.get(key), "TFLOP/s")
+
+    lazy = runs.get("lazy_gpu")
+    logging = runs.get("logging_gpu")
+    lines += ["", "| the chapter's ratio | value | note |", "|---|---|---|"]
+    for record, experiment, name in [(lazy, "lazy", "unfenced_over_fenced"), (lazy, "lazy", "host_detour_over_fenced"),
+                                     (logging, "logging", "sync_over_device_log")]:
+        for f in (record or {}).get("findings", []):
+            if f["experiment"] == experiment and f["name"].startswith(name):
+                lines.append(f"| {experiment}.{f['name']} | {fmt(f['value'])} {f['unit']} | {f['note']} |")
+    for name in ("multi_gpu_concurrency_gpu", "matmul_strong_scaling_gpu", "matmul_weak_scaling_gpu"):
+        for f in runs.get(name, {}).get("findings", []):
+            if f["name"].startswith("efficiency"):
+                lines.append(f"| {f['experiment']}.{f['name']} | {fmt(f['value'])} {f['unit']} | {f['note']} |")
+
+    lines += ["", "| run | cases | verified |", "|---|---|---|"]
+    for name, record in runs.items():
+        results = record.get("results", [])
+        lines.append(f"| {name} | {len(results)} | {sum(1 for r in results if r.get('verified'))} |")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

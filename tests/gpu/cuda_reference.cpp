@@ -1,0 +1,146 @@
+// The ceilings miniGPU's GPU figures are judged against, measured without Kokkos or miniGPU:
+// cudaMemcpy between pageable or pinned host memory and the device, device to device, and
+// cuBLAS SGEMM/DGEMM on random data, each timed with CUDA events (median of `reps` after a
+// warm-up). Bytes are counted once per copy, as the transfer experiment counts them.
+//   cuda_reference [BYTES] [GEMM_N...]   prints one JSON object
+// Built only on CUDA builds; run by scripts/gpu_check.sh in the same session as minigpu.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+void check(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(s));
+}
+
+/// Median seconds of `reps` calls of f after one warm-up, timed with events on stream 0.
+double median_seconds(const std::function<void()>& f, int reps) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  f();
+  check(cudaDeviceSynchronize(), "warm-up");
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    check(cudaEventRecord(start), "cudaEventRecord");
+    f();
+    check(cudaEventRecord(stop), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    t.push_back(ms * 1e-3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Values in [-1, 1) from a hash of the index: never zeros, which can run faster than data.
+template <class T>
+__global__ void fill(T* x, std::int64_t n, std::uint64_t seed) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  std::uint64_t z = seed + static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  x[i] = static_cast<T>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
+}
+
+template <class T>
+double gemm_tflops(cublasHandle_t h, std::int64_t n, int reps) {
+  T *a = nullptr, *b = nullptr, *c = nullptr;
+  const std::int64_t elems = n * n;
+  check(cudaMalloc(&a, elems * sizeof(T)), "cudaMalloc");
+  check(cudaMalloc(&b, elems * sizeof(T)), "cudaMalloc");
+  check(cudaMalloc(&c, elems * sizeof(T)), "cudaMalloc");
+  const int threads = 256;
+  const auto blocks = static_cast<unsigned>((elems + threads - 1) / threads);
+  fill<<<blocks, threads>>>(a, elems, 1);
+  fill<<<blocks, threads>>>(b, elems, 2);
+  check(cudaGetLastError(), "fill");
+  const T one = 1, zero = 0;
+  const int m = static_cast<int>(n);
+  const double s = median_seconds(
+      [&] {
+        if constexpr (sizeof(T) == 4) {
+          check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, b, m, a, m, &zero, c, m), "sgemm");
+        } else {
+          check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, b, m, a, m, &zero, c, m), "dgemm");
+        }
+      },
+      reps);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(c);
+  return 2.0 * static_cast<double>(n) * n * n / s / 1e12;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::size_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::size_t(1) << 28);
+    std::vector<std::int64_t> sizes;
+    for (int i = 2; i < argc; ++i) sizes.push_back(std::strtoll(argv[i], nullptr, 10));
+    if (sizes.empty()) sizes = {4096};
+    const int reps = 10;
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    int driver = 0;
+    check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+
+    void *dev = nullptr, *dev2 = nullptr, *pinned = nullptr;
+    check(cudaMalloc(&dev, bytes), "cudaMalloc");
+    check(cudaMalloc(&dev2, bytes), "cudaMalloc");
+    check(cudaMallocHost(&pinned, bytes), "cudaMallocHost");
+    std::vector<unsigned char> pageable(bytes, 1);
+    const auto gbps = [&](void* dst, const void* src, cudaMemcpyKind kind) {
+      return static_cast<double>(bytes) /
+             median_seconds([&] { check(cudaMemcpy(dst, src, bytes, kind), "cudaMemcpy"); }, reps) / 1e9;
+    };
+    const double h2d_pageable = gbps(dev, pageable.data(), cudaMemcpyHostToDevice);
+    const double h2d_pinned = gbps(dev, pinned, cudaMemcpyHostToDevice);
+    const double d2h_pageable = gbps(pageable.data(), dev, cudaMemcpyDeviceToHost);
+    const double d2h_pinned = gbps(pinned, dev, cudaMemcpyDeviceToHost);
+    const double d2d = gbps(dev2, dev, cudaMemcpyDeviceToDevice);
+    cudaFree(dev);
+    cudaFree(dev2);
+    cudaFreeHost(pinned);
+
+    cublasHandle_t h = nullptr;
+    check(cublasCreate(&h), "cublasCreate");
+    int cublas_version = 0;
+    check(cublasGetVersion(h, &cublas_version), "cublasGetVersion");
+    std::printf("{\"device\": \"%s\", \"compute_capability\": \"%d.%d\", \"cuda_driver\": %d, \"cublas\": %d,\n",
+                prop.name, prop.major, prop.minor, driver, cublas_version);
+    std::printf(" \"copy_bytes\": %zu, \"h2d_pageable_gbps\": %.2f, \"h2d_pinned_gbps\": %.2f,\n", bytes,
+                h2d_pageable, h2d_pinned);
+    std::printf(" \"d2h_pageable_gbps\": %.2f, \"d2h_pinned_gbps\": %.2f, \"d2d_gbps\": %.2f,\n", d2h_pageable,
+                d2h_pinned, d2d);
+    std::printf(" \"gemm\": [");
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      std::printf("%s{\"n\": %lld, \"sgemm_tflops\": %.3f, \"dgemm_tflops\": %.3f}", i ? ", " : "",
+                  static_cast<long long>(sizes[i]), gemm_tflops<float>(h, sizes[i], reps),
+                  gemm_tflops<double>(h, sizes[i], reps));
+    }
+    std::printf("]}\n");
+    cublasDestroy(h);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuda_reference: error: %s\n", e.what());
+    return 1;
+  }
+}
