@@ -1,7 +1,7 @@
 // minigpu: MPI first, then each rank bound to its GPU, then Kokkos, then the command line.
 // Errors end the whole job: input errors exit 2 on every rank, anything else aborts MPI.
 #include "app/cli.hpp"
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "comm/mpi_session.hpp"
 #include "comm/node.hpp"
 #include "core/backend.hpp"
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   minigpu::MpiSession mpi(&argc, &argv);
   try {
     // Emulated GPUs are bound like real ones: each rank owns one.
-    const auto node = minigpu::comm::node_local(MPI_COMM_WORLD);
+    const auto node = minigpu::comm::node_local(minigpu::comm::Communicator::world());
     const int gpus =
         minigpu::gpus_are_emulated() ? minigpu::emulated_gpu_count() : minigpu::visible_gpu_count();
     const auto binding = minigpu::plan_binding(node.rank, node.size, gpus);

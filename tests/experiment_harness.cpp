@@ -1,7 +1,7 @@
 // The harness writes a real file so positions in error messages are real too.
 #include "experiment_harness.hpp"
 
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>

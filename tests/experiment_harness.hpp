@@ -1,7 +1,7 @@
 // Runs an input given as YAML text through the real loader and runner, for smoke tests.
 #pragma once
 
-#include "config/run_config.hpp"
+#include "experiments/run_plan.hpp"
 #include "experiments/runner.hpp"
 
 #include <string>

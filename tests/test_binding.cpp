@@ -37,11 +37,11 @@ TEST(Binding, NodeLocalRankComesFromMpi) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const auto node = comm::node_local(MPI_COMM_WORLD);
+  const auto node = comm::node_local(comm::Communicator::world());
   // Every test rank runs on this one machine, so the node holds the whole job in order.
   EXPECT_EQ(node.size, size);
   EXPECT_EQ(node.rank, rank);
-  const double ranks_counted = comm::sum_over_ranks(node.rank == 0 ? 1.0 : 0.0, MPI_COMM_WORLD);
+  const double ranks_counted = comm::sum_over_ranks(node.rank == 0 ? 1.0 : 0.0, comm::Communicator::world());
   EXPECT_EQ(ranks_counted, 1.0) << "exactly one local rank 0 per node";
 }
 
@@ -49,14 +49,14 @@ TEST(Collectives, ReduceOverRanks) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  EXPECT_EQ(comm::max_over_ranks(double(rank), MPI_COMM_WORLD), size - 1);
-  EXPECT_EQ(comm::min_over_ranks(double(rank), MPI_COMM_WORLD), 0);
-  EXPECT_EQ(comm::sum_over_ranks(1.0, MPI_COMM_WORLD), size);
-  EXPECT_FALSE(comm::all_ranks(rank != size - 1, MPI_COMM_WORLD)) << "false on the last rank";
-  EXPECT_TRUE(comm::all_ranks(true, MPI_COMM_WORLD));
-  const auto v = comm::max_over_ranks(std::vector<double>{double(rank), double(-rank)}, MPI_COMM_WORLD);
+  EXPECT_EQ(comm::max_over_ranks(double(rank), comm::Communicator::world()), size - 1);
+  EXPECT_EQ(comm::min_over_ranks(double(rank), comm::Communicator::world()), 0);
+  EXPECT_EQ(comm::sum_over_ranks(1.0, comm::Communicator::world()), size);
+  EXPECT_FALSE(comm::all_ranks(rank != size - 1, comm::Communicator::world())) << "false on the last rank";
+  EXPECT_TRUE(comm::all_ranks(true, comm::Communicator::world()));
+  const auto v = comm::max_over_ranks(std::vector<double>{double(rank), double(-rank)}, comm::Communicator::world());
   EXPECT_EQ(v, (std::vector<double>{double(size - 1), 0.0}));
-  const auto names = comm::allgather_strings(std::string(rank + 1, 'x'), MPI_COMM_WORLD);
+  const auto names = comm::allgather_strings(std::string(rank + 1, 'x'), comm::Communicator::world());
   ASSERT_EQ(names.size(), std::size_t(size));
   for (int r = 0; r < size; ++r) EXPECT_EQ(names[r], std::string(r + 1, 'x'));
 }

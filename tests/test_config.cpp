@@ -1,5 +1,5 @@
 // Input validation: every class of error names file, line, column and key.
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "config/config_node.hpp"
 #include "experiment_harness.hpp"
 

@@ -1,5 +1,5 @@
 // The lazy experiment: the chain's kernels, its input errors, its cases and tiny runs.
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "core/backend.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/elementwise.hpp"

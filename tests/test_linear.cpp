@@ -1,9 +1,9 @@
 // The linear experiment: Linear(in, 1) forward pass, SGD kernels and training against host
 // loops on cpu and an emulated GPU, configuration errors, and a tiny run through the runner.
-#include "app/exit_codes.hpp"
-#include "core/tensor_factory.hpp"
+#include "core/errors.hpp"
+#include "ops/tensor_factory.hpp"
 #include "experiment_harness.hpp"
-#include "kernels/linear_sgd.hpp"
+#include "models/linear_sgd.hpp"
 #include "test_support.hpp"
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // The matmul kernels against a host triple loop, its checks against wrong results, its input
 // errors, and the experiment end to end at tiny sizes.
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "core/tensor.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/fill_integers.hpp"

@@ -1,10 +1,10 @@
 // matmul_scaling: partition and grid bookkeeping, the block kernels, the distributed product
 // on every p of the job against a host triple loop, MPI on Views, config errors, and small
 // runs through the real loader and runner. Runs under mpiexec at 1 to 4 ranks.
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "comm/views.hpp"
 #include "experiment_harness.hpp"
-#include "experiments/distributed_matmul.hpp"
+#include "distributed/distributed_matmul.hpp"
 #include "kernels/fill_integers.hpp"
 #include "test_support.hpp"
 
@@ -15,16 +15,8 @@
 namespace minigpu {
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+int world_rank() { return comm::Communicator::world().rank(); }
+int world_size() { return comm::Communicator::world().size(); }
 
 // C = A·B over whole matrices filled by the plain fill kernel: a code path independent of
 // the per-block generators the distributed product uses.
@@ -32,6 +24,7 @@ std::vector<double> host_product(std::int64_t n) {
   Kokkos::View<double*, Kokkos::HostSpace> a("test::A", n * n), b("test::B", n * n);
   kernels::fill_small_integers(a, kSeedA);
   kernels::fill_small_integers(b, kSeedB);
+  Kokkos::fence();  // the fills are kernels: the host may read only after they finish
   std::vector<double> c(static_cast<std::size_t>(n * n), 0.0);
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < n; ++j)
@@ -85,6 +78,7 @@ TYPED_TEST(GemmBlock, BothLoopOrdersMatchHostLoop) {
     kernels::fill_small_integers(a, 3);
     kernels::fill_small_integers(b, 4);
     kernels::fill_small_integers(c0, 5);
+    Kokkos::fence();
     for (bool accumulate : {false, true}) {
       std::vector<T> want(c0.data(), c0.data() + c0.extent(0));
       for (std::int64_t i = 0; i < d.m; ++i)
@@ -100,6 +94,7 @@ TYPED_TEST(GemmBlock, BothLoopOrdersMatchHostLoop) {
           kernels::gemm_block_host(c, a, b, d, accumulate);
         else
           kernels::gemm_block_tiled(c, a, b, d, accumulate);
+        Kokkos::fence();
         std::int64_t wrong = 0;
         for (std::size_t e = 0; e < want.size(); ++e) wrong += c(e) != want[e] ? 1 : 0;
         EXPECT_EQ(wrong, 0) << (order == 0 ? "host" : "tiled") << " m=" << d.m
@@ -115,10 +110,10 @@ TEST(CommViews, RingSendrecvAndBroadcastOnBothPaths) {
     const comm::Transport<double> t(path, 10, "test::stage");
     Kokkos::View<double*, Kokkos::HostSpace> send("test::send", 5), recv("test::recv", 5);
     Kokkos::deep_copy(send, rank + 0.5);
-    comm::sendrecv(send, (rank + 1) % size, recv, (rank + size - 1) % size, 3, MPI_COMM_WORLD, t);
+    comm::sendrecv(send, (rank + 1) % size, recv, (rank + size - 1) % size, 3, comm::Communicator::world(), t);
     EXPECT_EQ(recv(4), (rank + size - 1) % size + 0.5) << comm::to_string(path);
     Kokkos::deep_copy(send, rank == size - 1 ? 42.0 : -1.0);
-    comm::broadcast(send, size - 1, MPI_COMM_WORLD, t);
+    comm::broadcast(send, size - 1, comm::Communicator::world(), t);
     EXPECT_EQ(send(0), 42.0) << comm::to_string(path);
   }
 }
@@ -148,9 +143,8 @@ TEST(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
                                        {Decomposition::summa, true, 0, "summa 1xp"},
                                        {Decomposition::summa, false, 3, "summa panel 3"}};
   for (int p = 1; p <= world_size(); ++p) {
-    MPI_Comm sub = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, rank < p ? 0 : MPI_UNDEFINED, rank, &sub);
-    if (sub == MPI_COMM_NULL) continue;  // ranks >= p enter no collective of the first p
+    const auto sub = comm::Communicator::world().split(rank < p ? 0 : comm::kNoColour, rank);
+    if (sub.is_null()) continue;  // ranks >= p enter no collective of the first p
     for (std::int64_t n : {7, 10, 13}) {
       const auto want = host_product(n);
       for (const auto& layout : layouts) {
@@ -180,7 +174,6 @@ TEST(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
         }
       }
     }
-    MPI_Comm_free(&sub);
   }
 }
 

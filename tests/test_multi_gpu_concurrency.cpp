@@ -1,5 +1,5 @@
 // multi_gpu_concurrency under MPI: both modes verified on every rank, speedup reported.
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "experiment_harness.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Tensor creation on a chosen device, checked against values computed here on the host.
-#include "core/tensor_factory.hpp"
+#include "ops/tensor_factory.hpp"
 #include "core/tensor_print.hpp"
 #include "test_support.hpp"
 

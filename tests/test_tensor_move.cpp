@@ -1,6 +1,6 @@
 // copy_to vs to, and the same-device rule: nothing crosses devices implicitly.
-#include "core/tensor_factory.hpp"
-#include "core/tensor_ops.hpp"
+#include "ops/tensor_factory.hpp"
+#include "ops/tensor_ops.hpp"
 #include "test_support.hpp"
 
 namespace minigpu {
@@ -34,7 +34,7 @@ TEST_F(TensorMove, WritesThroughSharedStorageAreSeen) {
   auto x = zeros<float>({4}, gpu(0));
   const auto alias = x.to(gpu(0));
   const auto copy = x.copy_to(gpu(0));
-  Kokkos::deep_copy(x.host_view(), 7.0f);
+  Kokkos::deep_copy(x.view<HostMemSpace>(), 7.0f);
   EXPECT_EQ(alias.to_vector(), std::vector<float>(4, 7.0f));
   EXPECT_EQ(copy.to_vector(), std::vector<float>(4, 0.0f));
 }

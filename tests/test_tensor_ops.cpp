@@ -1,6 +1,6 @@
 // Every op's values against a plain host loop, broadcasting included, on cpu and a GPU.
-#include "core/tensor_factory.hpp"
-#include "core/tensor_ops.hpp"
+#include "ops/tensor_factory.hpp"
+#include "ops/tensor_ops.hpp"
 #include "test_support.hpp"
 
 #include <cmath>

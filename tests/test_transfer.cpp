@@ -1,5 +1,5 @@
 // The transfer experiment: its byte pattern and chunked copy, its input errors, and tiny runs.
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "core/backend.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/byte_copy.hpp"

@@ -1,7 +1,7 @@
 // Subcommands of `minigpu`, wired with CLI11.
 #include "app/cli.hpp"
 
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "app/run_command.hpp"
 #include "core/environment.hpp"
 #include "io/device_report_writer.hpp"

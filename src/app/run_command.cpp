@@ -1,9 +1,9 @@
 // The run pipeline in numbered steps; each step's work lives in its own layer.
 #include "app/run_command.hpp"
 
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "comm/collectives.hpp"
-#include "config/run_config.hpp"
+#include "experiments/run_plan.hpp"
 #include "core/binding.hpp"
 #include "core/environment.hpp"
 #include "experiments/registry.hpp"

@@ -1,47 +1,92 @@
 // Thin wrappers: MPI types and buffers in one place.
 #include "comm/collectives.hpp"
 
+#include <climits>
+#include <stdexcept>
+
 namespace minigpu::comm {
 namespace {
 
-double reduce_one(double value, MPI_Op op, MPI_Comm comm) {
+double reduce_one(double value, MPI_Op op, const Communicator& comm) {
   double out = 0;
-  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, op, comm);
+  MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, op, comm.raw());
   return out;
+}
+
+int int_count(std::int64_t n) {
+  if (n < 0 || n > INT_MAX) throw std::overflow_error("an MPI message of " + std::to_string(n) + " elements");
+  return static_cast<int>(n);
+}
+
+template <class T>
+MPI_Datatype datatype();
+template <>
+MPI_Datatype datatype<double>() {
+  return MPI_DOUBLE;
+}
+template <>
+MPI_Datatype datatype<std::int64_t>() {
+  return MPI_INT64_T;
 }
 
 }  // namespace
 
-void barrier(MPI_Comm comm) { MPI_Barrier(comm); }
+void barrier(const Communicator& comm) { MPI_Barrier(comm.raw()); }
 
-std::vector<double> max_over_ranks(const std::vector<double>& values, MPI_Comm comm) {
+std::vector<double> max_over_ranks(const std::vector<double>& values, const Communicator& comm) {
   std::vector<double> out(values.size());
-  MPI_Allreduce(values.data(), out.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(values.data(), out.data(), int_count(static_cast<std::int64_t>(values.size())), MPI_DOUBLE,
+                MPI_MAX, comm.raw());
   return out;
 }
 
-double min_over_ranks(double value, MPI_Comm comm) { return reduce_one(value, MPI_MIN, comm); }
-double max_over_ranks(double value, MPI_Comm comm) { return reduce_one(value, MPI_MAX, comm); }
-double sum_over_ranks(double value, MPI_Comm comm) { return reduce_one(value, MPI_SUM, comm); }
+double min_over_ranks(double value, const Communicator& comm) { return reduce_one(value, MPI_MIN, comm); }
+double max_over_ranks(double value, const Communicator& comm) { return reduce_one(value, MPI_MAX, comm); }
+double sum_over_ranks(double value, const Communicator& comm) { return reduce_one(value, MPI_SUM, comm); }
 
-bool all_ranks(bool value, MPI_Comm comm) {
+void sum_in_place(double* data, std::int64_t count, const Communicator& comm) {
+  MPI_Allreduce(MPI_IN_PLACE, data, int_count(count), MPI_DOUBLE, MPI_SUM, comm.raw());
+}
+
+bool all_ranks(bool value, const Communicator& comm) {
   int local = value ? 1 : 0, all = 0;
-  MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MIN, comm.raw());
   return all == 1;
 }
 
-std::vector<std::string> allgather_strings(const std::string& value, MPI_Comm comm) {
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
-  int length = static_cast<int>(value.size());
+std::vector<std::string> allgather_strings(const std::string& value, const Communicator& comm) {
+  const int ranks = comm.size();
+  int length = int_count(static_cast<std::int64_t>(value.size()));
   std::vector<int> lengths(ranks), offsets(ranks, 0);
-  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm);
+  MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm.raw());
   for (int r = 1; r < ranks; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
   std::string all(static_cast<std::size_t>(offsets[ranks - 1] + lengths[ranks - 1]), '\0');
-  MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, comm);
+  MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                 comm.raw());
   std::vector<std::string> out;
   for (int r = 0; r < ranks; ++r) out.push_back(all.substr(offsets[r], lengths[r]));
   return out;
 }
+
+template <class T>
+std::vector<std::vector<T>> gather_to_root(const std::vector<T>& mine, int root, const Communicator& comm) {
+  const int ranks = comm.size();
+  const bool is_root = comm.rank() == root;
+  int length = int_count(static_cast<std::int64_t>(mine.size()));
+  std::vector<int> lengths(is_root ? ranks : 0), offsets(is_root ? ranks : 0, 0);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, comm.raw());
+  for (int r = 1; is_root && r < ranks; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::vector<T> all(is_root ? static_cast<std::size_t>(offsets.back() + lengths.back()) : 0);
+  MPI_Gatherv(mine.data(), length, datatype<T>(), all.data(), lengths.data(), offsets.data(), datatype<T>(),
+              root, comm.raw());
+  std::vector<std::vector<T>> out;
+  for (int r = 0; is_root && r < ranks; ++r)
+    out.emplace_back(all.begin() + offsets[r], all.begin() + offsets[r] + lengths[r]);
+  return out;
+}
+
+template std::vector<std::vector<double>> gather_to_root(const std::vector<double>&, int, const Communicator&);
+template std::vector<std::vector<std::int64_t>> gather_to_root(const std::vector<std::int64_t>&, int,
+                                                               const Communicator&);
 
 }  // namespace minigpu::comm

@@ -1,34 +1,75 @@
-// Open MPI answers through its extension header; other MPIs (MPICH, without a query) are
-// taken to be host-only, so device data is staged unless the user insists.
+// How the MPI library answers "may I pass you GPU memory?": Open MPI through its extension
+// queries (CUDA and ROCm), Cray MPICH through the environment switch that turns its GPU
+// support on. Any other MPI is taken to be host-only, so device data is staged unless the
+// user insists. The GPU runtime comes from the backend layer; nothing here names a backend.
 #include "comm/gpu_aware.hpp"
+
+#include "core/backend.hpp"
 
 #include <mpi.h>
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
 #endif
 
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace minigpu::comm {
+namespace {
+
+struct Answer {
+  bool accepts = false;
+  std::string how;
+};
+
+Answer open_mpi_cuda() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  const bool yes = MPIX_Query_cuda_support() == 1;
+  return {yes, std::string("Open MPI: MPIX_Query_cuda_support() = ") + (yes ? "1" : "0")};
+#else
+  return {false, "no CUDA-awareness query in this MPI (no MPIX_CUDA_AWARE_SUPPORT in <mpi-ext.h>)"};
+#endif
+}
+
+Answer open_mpi_rocm() {
+#if defined(MPIX_ROCM_AWARE_SUPPORT)
+  const bool yes = MPIX_Query_rocm_support() == 1;
+  return {yes, std::string("Open MPI: MPIX_Query_rocm_support() = ") + (yes ? "1" : "0")};
+#else
+  return {false, "no ROCm-awareness query in this MPI (no MPIX_ROCM_AWARE_SUPPORT in <mpi-ext.h>)"};
+#endif
+}
+
+/// Cray MPICH moves GPU buffers only when MPICH_GPU_SUPPORT_ENABLED=1 at start-up.
+Answer cray_mpich() {
+  const char* value = std::getenv("MPICH_GPU_SUPPORT_ENABLED");
+  if (value == nullptr) return {false, ""};
+  const bool yes = std::strcmp(value, "1") == 0;
+  return {yes, std::string("Cray MPICH: MPICH_GPU_SUPPORT_ENABLED=") + value};
+}
+
+Answer ask_mpi() {
+  if (kGpuRuntime == GpuRuntime::none) return {false, "this build has no GPU backend"};
+  const Answer cray = cray_mpich();
+  if (!cray.how.empty()) return cray;
+  if (kGpuRuntime == GpuRuntime::cuda) return open_mpi_cuda();
+  if (kGpuRuntime == GpuRuntime::hip) return open_mpi_rocm();
+  return {false, "no GPU-awareness query for SYCL device memory in this MPI"};
+}
+
+const Answer& answer() {
+  static const Answer cached = ask_mpi();
+  return cached;
+}
+
+}  // namespace
 
 std::string to_string(CommPath path) { return path == CommPath::direct ? "direct" : "staged"; }
 
-bool mpi_accepts_device_memory() {
-#if defined(MPIX_CUDA_AWARE_SUPPORT)
-  return MPIX_Query_cuda_support() == 1;
-#else
-  return false;
-#endif
-}
+bool mpi_accepts_device_memory() { return answer().accepts; }
 
-std::string describe_mpi_device_support() {
-#if defined(MPIX_CUDA_AWARE_SUPPORT)
-  return std::string("MPIX_Query_cuda_support() = ") + (mpi_accepts_device_memory() ? "1" : "0") +
-         " (built with MPIX_CUDA_AWARE_SUPPORT = " + std::to_string(MPIX_CUDA_AWARE_SUPPORT) + ")";
-#else
-  return "this MPI has no CUDA-awareness query (no MPIX_CUDA_AWARE_SUPPORT in <mpi-ext.h>)";
-#endif
-}
+std::string describe_mpi_device_support() { return answer().how; }
 
 bool can_pass_directly(Device d) { return uses_host_memory(d) || mpi_accepts_device_memory(); }
 

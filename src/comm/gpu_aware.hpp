@@ -13,8 +13,9 @@ enum class CommPath { staged, direct };
 /// "staged" or "direct".
 std::string to_string(CommPath path);
 
-/// True when the MPI library says at run time that it accepts CUDA device pointers (Open
-/// MPI's MPIX_Query_cuda_support); false when it says no or has no way to say.
+/// True when the MPI library says at run time that it accepts this build's GPU memory (Open
+/// MPI's CUDA or ROCm query, or Cray MPICH with MPICH_GPU_SUPPORT_ENABLED=1); false when it
+/// says no or has no way to say.
 bool mpi_accepts_device_memory();
 
 /// One line on how mpi_accepts_device_memory() got its answer, for messages.

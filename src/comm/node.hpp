@@ -2,7 +2,7 @@
 // every rank sees SLURM_LOCALID=0), MPI_COMM_TYPE_SHARED does not.
 #pragma once
 
-#include <mpi.h>
+#include "comm/communicator.hpp"
 
 namespace minigpu::comm {
 
@@ -11,7 +11,7 @@ struct NodeLocal {
   int size = 1;
 };
 
-/// This rank's index and the rank count among the ranks sharing its node.
-NodeLocal node_local(MPI_Comm comm);
+/// This rank's index and the rank count among the ranks of `comm` sharing its node.
+NodeLocal node_local(const Communicator& comm);
 
 }  // namespace minigpu::comm

@@ -3,6 +3,7 @@
 // Device work is fenced first: MPI knows nothing of Kokkos's queues and would read stale data.
 #pragma once
 
+#include "comm/communicator.hpp"
 #include "comm/gpu_aware.hpp"
 #include "core/backend.hpp"
 
@@ -66,30 +67,24 @@ void require_stage(const Transport<T>& t, std::int64_t elements) {
   }
 }
 
-inline int rank_in(MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  return rank;
-}
-
 }  // namespace detail
 
 /// All of `data` from `root` to every rank of `comm` (MPI_Bcast).
 template <class View>
-void broadcast(const View& data, int root, MPI_Comm comm,
+void broadcast(const View& data, int root, const Communicator& comm,
                const Transport<typename View::non_const_value_type>& t) {
   using T = typename View::non_const_value_type;
   Kokkos::fence();
   const std::int64_t n = static_cast<std::int64_t>(data.extent(0));
   if (t.path == CommPath::direct) {
-    MPI_Bcast(data.data(), detail::int_count(n), mpi_datatype<T>(), root, comm);
+    MPI_Bcast(data.data(), detail::int_count(n), mpi_datatype<T>(), root, comm.raw());
     return;
   }
   detail::require_stage(t, n);
   const auto host = subrange(t.stage, 0, n);
-  const bool is_root = detail::rank_in(comm) == root;
+  const bool is_root = comm.rank() == root;
   if (is_root) Kokkos::deep_copy(host, data);
-  MPI_Bcast(host.data(), detail::int_count(n), mpi_datatype<T>(), root, comm);
+  MPI_Bcast(host.data(), detail::int_count(n), mpi_datatype<T>(), root, comm.raw());
   if (!is_root) Kokkos::deep_copy(data, host);
 }
 
@@ -97,7 +92,7 @@ void broadcast(const View& data, int root, MPI_Comm comm,
 /// r, lands at the same place on every rank (MPI_Allgatherv with MPI_IN_PLACE).
 template <class View>
 void allgatherv_in_place(const View& data, const std::vector<std::int64_t>& counts,
-                         const std::vector<std::int64_t>& offsets, MPI_Comm comm,
+                         const std::vector<std::int64_t>& offsets, const Communicator& comm,
                          const Transport<typename View::non_const_value_type>& t) {
   using T = typename View::non_const_value_type;
   Kokkos::fence();
@@ -108,22 +103,22 @@ void allgatherv_in_place(const View& data, const std::vector<std::int64_t>& coun
   }
   if (t.path == CommPath::direct) {
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data.data(), icounts.data(), ioffsets.data(),
-                   mpi_datatype<T>(), comm);
+                   mpi_datatype<T>(), comm.raw());
     return;
   }
   const std::int64_t total = offsets.back() + counts.back();
   detail::require_stage(t, total);
-  const int me = detail::rank_in(comm);
+  const int me = comm.rank();
   Kokkos::deep_copy(subrange(t.stage, offsets[me], counts[me]), subrange(data, offsets[me], counts[me]));
   MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, t.stage.data(), icounts.data(), ioffsets.data(),
-                 mpi_datatype<T>(), comm);
+                 mpi_datatype<T>(), comm.raw());
   Kokkos::deep_copy(subrange(data, 0, total), subrange(t.stage, 0, total));
 }
 
 /// Sends all of `send` to `dest` while receiving all of `recv` from `source` (MPI_Sendrecv;
-/// MPI_PROC_NULL skips a side). A staged transport needs room for both messages.
+/// kNoRank skips a side). A staged transport needs room for both messages.
 template <class SendView, class RecvView>
-void sendrecv(const SendView& send, int dest, const RecvView& recv, int source, int tag, MPI_Comm comm,
+void sendrecv(const SendView& send, int dest, const RecvView& recv, int source, int tag, const Communicator& comm,
               const Transport<typename RecvView::non_const_value_type>& t) {
   using T = typename RecvView::non_const_value_type;
   Kokkos::fence();
@@ -131,7 +126,7 @@ void sendrecv(const SendView& send, int dest, const RecvView& recv, int source, 
                      nr = static_cast<std::int64_t>(recv.extent(0));
   if (t.path == CommPath::direct) {
     MPI_Sendrecv(send.data(), detail::int_count(ns), mpi_datatype<T>(), dest, tag, recv.data(),
-                 detail::int_count(nr), mpi_datatype<T>(), source, tag, comm, MPI_STATUS_IGNORE);
+                 detail::int_count(nr), mpi_datatype<T>(), source, tag, comm.raw(), MPI_STATUS_IGNORE);
     return;
   }
   detail::require_stage(t, ns + nr);
@@ -139,8 +134,8 @@ void sendrecv(const SendView& send, int dest, const RecvView& recv, int source, 
   const auto host_recv = subrange(t.stage, ns, nr);
   Kokkos::deep_copy(host_send, send);
   MPI_Sendrecv(host_send.data(), detail::int_count(ns), mpi_datatype<T>(), dest, tag, host_recv.data(),
-               detail::int_count(nr), mpi_datatype<T>(), source, tag, comm, MPI_STATUS_IGNORE);
-  if (source != MPI_PROC_NULL) Kokkos::deep_copy(recv, host_recv);
+               detail::int_count(nr), mpi_datatype<T>(), source, tag, comm.raw(), MPI_STATUS_IGNORE);
+  if (source != kNoRank) Kokkos::deep_copy(recv, host_recv);
 }
 
 }  // namespace minigpu::comm

@@ -1,7 +1,7 @@
 // Typed, position-aware reads of YAML values; conversion failures become InputError.
 #include "config/config_node.hpp"
 
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 
 #include <cmath>
 #include <sstream>

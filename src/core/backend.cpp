@@ -1,52 +1,84 @@
-// Backend queries behind one #ifdef, so nothing else in miniGPU names CUDA.
+// Backend queries behind one set of #ifdefs, so nothing else in miniGPU names a GPU runtime.
 #include "core/backend.hpp"
 
 #include <stdexcept>
 
-#ifdef KOKKOS_ENABLE_CUDA
+#if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
+#elif defined(KOKKOS_ENABLE_HIP)
+#include <hip/hip_runtime.h>
+#elif defined(KOKKOS_ENABLE_SYCL)
+#include <sycl/sycl.hpp>
 #endif
 
 namespace minigpu {
-
-#ifdef KOKKOS_ENABLE_CUDA
 namespace {
-void check_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-  }
+
+[[maybe_unused]] GpuProperties named(int id, std::string name, std::uint64_t bytes, std::string capability) {
+  GpuProperties p;
+  p.id = id;
+  p.name = std::move(name);
+  p.memory_bytes = bytes;
+  p.compute_capability = std::move(capability);
+  return p;
 }
+
 }  // namespace
 
+#if defined(KOKKOS_ENABLE_CUDA)
 int visible_gpu_count() {
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) return 0;
-  return count;
-}
-
-int active_gpu_id() {
-#if KOKKOS_VERSION >= 40100
-  return Kokkos::device_id();
-#else
-  return Kokkos::Cuda().cuda_device();
-#endif
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
 GpuProperties gpu_properties(int id) {
   cudaDeviceProp prop{};
-  check_cuda(cudaGetDeviceProperties(&prop, id), "cudaGetDeviceProperties");
-  GpuProperties p;
-  p.id = id;
-  p.name = prop.name;
-  p.memory_bytes = prop.totalGlobalMem;
-  p.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
-  return p;
+  const cudaError_t status = cudaGetDeviceProperties(&prop, id);
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(status));
+  return named(id, prop.name, prop.totalGlobalMem, std::to_string(prop.major) + "." + std::to_string(prop.minor));
+}
+#elif defined(KOKKOS_ENABLE_HIP)
+int visible_gpu_count() {
+  int count = 0;
+  return hipGetDeviceCount(&count) == hipSuccess ? count : 0;
+}
+
+GpuProperties gpu_properties(int id) {
+  hipDeviceProp_t prop{};
+  const hipError_t status = hipGetDeviceProperties(&prop, id);
+  if (status != hipSuccess)
+    throw std::runtime_error(std::string("hipGetDeviceProperties: ") + hipGetErrorString(status));
+  return named(id, prop.name, prop.totalGlobalMem, prop.gcnArchName);
+}
+#elif defined(KOKKOS_ENABLE_SYCL)
+int visible_gpu_count() { return static_cast<int>(sycl::device::get_devices(sycl::info::device_type::gpu).size()); }
+
+GpuProperties gpu_properties(int id) {
+  const auto devices = sycl::device::get_devices(sycl::info::device_type::gpu);
+  if (id < 0 || id >= static_cast<int>(devices.size()))
+    throw std::out_of_range("gpu_properties: no SYCL GPU " + std::to_string(id));
+  const auto& d = devices[static_cast<std::size_t>(id)];
+  return named(id, d.get_info<sycl::info::device::name>(), d.get_info<sycl::info::device::global_mem_size>(), "");
 }
 #else
 int visible_gpu_count() { return 0; }
-int active_gpu_id() { return -1; }
 GpuProperties gpu_properties(int) { throw std::logic_error("gpu_properties: this build has no GPU backend"); }
 #endif
+
+int active_gpu_id() {
+  if constexpr (!kHasGpuBackend) {
+    return -1;
+  } else {
+#if KOKKOS_VERSION >= 40100
+    return Kokkos::device_id();
+#elif defined(KOKKOS_ENABLE_CUDA)
+    return Kokkos::Cuda().cuda_device();
+#else
+    return 0;
+#endif
+  }
+}
 
 std::string kokkos_version_string() {
   const int v = KOKKOS_VERSION;

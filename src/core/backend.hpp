@@ -1,41 +1,73 @@
-// The device layer's backend switch: the only header that names Kokkos backends.
+// The device layer's backend switch: with backend.cpp and backend_blas.*, the only code that
+// names a Kokkos backend or a GPU runtime. A GPU is whatever Kokkos::DefaultExecutionSpace is
+// when it is not a host space: CUDA, HIP or SYCL.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace minigpu {
 
-/// Memory and execution spaces of the host ("cpu") and of a GPU. On a host-only
-/// build a GPU can only be emulated, so its spaces are the host's.
+/// Memory and execution spaces of the host ("cpu").
 using HostMemSpace = Kokkos::HostSpace;
 using HostExecSpace = Kokkos::DefaultHostExecutionSpace;
-#ifdef KOKKOS_ENABLE_CUDA
-using GpuMemSpace = Kokkos::CudaSpace;
-using GpuExecSpace = Kokkos::Cuda;
+
+/// True when the build's default execution space is a GPU.
+inline constexpr bool kHasGpuBackend =
+    !std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>;
+
+/// Spaces of a GPU: the default execution space's when it is one. On a host-only build a GPU
+/// can only be emulated, and its spaces are the host's.
+using GpuExecSpace = Kokkos::DefaultExecutionSpace;
+using GpuMemSpace = GpuExecSpace::memory_space;
+
+/// Page-locked host memory of the GPU runtime, which copies to and from the GPU run from at
+/// full speed; plain host memory where the backend has none.
+#if defined(KOKKOS_ENABLE_CUDA)
 using PinnedHostMemSpace = Kokkos::CudaHostPinnedSpace;
-inline constexpr bool kHasGpuBackend = true;
+#elif defined(KOKKOS_ENABLE_HIP)
+using PinnedHostMemSpace = Kokkos::HIPHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_SYCL) && KOKKOS_VERSION >= 40000
+using PinnedHostMemSpace = Kokkos::SharedHostPinnedSpace;
 #else
-using GpuMemSpace = Kokkos::HostSpace;
-using GpuExecSpace = Kokkos::DefaultHostExecutionSpace;
 using PinnedHostMemSpace = Kokkos::HostSpace;
-inline constexpr bool kHasGpuBackend = false;
 #endif
 /// True when the backend has page-locked host memory distinct from pageable memory.
-inline constexpr bool kHasPinnedHostMemory = kHasGpuBackend;
+inline constexpr bool kHasPinnedHostMemory = !std::is_same_v<PinnedHostMemSpace, Kokkos::HostSpace>;
+
+/// The GPU runtime behind GpuExecSpace, for code that must ask a runtime-specific question
+/// (an MPI library's GPU-awareness query, say) without naming a backend itself.
+enum class GpuRuntime { none, cuda, hip, sycl };
+#if defined(KOKKOS_ENABLE_CUDA)
+inline constexpr GpuRuntime kGpuRuntime = GpuRuntime::cuda;
+#elif defined(KOKKOS_ENABLE_HIP)
+inline constexpr GpuRuntime kGpuRuntime = GpuRuntime::hip;
+#elif defined(KOKKOS_ENABLE_SYCL)
+inline constexpr GpuRuntime kGpuRuntime = GpuRuntime::sycl;
+#else
+inline constexpr GpuRuntime kGpuRuntime = GpuRuntime::none;
+#endif
+
+// Host kernels may use GCC's and Clang's vector types, which GPU compilers reject in the
+// device pass of a translation unit; such compilers get plain loops on the host too.
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__HIPCC__) && \
+    !defined(SYCL_LANGUAGE_VERSION)
+#define MINIGPU_HOST_VECTOR_TYPES 1
+#endif
 
 /// What the hardware reports about one GPU.
 struct GpuProperties {
   int id = 0;
   std::string name;
   std::uint64_t memory_bytes = 0;
-  std::string compute_capability;  ///< "9.0" on CUDA, empty elsewhere
+  std::string compute_capability;  ///< "9.0" on CUDA, "gfx90a" on HIP, empty elsewhere
 };
 
-/// GPUs the process could see (respects CUDA_VISIBLE_DEVICES); 0 on host-only builds.
+/// GPUs the process could see (respects CUDA_VISIBLE_DEVICES and the like); 0 on host builds.
 int visible_gpu_count();
 /// The GPU id Kokkos was initialised on, or -1 when there is no GPU backend.
 int active_gpu_id();

@@ -1,10 +1,25 @@
-// Exception types of the device/tensor core, so callers and tests can tell them apart.
+// Exception types and exit codes: errors are exceptions with context, turned into an exit code
+// only in main. In core so that every layer can throw them.
 #pragma once
 
 #include <stdexcept>
 #include <string>
 
 namespace minigpu {
+
+/// Exit codes of `minigpu` (README's table).
+enum ExitCode : int {
+  kExitOk = 0,            ///< everything ran and every result verified
+  kExitVerifyFailed = 1,  ///< a result failed verification
+  kExitBadInput = 2,      ///< bad command line or input file; nothing was run or written
+  kExitRuntimeError = 3,  ///< anything else that went wrong while running
+};
+
+/// Bad command line or input: reported in one line, exit code 2, identical on every rank.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 /// Operands of one operation live on different devices (the chapter's same-device rule).
 class DeviceMismatchError : public std::invalid_argument {

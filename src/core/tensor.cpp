@@ -1,6 +1,8 @@
 // Tensor storage, placement and the moves between devices (explicit deep_copy only).
 #include "core/tensor.hpp"
 
+#include <stdexcept>
+
 namespace minigpu {
 
 [[noreturn]] void throw_device_mismatch(Device a, Device b) {
@@ -8,6 +10,10 @@ namespace minigpu {
                         to_string(a) + " and " + to_string(b);
   if (gpus_are_emulated()) message += " (GPUs are emulated)";
   throw DeviceMismatchError(message);
+}
+
+[[noreturn]] void throw_no_storage(const std::string& label, Device device, const char* space) {
+  throw std::logic_error("tensor view: " + label + " on " + describe(device) + " has no storage in " + space);
 }
 
 template <class T>

@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -50,10 +51,11 @@ class Tensor {
   /// The single value of a one-element tensor, copied to the host (a host sync).
   T item() const;
 
-  /// Storage for cpu and emulated GPUs; empty otherwise.
-  const HostView& host_view() const { return host_; }
-  /// Storage for real GPUs; empty otherwise.
-  const GpuView& gpu_view() const { return gpu_; }
+  /// The storage View in memory space Space (HostMemSpace for cpu and emulated GPUs,
+  /// GpuMemSpace for a real GPU). Throws std::logic_error when the tensor is empty or its
+  /// storage lives in another space: never an empty View standing in for the data.
+  template <class Space>
+  const Kokkos::View<T*, Space>& view() const;
 
  private:
   Device device_;
@@ -63,13 +65,30 @@ class Tensor {
   GpuView gpu_;
 };
 
+[[noreturn]] void throw_no_storage(const std::string& label, Device device, const char* space);
+
+template <class T>
+template <class Space>
+const Kokkos::View<T*, Space>& Tensor<T>::view() const {
+  static_assert(std::is_same_v<Space, HostMemSpace> || std::is_same_v<Space, GpuMemSpace>,
+                "a tensor stores its data in HostMemSpace or GpuMemSpace");
+  if (defined_) {
+    if constexpr (std::is_same_v<Space, HostMemSpace>) {
+      if (uses_host_memory(device_)) return host_;
+    } else {
+      if (!uses_host_memory(device_)) return gpu_;
+    }
+  }
+  throw_no_storage(defined_ ? label() : std::string("an empty tensor"), device_, Space::name());
+}
+
 /// Calls f with the storage View of each tensor, all in the memory space of `device`;
-/// every tensor must already be on `device`. This is where the runtime device becomes
-/// a compile-time memory space for the kernels.
+/// every tensor must already be on `device` (else std::logic_error). This is where the
+/// runtime device becomes a compile-time memory space for the kernels.
 template <class F, class... Ts>
 decltype(auto) with_views(Device device, F&& f, const Ts&... tensors) {
-  if (uses_host_memory(device)) return f(tensors.host_view()...);
-  return f(tensors.gpu_view()...);
+  if (uses_host_memory(device)) return f(tensors.template view<HostMemSpace>()...);
+  return f(tensors.template view<GpuMemSpace>()...);
 }
 
 /// Throws DeviceMismatchError naming both devices unless all tensors are on one device.

@@ -10,24 +10,43 @@
 // Accounting: no bytes or flops worth a rate; the times show what each rule costs.
 #include "comm/views.hpp"
 #include "core/errors.hpp"
-#include "core/tensor_factory.hpp"
-#include "core/tensor_ops.hpp"
+#include "ops/tensor_factory.hpp"
+#include "ops/tensor_ops.hpp"
 #include "experiments/registry.hpp"
 
 namespace minigpu {
+namespace {
+
+enum class Rule { query, create, copy_to, to, mismatch, cross_rank_copy };
+const char* name_of(Rule r) {
+  switch (r) {
+    case Rule::query: return "query";
+    case Rule::create: return "create";
+    case Rule::copy_to: return "copy_to";
+    case Rule::to: return "to";
+    case Rule::mismatch: return "mismatch";
+    case Rule::cross_rank_copy: break;
+  }
+  return "cross_rank_copy";
+}
+
+}  // namespace
 
 class DevicesExperiment : public Experiment {
  public:
-  void configure(ConfigNode&, const RunContext& ctx) override { ctx_ = ctx; }
+  void configure(ConfigNode&, const RunContext& ctx) override {
+    ctx_ = ctx;
+    rules_ = {Rule::query, Rule::create, Rule::copy_to, Rule::to, Rule::mismatch};
+    if (ctx_.ranks >= 2) rules_.push_back(Rule::cross_rank_copy);
+  }
 
   std::vector<CaseSpec> cases() const override {
-    std::vector<std::string> rules = {"query", "create", "copy_to", "to", "mismatch"};
-    if (ctx_.ranks >= 2) rules.push_back("cross_rank_copy");
     std::vector<CaseSpec> out;
-    for (const std::string& rule : rules) {
+    for (std::size_t i = 0; i < rules_.size(); ++i) {
       CaseSpec c;
-      c.label = rule;
-      c.params = {{"rule", rule}};
+      c.index = i;
+      c.label = name_of(rules_[i]);
+      c.params = {{"rule", c.label}};
       c.device = try_gpu();
       c.dtype = DType::f32;
       out.push_back(c);
@@ -36,14 +55,14 @@ class DevicesExperiment : public Experiment {
   }
 
   void setup(const CaseSpec& spec) override {
-    rule_ = spec.label;
+    rule_ = rules_.at(spec.index);
     device_ = spec.device;
     // The "other" device: a second GPU when there is one, else the cpu (or gpu:0 from cpu).
     other_ = num_gpus() > 1 ? gpu(1) : (device_.is_cpu() ? try_gpu() : cpu());
     x_ = ones<float>({2, 3}, device_);
     y_ = ones<float>({2, 3}, other_);
     error_.clear();
-    if (rule_ == "cross_rank_copy") {
+    if (rule_ == Rule::cross_rank_copy) {
       x_ = arange<float>(0, 6, 1, device_).reshape({2, 3});
       y_ = full<float>({2, 3}, 10.0f, device_);
       received_ = zeros<float>({2, 3}, device_);
@@ -54,8 +73,8 @@ class DevicesExperiment : public Experiment {
 
   /// Rank 0 sends its X to rank 1, which adds its own Y on its own device.
   void cross_rank_copy() {
-    const int dest = ctx_.rank == 0 ? 1 : MPI_PROC_NULL;
-    const int source = ctx_.rank == 1 ? 0 : MPI_PROC_NULL;
+    const int dest = ctx_.rank == 0 ? 1 : comm::kNoRank;
+    const int source = ctx_.rank == 1 ? 0 : comm::kNoRank;
     with_views(
         device_,
         [&](const auto& x, const auto& r) { comm::sendrecv(x, dest, r, source, 7, ctx_.comm, transport_); },
@@ -64,19 +83,19 @@ class DevicesExperiment : public Experiment {
   }
 
   void run_once() override {
-    if (rule_ == "query") {
+    if (rule_ == Rule::query) {
       gpus_ = try_all_gpus();
       fallback_ = try_gpu(num_gpus());
-    } else if (rule_ == "create") {
+    } else if (rule_ == Rule::create) {
       z_ = ones<float>({2, 3}, try_gpu());
-    } else if (rule_ == "copy_to") {
+    } else if (rule_ == Rule::copy_to) {
       z_ = x_.copy_to(other_);
-    } else if (rule_ == "to") {
+    } else if (rule_ == Rule::to) {
       z_ = x_.to(device_);
       w_ = x_.copy_to(device_);
-    } else if (rule_ == "cross_rank_copy") {
+    } else if (rule_ == Rule::cross_rank_copy) {
       cross_rank_copy();
-    } else if (rule_ == "mismatch") {
+    } else if (rule_ == Rule::mismatch) {
       error_.clear();
       try {
         z_ = x_ + y_;
@@ -87,24 +106,24 @@ class DevicesExperiment : public Experiment {
   }
 
   Check verify() override {
-    if (rule_ == "query") {
+    if (rule_ == Rule::query) {
       const bool ok = static_cast<int>(gpus_.size()) == num_gpus() && fallback_ == cpu();
       return {ok, std::to_string(num_gpus()) + " GPUs; try_gpu(" + std::to_string(num_gpus()) +
                       ") = " + describe(fallback_)};
     }
-    if (rule_ == "create") {
+    if (rule_ == Rule::create) {
       return {z_.device() == try_gpu() && z_.to_vector() == std::vector<float>(6, 1.0f),
               "created on " + describe(z_.device())};
     }
-    if (rule_ == "copy_to") {
+    if (rule_ == Rule::copy_to) {
       const bool ok =
           z_.device() == other_ && z_.to_vector() == x_.to_vector() && !z_.shares_storage_with(x_);
       return {ok, describe(device_) + " -> " + describe(other_)};
     }
-    if (rule_ == "to") {
+    if (rule_ == Rule::to) {
       return {z_.shares_storage_with(x_) && !w_.shares_storage_with(x_), "to() shares, copy_to() allocates"};
     }
-    if (rule_ == "cross_rank_copy") {
+    if (rule_ == Rule::cross_rank_copy) {
       if (ctx_.rank != 1) return {true, ctx_.rank == 0 ? "sent X from " + describe(device_) : "not involved"};
       const std::vector<float> want = {10, 11, 12, 13, 14, 15};
       return {
@@ -121,7 +140,9 @@ class DevicesExperiment : public Experiment {
   void teardown() override { x_ = y_ = z_ = w_ = received_ = Tensor<float>(); }
 
  private:
-  std::string rule_, error_;
+  std::vector<Rule> rules_;
+  Rule rule_ = Rule::query;
+  std::string error_;
   Device device_, other_, fallback_;
   std::vector<Device> gpus_;
   Tensor<float> x_, y_, z_, w_, received_;

@@ -3,13 +3,13 @@
 // Experiments never time or print: the runner and the writers do.
 #pragma once
 
+#include "comm/communicator.hpp"
 #include "config/config_node.hpp"
 #include "core/device.hpp"
+#include "core/dispatch.hpp"
 #include "core/shape.hpp"
 #include "experiments/phase_clock.hpp"
 #include "io/results.hpp"
-
-#include <mpi.h>
 
 #include <cstdint>
 #include <memory>
@@ -21,7 +21,7 @@ namespace minigpu {
 
 /// What every experiment may know about the job it runs in.
 struct RunContext {
-  MPI_Comm comm = MPI_COMM_WORLD;
+  comm::Communicator comm = comm::Communicator::world();
   int rank = 0;
   int ranks = 1;
   DType default_dtype = DType::f32;
@@ -32,7 +32,8 @@ class Experiment {
   virtual ~Experiment() = default;
   /// Reads this experiment's keys from `node` (throwing InputError on bad values).
   virtual void configure(ConfigNode& node, const RunContext& ctx) = 0;
-  /// Every case the configuration expands to, in run order.
+  /// Every case the configuration expands to, in run order; spec.index is the case's
+  /// position in the experiment's own typed case list, which setup() and summarize() use.
   virtual std::vector<CaseSpec> cases() const = 0;
   /// Allocates and fills the case's data deterministically.
   virtual void setup(const CaseSpec& spec) = 0;
@@ -59,6 +60,39 @@ class Experiment {
 
  private:
   PhaseClock* phase_clock_ = nullptr;
+};
+
+/// The data and kernels of one case, typed by memory space and scalar type behind one
+/// interface: every experiment erases types this way, and nowhere else.
+class CaseState {
+ public:
+  virtual ~CaseState() = default;
+  /// One repetition: kernel launches and copies only.
+  virtual void run() = 0;
+  /// The last repetition's result against an independent reference.
+  virtual Check verify() = 0;
+};
+
+/// State<Mem, T>(args...) for the memory space of `device` and the scalar type of `dtype`,
+/// held as Base (CaseState, or an experiment's own interface derived from it).
+template <template <class, class> class State, class Base = CaseState, class... Args>
+std::unique_ptr<Base> make_case_state(Device device, DType dtype, const Args&... args) {
+  return dispatch(device, dtype, [&](auto place) -> std::unique_ptr<Base> {
+    using P = decltype(place);
+    return std::make_unique<State<typename P::memory_space, typename P::value_type>>(args...);
+  });
+}
+
+/// An experiment whose setup() builds one CaseState per case: the state runs, verifies and
+/// is freed, so the experiment keeps only its configuration and summaries.
+class StatefulExperiment : public Experiment {
+ public:
+  void run_once() override { state_->run(); }
+  Check verify() override { return state_->verify(); }
+  void teardown() override { state_.reset(); }
+
+ protected:
+  std::unique_ptr<CaseState> state_;
 };
 
 }  // namespace minigpu

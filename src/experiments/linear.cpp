@@ -19,9 +19,9 @@
 //           steps·sizeof(T) of losses in either loss mode (one copy each, or one copy in all)
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
-#include "core/tensor_factory.hpp"
+#include "ops/tensor_factory.hpp"
 #include "experiments/registry.hpp"
-#include "kernels/linear_sgd.hpp"
+#include "models/linear_sgd.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -70,17 +70,15 @@ std::string fmt(const char* format, double a, double b = 0, double c = 0, double
   return text;
 }
 
-/// What a case does in run_once and checks in verify, whatever its dtype and memory space.
-class LinearCase {
- public:
-  virtual ~LinearCase() = default;
-  virtual void run() = 0;
-  virtual Check verify() = 0;
+struct LinearCase {
+  bool parameters = false;  ///< the parameter-rule case; else a training case
+  bool copy = false;        ///< data copied per batch (else resident on the device)
+  bool sync = false;        ///< loss copied to the host per batch (else a device log)
 };
 
 /// Parameters and outputs live on the chosen device; the host reads and writes parameters.
 template <class T>
-class ParameterRule : public LinearCase {
+class ParameterRule : public CaseState {
  public:
   ParameterRule(const Settings& s, const RegressionData<T>& data)
       : s_(s),
@@ -164,7 +162,7 @@ HostFit host_sgd(const RegressionData<T>& d, const Settings& s) {
 }
 
 template <class T, class Space>
-class Training : public LinearCase {
+class Training : public CaseState {
  public:
   Training(const Settings& s, const RegressionData<T>& data, bool copy, bool sync)
       : s_(s),
@@ -229,17 +227,19 @@ class Training : public LinearCase {
   bool sync_;
 };
 
-template <class T>
-std::unique_ptr<LinearCase> make_case(const Settings& s, bool parameters, bool copy, bool sync) {
-  const auto data = make_dataset<T>(s);
-  if (parameters) return std::make_unique<ParameterRule<T>>(s, data);
-  if (uses_host_memory(s.device)) return std::make_unique<Training<T, HostMemSpace>>(s, data, copy, sync);
-  return std::make_unique<Training<T, GpuMemSpace>>(s, data, copy, sync);
+std::unique_ptr<CaseState> make_case(const Settings& s, DType dtype, const LinearCase& c) {
+  return dispatch(s.device, dtype, [&](auto place) -> std::unique_ptr<CaseState> {
+    using T = typename decltype(place)::value_type;
+    using Mem = typename decltype(place)::memory_space;
+    const auto data = make_dataset<T>(s);
+    if (c.parameters) return std::make_unique<ParameterRule<T>>(s, data);
+    return std::make_unique<Training<T, Mem>>(s, data, c.copy, c.sync);
+  });
 }
 
 }  // namespace
 
-class LinearExperiment : public Experiment {
+class LinearExperiment : public StatefulExperiment {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     s_.in = node.get_int("in_features", 8, 1, 1000000000);
@@ -258,11 +258,13 @@ class LinearExperiment : public Experiment {
 
   std::vector<CaseSpec> cases() const override {
     std::vector<CaseSpec> out;
-    const auto add = [&](DType dtype, const std::string& rule, const std::string& data,
-                         const std::string& loss) {
+    const auto add = [&](DType dtype, const LinearCase& lc) {
+      const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";
+      const char* loss = lc.parameters ? "-" : lc.sync ? "sync_each_batch" : "on_device";
       CaseSpec c;
-      c.label = rule == "parameters" ? rule : "train " + data + " " + loss;
-      c.params = {{"rule", rule},
+      c.index = out.size();
+      c.label = lc.parameters ? std::string("parameters") : std::string("train ") + data + " " + loss;
+      c.params = {{"rule", lc.parameters ? "parameters" : "train"},
                   {"data", data},
                   {"loss", loss},
                   {"batch_size", std::to_string(s_.batch)},
@@ -270,50 +272,39 @@ class LinearExperiment : public Experiment {
                   {"in_features", std::to_string(s_.in)}};
       c.device = s_.device;
       c.dtype = dtype;
-      const std::uint64_t size = dtype == DType::f32 ? sizeof(float) : sizeof(double);
-      c.device_bytes = size * device_elements(s_, rule == "parameters", data == "per_batch_copy");
+      c.device_bytes = size_of(dtype) * device_elements(s_, lc.parameters, lc.copy);
       out.push_back(c);
     };
     for (DType dtype : dtypes_) {
-      add(dtype, "parameters", "-", "-");
-      for (const char* data : {"per_batch_copy", "on_device"}) {
-        for (const char* loss : {"sync_each_batch", "on_device"}) add(dtype, "train", data, loss);
-      }
+      for (const LinearCase& lc : kinds()) add(dtype, lc);
     }
     return out;
   }
 
   void setup(const CaseSpec& spec) override {
-    parameters_ = spec.param("rule") == "parameters";
-    copy_ = spec.param("data") == "per_batch_copy";
-    size_ = spec.dtype == DType::f32 ? sizeof(float) : sizeof(double);
-    const bool sync = spec.param("loss") == "sync_each_batch";
-    case_ = spec.dtype == DType::f32 ? make_case<float>(s_, parameters_, copy_, sync)
-                                     : make_case<double>(s_, parameters_, copy_, sync);
+    current_ = spec;
+    state_ = make_case(s_, spec.dtype, kind(spec));
   }
-
-  void run_once() override { case_->run(); }
-
-  Check verify() override { return case_->verify(); }
 
   Work work() const override {
+    const LinearCase c = kind(current_);
     const double in = static_cast<double>(s_.in), rows = static_cast<double>(s_.samples);
-    if (parameters_) return {0, static_cast<double>(s_.batch) * (2 * in + 1)};
+    if (c.parameters) return {0, static_cast<double>(s_.batch) * (2 * in + 1)};
     const double epochs = static_cast<double>(s_.epochs), steps = static_cast<double>(s_.steps());
+    const double size = static_cast<double>(size_of(current_.dtype));
     Work w;
     w.flops = epochs * rows * (4 * in + 5) + steps * 2 * (in + 1);
-    w.bytes = (copy_ ? epochs * rows * (in + 1) * size_ : 0) + steps * size_;
+    w.bytes = (c.copy ? epochs * rows * (in + 1) * size : 0) + steps * size;
     return w;
   }
-
-  void teardown() override { case_.reset(); }
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
     std::map<std::string, double> median;  // "dtype data loss" -> seconds
     for (const auto& r : results) {
-      if (r.spec.param("rule") != "train") continue;
-      median[to_string(r.spec.dtype) + " " + r.spec.param("data") + " " + r.spec.param("loss")] =
-          r.seconds.median;
+      const LinearCase c = kind(r.spec);
+      if (c.parameters) continue;
+      median[to_string(r.spec.dtype) + (c.copy ? " per_batch_copy" : " on_device") +
+             (c.sync ? " sync_each_batch" : " on_device")] = r.seconds.median;
     }
     std::vector<Finding> out;
     const auto ratio = [&](const std::string& name, const std::string& slow, const std::string& fast,
@@ -338,11 +329,16 @@ class LinearExperiment : public Experiment {
   }
 
  private:
+  /// The five cases of every dtype, in run order.
+  static std::vector<LinearCase> kinds() {
+    return {{true, false, false}, {false, true, true}, {false, true, false}, {false, false, true}, {false, false, false}};
+  }
+  /// The typed case of a spec: its index within its dtype's five.
+  static LinearCase kind(const CaseSpec& spec) { return kinds().at(spec.index % kinds().size()); }
+
   Settings s_;
   std::vector<DType> dtypes_;
-  bool parameters_ = false, copy_ = false;
-  double size_ = sizeof(float);
-  std::unique_ptr<LinearCase> case_;
+  CaseSpec current_;
 };
 
 MINIGPU_REGISTER_EXPERIMENT(

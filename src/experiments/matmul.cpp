@@ -3,7 +3,7 @@
 // cpu and try_gpu(), in float and double, with kernel `variants`:
 //   reference  one thread per C(i,j): for p: C(i,j) += A(i,p)·B(p,j)
 //   tiled      Tile×Tile blocks of A and B staged in team scratch (shared memory)
-//   vendor     KokkosKernels gemm, where the build has it
+//   vendor     the vendor GEMM (cuBLAS on GPU memory; KokkosKernels where it matches Kokkos)
 // Sizes above `cpu_max_size` run on the GPU only; the crossover uses sizes run on both.
 // Accounting per repetition: flops = 2n³; bytes = 3n²·sizeof(T), the compulsory traffic (read
 // A and B once, write C once) — real kernels move more, so GB/s is a lower bound.
@@ -11,7 +11,6 @@
 // host triple loop, larger n with the identity C·v = A·(B·v).
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
-#include "core/tensor.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/fill_integers.hpp"
@@ -21,7 +20,6 @@
 #include "kernels/matmul_vendor.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
 namespace minigpu {
@@ -31,175 +29,140 @@ enum class Variant { reference, tiled, vendor };
 constexpr std::int64_t kExactCheckMaxN = 256;
 constexpr std::int64_t kMaxN = 200000;
 
+const char* name_of(Variant v) {
+  return v == Variant::tiled ? "tiled" : v == Variant::vendor ? "vendor" : "reference";
+}
+
 /// A vendor GEMM exists for the memory of `d` in this build.
 bool has_vendor(Device d) {
   return uses_host_memory(d) ? kernels::has_vendor_gemm<HostMemSpace>() : kernels::has_vendor_gemm<GpuMemSpace>();
 }
 
-Variant parse_variant(const std::string& s) {
-  return s == "tiled" ? Variant::tiled : s == "vendor" ? Variant::vendor : Variant::reference;
-}
-
-template <class T>
-struct MatmulState {
-  Tensor<T> a, b, c;
+struct MatmulCase {
+  Variant variant = Variant::reference;
   std::int64_t n = 0;
+};
 
-  void setup(Device d, std::int64_t size) {
-    n = size;
-    a = Tensor<T>({n, n}, d, "matmul::A");
-    b = Tensor<T>({n, n}, d, "matmul::B");
-    c = Tensor<T>({n, n}, d, "matmul::C");
-    with_views(
-        d,
-        [](const auto& x, const auto& y) {
-          kernels::fill_small_integers(x, 1);
-          kernels::fill_small_integers(y, 2);
-        },
-        a, b);
+template <class Mem, class T>
+class MatmulState : public CaseState {
+ public:
+  using View = Kokkos::View<T*, Mem>;
+
+  explicit MatmulState(const MatmulCase& c)
+      : case_(c), a_("minigpu::matmul::A", c.n * c.n), b_("minigpu::matmul::B", c.n * c.n),
+        c_("minigpu::matmul::C", c.n * c.n) {
+    kernels::fill_small_integers(a_, 1);
+    kernels::fill_small_integers(b_, 2);
   }
 
-  void run(Variant variant) {
-    const std::int64_t s = n;
-    with_views(
-        c.device(),
-        [&](const auto& cv, const auto& av, const auto& bv) {
-          if (variant == Variant::tiled) {
-            kernels::matmul_tiled(cv, av, bv, s, s, s);
-          } else if (variant == Variant::vendor) {
-            kernels::matmul_vendor(cv, av, bv, s, s, s);
-          } else {
-            kernels::matmul_reference(cv, av, bv, s, s, s);
-          }
-        },
-        c, a, b);
+  void run() override {
+    const std::int64_t n = case_.n;
+    if (case_.variant == Variant::tiled) {
+      kernels::matmul_tiled(c_, a_, b_, n, n, n);
+    } else if (case_.variant == Variant::vendor) {
+      kernels::matmul_vendor(c_, a_, b_, n, n, n);
+    } else {
+      kernels::matmul_reference(c_, a_, b_, n, n, n);
+    }
   }
 
-  Check verify() const {
-    const std::int64_t s = n;
-    return with_views(
-        c.device(),
-        [&](const auto& cv, const auto& av, const auto& bv) -> Check {
-          if (s <= kExactCheckMaxN) {
-            const std::int64_t wrong = kernels::matmul_mismatches_host(cv, av, bv, s, s, s);
-            if (wrong == 0) return {true, "exact match with host triple loop"};
-            return {false, std::to_string(wrong) + " of " + std::to_string(s * s) +
-                               " entries differ from host triple loop"};
-          }
-          const double err = kernels::matmul_identity_error(cv, av, bv, s, s, s);
-          const double tol = kernels::matmul_identity_tolerance<T>(s);
-          return {err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) +
-                                  (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
-        },
-        c, a, b);
+  Check verify() override {
+    const std::int64_t n = case_.n;
+    if (n <= kExactCheckMaxN) {
+      const std::int64_t wrong = kernels::matmul_mismatches_host(c_, a_, b_, n, n, n);
+      if (wrong == 0) return {true, "exact match with host triple loop"};
+      return {false, std::to_string(wrong) + " of " + std::to_string(n * n) + " entries differ from host triple loop"};
+    }
+    const double err = kernels::matmul_identity_error(c_, a_, b_, n, n, n);
+    const double tol = kernels::matmul_identity_tolerance<T>(n);
+    return {err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) + (err <= tol ? " <= " : " > ") +
+                            io::significant(tol, 2)};
   }
 
-  void clear() { a = b = c = Tensor<T>(); }
+ private:
+  MatmulCase case_;
+  View a_, b_, c_;
 };
 
 }  // namespace
 
-class MatmulExperiment : public Experiment {
+class MatmulExperiment : public StatefulExperiment {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
-    sizes_.clear();
+    std::vector<std::int64_t> sizes;
     for (std::int64_t n : node.get_list<std::int64_t>("sizes", {16, 32, 64, 128, 256, 512, 1024})) {
       if (n < 1 || n > kMaxN) {
         node.fail("sizes", "every size must be between 1 and " + std::to_string(kMaxN) + " (got " +
                                std::to_string(n) + ")");
       }
-      if (std::find(sizes_.begin(), sizes_.end(), n) == sizes_.end()) sizes_.push_back(n);
+      if (std::find(sizes.begin(), sizes.end(), n) == sizes.end()) sizes.push_back(n);
     }
     // A serial host kernel would take hours at the chapter's n = 10000: larger sizes run on the GPU only.
-    cpu_max_size_ = node.get_int("cpu_max_size", 4096, 1);
-    dtypes_ = read_dtypes(node, ctx.default_dtype);
-    devices_.clear();
+    const std::int64_t cpu_max_size = node.get_int("cpu_max_size", 4096, 1);
+    const std::vector<DType> dtypes = read_dtypes(node, ctx.default_dtype);
+    std::vector<Device> devices;
     for (const auto& s : read_choices(node, "devices", {"cpu", "gpu"}, {"cpu", "gpu"})) {
       const Device d = s == "gpu" ? try_gpu() : cpu();
-      if (std::find(devices_.begin(), devices_.end(), d) == devices_.end()) devices_.push_back(d);
+      if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
     }
-    const bool any_gpu = std::any_of(devices_.begin(), devices_.end(), [](Device d) { return d.is_gpu(); });
-    if (!any_gpu && *std::min_element(sizes_.begin(), sizes_.end()) > cpu_max_size_) {
-      node.fail("sizes", "every size is above cpu_max_size (" + std::to_string(cpu_max_size_) +
+    has_gpu_ = std::any_of(devices.begin(), devices.end(), [](Device d) { return d.is_gpu(); });
+    if (!has_gpu_ && *std::min_element(sizes.begin(), sizes.end()) > cpu_max_size) {
+      node.fail("sizes", "every size is above cpu_max_size (" + std::to_string(cpu_max_size) +
                              ") and there is no GPU to run them on");
     }
-    variants_ = read_choices(node, "variants", {"reference", "tiled", "vendor"}, {"reference", "tiled"});
-    const bool want_vendor = std::find(variants_.begin(), variants_.end(), "vendor") != variants_.end();
-    if (want_vendor && std::none_of(devices_.begin(), devices_.end(), has_vendor)) {
-      node.fail("variants", "'vendor' has no GEMM for " + describe(devices_.front()) +
+    variants_.clear();
+    for (const auto& v : read_choices(node, "variants", {"reference", "tiled", "vendor"}, {"reference", "tiled"})) {
+      variants_.push_back(v == "tiled" ? Variant::tiled : v == "vendor" ? Variant::vendor : Variant::reference);
+    }
+    const bool want_vendor = std::find(variants_.begin(), variants_.end(), Variant::vendor) != variants_.end();
+    if (want_vendor && std::none_of(devices.begin(), devices.end(), has_vendor)) {
+      node.fail("variants", "'vendor' has no GEMM for " + describe(devices.front()) +
                                 " in this build (cuBLAS serves GPU memory on CUDA builds; a host BLAS "
                                 "needs a KokkosKernels built against this Kokkos)");
     }
-  }
-
-  std::vector<CaseSpec> cases() const override {
-    std::vector<CaseSpec> out;
-    for (DType dt : dtypes_) {
-      const std::uint64_t elem = dt == DType::f32 ? sizeof(float) : sizeof(double);
-      for (const auto& v : variants_) {
-        for (std::int64_t n : sizes_) {
-          for (Device d : devices_) {
-            if (d.is_cpu() && n > cpu_max_size_) continue;
-            if (v == "vendor" && !has_vendor(d)) continue;
-            CaseSpec c;
-            c.label = v + " n=" + std::to_string(n);
-            c.params = {{"n", std::to_string(n)}, {"variant", v}};
-            c.device = d;
-            c.dtype = dt;
+    specs_.clear();
+    cases_.clear();
+    for (DType dtype : dtypes) {
+      for (Variant v : variants_) {
+        for (std::int64_t n : sizes) {
+          for (Device d : devices) {
+            if ((d.is_cpu() && n > cpu_max_size) || (v == Variant::vendor && !has_vendor(d))) continue;
+            CaseSpec spec;
+            spec.index = cases_.size();
+            spec.label = std::string(name_of(v)) + " n=" + std::to_string(n);
+            spec.params = {{"n", std::to_string(n)}, {"variant", name_of(v)}};
+            spec.device = d;
+            spec.dtype = dtype;
             // A, B, C, plus the identity check's four double vectors.
-            c.device_bytes =
-                3 * static_cast<std::uint64_t>(n * n) * elem + 4 * static_cast<std::uint64_t>(n) * 8;
-            out.push_back(c);
+            spec.device_bytes = 3 * static_cast<std::uint64_t>(n * n) * size_of(dtype) + 4 * static_cast<std::uint64_t>(n) * 8;
+            specs_.push_back(spec);
+            cases_.push_back({v, n});
           }
         }
       }
     }
-    return out;
   }
+
+  std::vector<CaseSpec> cases() const override { return specs_; }
 
   void setup(const CaseSpec& spec) override {
-    dtype_ = spec.dtype;
-    variant_ = parse_variant(spec.param("variant"));
-    n_ = std::stoll(spec.param("n"));
-    if (dtype_ == DType::f32)
-      f32_.setup(spec.device, n_);
-    else
-      f64_.setup(spec.device, n_);
+    current_ = spec;
+    state_ = make_case_state<MatmulState>(spec.device, spec.dtype, cases_.at(spec.index));
   }
-
-  void run_once() override {
-    if (dtype_ == DType::f32)
-      f32_.run(variant_);
-    else
-      f64_.run(variant_);
-  }
-
-  Check verify() override { return dtype_ == DType::f32 ? f32_.verify() : f64_.verify(); }
 
   Work work() const override {
-    const double n = static_cast<double>(n_);
-    const double elem = dtype_ == DType::f32 ? sizeof(float) : sizeof(double);
-    return {3 * n * n * elem, 2 * n * n * n};
-  }
-
-  void teardown() override {
-    f32_.clear();
-    f64_.clear();
+    const double n = static_cast<double>(cases_.at(current_.index).n);
+    return {3 * n * n * static_cast<double>(size_of(current_.dtype)), 2 * n * n * n};
   }
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override;
 
  private:
-  std::vector<std::int64_t> sizes_;
-  std::int64_t cpu_max_size_ = 4096;
-  std::vector<DType> dtypes_;
-  std::vector<Device> devices_;
-  std::vector<std::string> variants_;
-  DType dtype_ = DType::f32;
-  Variant variant_ = Variant::reference;
-  std::int64_t n_ = 0;
-  MatmulState<float> f32_;
-  MatmulState<double> f64_;
+  std::vector<Variant> variants_;
+  std::vector<MatmulCase> cases_;
+  std::vector<CaseSpec> specs_;
+  bool has_gpu_ = false;
+  CaseSpec current_;
 };
 
 std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& results) const {
@@ -211,27 +174,28 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
     if (!best[key] || r.gflops > best[key]->gflops) best[key] = &r;
   }
   for (const auto& [key, r] : best) {
-    out.push_back(
-        {"", "peak_gflops_" + key, r->gflops, "GFLOP/s", r->spec.label + " on " + describe(r->spec.device)});
+    out.push_back({"", "peak_gflops_" + key, r->gflops, "GFLOP/s", r->spec.label + " on " + describe(r->spec.device)});
   }
-
-  const bool has_gpu = std::any_of(devices_.begin(), devices_.end(), [](Device d) { return d.is_gpu(); });
   const std::string same_host = gpus_are_emulated() || !kHasGpuBackend
                                     ? "; cpu and gpu are the same physical host here (emulated GPU), so this "
                                       "reflects noise, not hardware"
                                     : "";
-  for (DType dt : dtypes_) {
-    for (const auto& v : variants_) {
-      const std::string name = "crossover_n_" + v + "_" + to_string(dt);
-      if (!has_gpu) {
-        out.push_back(
-            {"", name, 0, "n", "no GPU: try_gpu() is cpu, so only cpu cases ran and nothing to cross"});
+  std::vector<DType> dtypes;
+  for (const auto& r : results) {
+    if (std::find(dtypes.begin(), dtypes.end(), r.spec.dtype) == dtypes.end()) dtypes.push_back(r.spec.dtype);
+  }
+  for (DType dt : dtypes) {
+    for (Variant v : variants_) {
+      const std::string name = std::string("crossover_n_") + name_of(v) + "_" + to_string(dt);
+      if (!has_gpu_) {
+        out.push_back({"", name, 0, "n", "no GPU: try_gpu() is cpu, so only cpu cases ran and nothing to cross"});
         continue;
       }
       std::map<std::int64_t, std::pair<double, double>> seconds;  // n -> (cpu, gpu), median
       for (const auto& r : results) {
-        if (r.spec.dtype != dt || r.spec.param("variant") != v) continue;
-        auto& slot = seconds[std::stoll(r.spec.param("n"))];
+        const MatmulCase& c = cases_.at(r.spec.index);
+        if (r.spec.dtype != dt || c.variant != v) continue;
+        auto& slot = seconds[c.n];
         (r.spec.device.is_gpu() ? slot.second : slot.first) = r.seconds.median;
       }
       std::vector<std::int64_t> sizes;
@@ -256,8 +220,8 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
         f.note = "gpu faster at every size measured, from n=" + std::to_string(sizes.front());
       } else {
         f.value = static_cast<double>(sizes[first]);
-        f.note = "cpu faster at n=" + std::to_string(sizes[first - 1]) +
-                 ", gpu faster from n=" + std::to_string(sizes[first]) + " up";
+        f.note = "cpu faster at n=" + std::to_string(sizes[first - 1]) + ", gpu faster from n=" +
+                 std::to_string(sizes[first]) + " up";
       }
       f.note += same_host;
       out.push_back(f);

@@ -16,7 +16,8 @@
 // triple loop. Entries are small integers, so C is exact in either dtype.
 #include "comm/gpu_aware.hpp"
 #include "config/common_keys.hpp"
-#include "experiments/distributed_matmul.hpp"
+#include "kernels/matmul_check.hpp"
+#include "distributed/distributed_matmul.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 
@@ -38,11 +39,6 @@ std::string grid_text(kernels::ProcessGrid g) {
   return std::to_string(g.rows) + "x" + std::to_string(g.cols);
 }
 
-kernels::ProcessGrid parse_grid(const std::string& text) {
-  const auto x = text.find('x');
-  return {std::stoi(text.substr(0, x)), std::stoi(text.substr(x + 1))};
-}
-
 // 1, 2, 4, ... up to the job's size, and the size itself.
 std::vector<std::int64_t> default_ranks(int job_size) {
   std::vector<std::int64_t> out;
@@ -54,11 +50,9 @@ std::vector<std::int64_t> default_ranks(int job_size) {
 // While every partial sum of C fits T's mantissa (|sum| <= 4n for entries in [-2, 2]) C is
 // exact and only the check's double matvecs round; beyond that T's own rounding counts.
 double identity_tolerance(DType dtype, std::int64_t n) {
-  const int digits =
-      dtype == DType::f32 ? std::numeric_limits<float>::digits : std::numeric_limits<double>::digits;
-  const double eps = dtype == DType::f32 ? FLT_EPSILON : DBL_EPSILON;
-  const double k = static_cast<double>(n);
-  return 4.0 * k < std::ldexp(1.0, digits) ? 16.0 * k * DBL_EPSILON : 4.0 * k * eps;
+  return with_dtype(dtype, [&](auto type) {
+    return kernels::matmul_identity_tolerance<typename decltype(type)::type>(n);
+  });
 }
 
 // Entries of C (row-major, n×n) that differ from a host triple loop over A's and B's formulas.
@@ -75,6 +69,13 @@ std::int64_t host_mismatches(const std::vector<double>& c, std::int64_t n) {
   return wrong;
 }
 
+struct ScalingCase {
+  Decomposition decomposition = Decomposition::row;
+  int p = 1;
+  std::int64_t n = 0;
+  kernels::ProcessGrid grid;
+};
+
 }  // namespace
 
 class MatmulScalingExperiment : public Experiment {
@@ -82,6 +83,8 @@ class MatmulScalingExperiment : public Experiment {
   void configure(ConfigNode& node, const RunContext& ctx) override {
     comm_ = ctx.comm;
     rank_ = ctx.rank;
+    specs_.clear();
+    cases_.clear();
     weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
     n_ = node.get_int("n", 512, 1, kMaxN);
     ranks_ = node.get_list<std::int64_t>("ranks", default_ranks(ctx.ranks));
@@ -127,44 +130,38 @@ class MatmulScalingExperiment : public Experiment {
     } catch (const std::invalid_argument& e) {
       node.fail("gpu_aware_mpi", e.what());
     }
-  }
-
-  std::vector<CaseSpec> cases() const override {
-    std::vector<CaseSpec> out;
     for (DType dt : dtypes_) {
-      const std::uint64_t elem = dt == DType::f32 ? sizeof(float) : sizeof(double);
       for (Decomposition d : decompositions_) {
         const std::string name = d == Decomposition::row ? "row" : "summa";
         for (std::int64_t p : ranks_) {
           const auto grid = grid_for(d, static_cast<int>(p));
           const std::int64_t n = size_for(p);
           CaseSpec c;
+          c.index = cases_.size();
           c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(n);
           c.params = {{"mode", weak_ ? "weak" : "strong"}, {"decomposition", name},
                       {"ranks", std::to_string(p)},        {"n", std::to_string(n)},
                       {"grid", grid_text(grid)},           {"comm_path", comm::to_string(path_)}};
           c.device = device_;
           c.dtype = dt;
-          c.device_bytes = device_bytes_per_rank(
-              d, n, grid, elem, path_ == comm::CommPath::staged && uses_host_memory(device_));
-          out.push_back(c);
+          c.device_bytes = device_bytes_per_rank(d, n, grid, size_of(dt),
+                                                 path_ == comm::CommPath::staged && uses_host_memory(device_));
+          specs_.push_back(c);
+          cases_.push_back({d, static_cast<int>(p), n, grid});
         }
       }
     }
-    return out;
   }
+
+  std::vector<CaseSpec> cases() const override { return specs_; }
 
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
-    decomposition_ = spec.param("decomposition") == "row" ? Decomposition::row : Decomposition::summa;
-    p_ = std::stoi(spec.param("ranks"));
-    n_case_ = std::stoll(spec.param("n"));
-    grid_case_ = parse_grid(spec.param("grid"));
-    // Collective over the job: ranks >= p get MPI_COMM_NULL and idle through the case.
-    MPI_Comm_split(comm_, rank_ < p_ ? 0 : MPI_UNDEFINED, rank_, &sub_);
-    if (sub_ != MPI_COMM_NULL) {
-      engine_ =
-          make_distributed_matmul(decomposition_, dtype_, spec.device, sub_, n_case_, grid_case_, path_);
+    case_ = cases_.at(spec.index);
+    // Collective over the job: ranks >= p get a null communicator and idle through the case.
+    sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
+    if (!sub_.is_null()) {
+      engine_ = make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid, path_);
     }
   }
 
@@ -179,15 +176,15 @@ class MatmulScalingExperiment : public Experiment {
 
   Check verify() override {
     if (!engine_)
-      return {true, "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(p_)};
+      return {true, "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(case_.p)};
     const double err = engine_->identity_error();
-    const double tol = identity_tolerance(dtype_, n_case_);
+    const double tol = identity_tolerance(dtype_, case_.n);
     Check check{err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) +
                                 (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
-    if (n_case_ <= kExactCheckMaxN) {
+    if (case_.n <= kExactCheckMaxN) {
       const auto c = engine_->gather_c();
       if (!c.empty()) {
-        const std::int64_t wrong = host_mismatches(c, n_case_);
+        const std::int64_t wrong = host_mismatches(c, case_.n);
         check.passed = check.passed && wrong == 0;
         check.detail += wrong == 0 ? "; exact match with host triple loop"
                                    : "; " + std::to_string(wrong) + " entries differ from host triple loop";
@@ -197,14 +194,14 @@ class MatmulScalingExperiment : public Experiment {
   }
 
   Work work() const override {
-    const double n = static_cast<double>(n_case_);
-    const double elem = dtype_ == DType::f32 ? sizeof(float) : sizeof(double);
-    return {received_elements(decomposition_, n_case_, grid_case_) * elem, 2 * n * n * n};
+    const double n = static_cast<double>(case_.n);
+    const double elem = static_cast<double>(size_of(dtype_));
+    return {received_elements(case_.decomposition, case_.n, case_.grid) * elem, 2 * n * n * n};
   }
 
   void teardown() override {
     engine_.reset();
-    if (sub_ != MPI_COMM_NULL) MPI_Comm_free(&sub_);
+    sub_ = comm::Communicator();
   }
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override;
@@ -218,7 +215,7 @@ class MatmulScalingExperiment : public Experiment {
     return grid_ ? *grid_ : kernels::square_grid(p);
   }
 
-  MPI_Comm comm_ = MPI_COMM_WORLD;
+  comm::Communicator comm_;
   int rank_ = 0;
   bool weak_ = false;
   std::int64_t n_ = 0;
@@ -229,12 +226,12 @@ class MatmulScalingExperiment : public Experiment {
   Device device_;
   comm::CommPath path_ = comm::CommPath::staged;
 
+  std::vector<ScalingCase> cases_;
+  std::vector<CaseSpec> specs_;
+
   DType dtype_ = DType::f32;
-  Decomposition decomposition_ = Decomposition::row;
-  int p_ = 1;
-  std::int64_t n_case_ = 0;
-  kernels::ProcessGrid grid_case_;
-  MPI_Comm sub_ = MPI_COMM_NULL;
+  ScalingCase case_;
+  comm::Communicator sub_;
   std::unique_ptr<DistributedMatmul> engine_;
 };
 
@@ -243,8 +240,9 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
   // is the baseline.
   std::map<std::string, std::map<int, const CaseResult*>> groups;
   for (const auto& r : results) {
-    groups[r.spec.param("decomposition") + "_" + to_string(r.spec.dtype)][std::stoi(r.spec.param("ranks"))] =
-        &r;
+    const ScalingCase& c = cases_.at(r.spec.index);
+    const std::string name = c.decomposition == Decomposition::row ? "row" : "summa";
+    groups[name + "_" + to_string(r.spec.dtype)][c.p] = &r;
   }
   std::vector<Finding> out;
   for (const auto& [group, by_p] : groups) {
@@ -255,12 +253,13 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
     for (const auto& [p, r] : by_p) {
       const double tp = r->seconds.median;
       const std::string suffix = group + "_p" + std::to_string(p);
+      const ScalingCase& c = cases_.at(r->spec.index);
       const std::string where =
-          "n=" + r->spec.param("n") + ", grid " + r->spec.param("grid") + ", " + r->spec.param("comm_path");
+          "n=" + std::to_string(c.n) + ", grid " + grid_text(c.grid) + ", " + comm::to_string(path_);
       if (tp <= 0 || t1 <= 0) continue;
       if (weak_) {
         out.push_back({"", "efficiency_" + suffix, 100 * t1 / tp, "%",
-                       "weak: t(" + ref + ", n=" + base.spec.param("n") + ")/t(p=" + std::to_string(p) +
+                       "weak: t(" + ref + ", n=" + std::to_string(cases_.at(base.spec.index).n) + ")/t(p=" + std::to_string(p) +
                            ", " + where + ")"});
       } else {
         out.push_back({"", "speedup_" + suffix, t1 / tp, "x",

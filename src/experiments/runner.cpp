@@ -1,7 +1,7 @@
 // One timing discipline for every experiment.
 #include "experiments/runner.hpp"
 
-#include "app/exit_codes.hpp"
+#include "core/errors.hpp"
 #include "comm/collectives.hpp"
 #include "core/binding.hpp"
 #include "core/environment.hpp"
@@ -27,7 +27,7 @@ double seconds_since(Clock::time_point t0) {
 // Phase times per repetition -> per phase, stats of the slowest rank's time. Every rank
 // must report the same phases; a mismatch is a bug, reported identically on all ranks.
 std::vector<std::pair<std::string, Stats>> reduce_phases(
-    const std::vector<std::vector<std::pair<std::string, double>>>& reps, MPI_Comm comm) {
+    const std::vector<std::vector<std::pair<std::string, double>>>& reps, const comm::Communicator& comm) {
   std::string names;
   for (const auto& [name, seconds] : reps.front()) names += name + ";";
   for (const auto& rank_names : comm::allgather_strings(names, comm)) {
@@ -85,7 +85,8 @@ CaseResult measure_case(PlannedExperiment& planned, const CaseSpec& spec, const 
 
 }  // namespace
 
-double time_one_repetition(Experiment& experiment, bool fence_after, MPI_Comm comm, PhaseClock* clock) {
+double time_one_repetition(Experiment& experiment, bool fence_after, const comm::Communicator& comm,
+                           PhaseClock* clock) {
   Kokkos::fence();
   comm::barrier(comm);
   const auto t0 = Clock::now();

@@ -2,7 +2,7 @@
 // reduced over ranks; every case verified. Observers (the console) hear about each case.
 #pragma once
 
-#include "config/run_config.hpp"
+#include "experiments/run_plan.hpp"
 
 #include <functional>
 #include <string>
@@ -26,7 +26,8 @@ void check_memory_fits(const RunPlan& plan);
 
 /// Times one repetition the runner's way (fence, barrier, clock; fence unless the case is
 /// the unfenced lesson) and returns this rank's seconds; `clock`, if given, splits it in phases.
-double time_one_repetition(Experiment& experiment, bool fence_after, MPI_Comm comm, PhaseClock* clock);
+double time_one_repetition(Experiment& experiment, bool fence_after, const comm::Communicator& comm,
+                           PhaseClock* clock);
 
 /// Runs every case of the plan.
 RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer);

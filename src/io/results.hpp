@@ -13,8 +13,11 @@ namespace minigpu {
 
 /// One measured configuration: a row of results.csv.
 struct CaseSpec {
-  std::string label;                                        ///< short, for the console
-  std::vector<std::pair<std::string, std::string>> params;  ///< tidy columns, in order
+  std::size_t index = 0;  ///< the case's position in its experiment's own typed case list
+  std::string label;      ///< short, for the console
+  /// Tidy columns for results.csv and run.json, in order: derived from the typed case,
+  /// never parsed back.
+  std::vector<std::pair<std::string, std::string>> params;
   Device device;
   DType dtype = DType::f32;
   /// False only where the lesson is what happens without a fence (the `lazy` mistake):
@@ -23,7 +26,7 @@ struct CaseSpec {
   /// Device memory the case allocates on each rank; checked before anything is allocated.
   std::uint64_t device_bytes = 0;
 
-  /// The value of parameter `key`, or "" when the case has none.
+  /// The value of column `key`, or "" when the case has none (for writers and tests).
   std::string param(const std::string& key) const {
     for (const auto& [k, v] : params) {
       if (k == key) return v;

@@ -6,6 +6,7 @@
 //   GPU   Tile×Tile blocks of A and B staged in team scratch, one thread per C element
 #pragma once
 
+#include "core/backend.hpp"
 #include "kernels/elementwise.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -24,10 +25,9 @@ struct GemmDims {
 namespace detail {
 
 // The host tile keeps its accumulators in 16-byte vector registers. GCC's and Clang's vector
-// types make that explicit (auto-vectorisation of the same loops came out 3x slower); other
-// compilers, and CUDA builds whose host path rarely runs, get the plain loops.
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
-#define MINIGPU_GEMM_VECTOR_TYPES 1
+// types make that explicit (auto-vectorisation of the same loops came out 3x slower); where
+// the backend layer says they are unusable (GPU compilers), the plain loops run instead.
+#if defined(MINIGPU_HOST_VECTOR_TYPES)
 template <class T>
 struct Pack {
   typedef T type __attribute__((vector_size(16)));
@@ -40,7 +40,7 @@ template <int MR, int NV, class T>
 KOKKOS_INLINE_FUNCTION void gemm_register_tile(T* c, const T* a, const T* b, const GemmDims& d,
                                                std::int64_t p0, std::int64_t p1, bool load_c) {
   constexpr int W = static_cast<int>(16 / sizeof(T));
-#ifdef MINIGPU_GEMM_VECTOR_TYPES
+#if defined(MINIGPU_HOST_VECTOR_TYPES)
   using V = typename Pack<T>::type;
   V acc[MR][NV];
   for (int r = 0; r < MR; ++r) {

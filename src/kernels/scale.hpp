@@ -5,18 +5,20 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <type_traits>
+
 namespace minigpu::kernels {
 
-/// out(i) = in(i) / *divisor, where `divisor` points into memory of out's space (e.g. the
-/// result of frobenius_norm_into); read on the device, never copied to the host.
-template <class OutView, class InView>
-void divide_by_device_scalar(const OutView& out, const InView& in,
-                             const typename OutView::non_const_value_type* divisor) {
-  using T = typename OutView::non_const_value_type;
-  Kokkos::View<const T, typename OutView::memory_space, Kokkos::MemoryUnmanaged> d(divisor);
+/// out(i) = in(i) / divisor(), where `divisor` is a rank-0 View in out's memory space (e.g.
+/// the result of frobenius_norm_into): read on the device, never copied to the host.
+template <class OutView, class InView, class DivisorView>
+void divide_by_device_scalar(const OutView& out, const InView& in, const DivisorView& divisor) {
+  static_assert(DivisorView::rank == 0, "the divisor is a rank-0 View");
+  static_assert(std::is_same_v<typename OutView::memory_space, typename DivisorView::memory_space>,
+                "the divisor must live in the memory space of the output");
   Kokkos::parallel_for(
       "minigpu::divide_by_device_scalar", RangeOf<OutView>(0, out.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) { out(i) = in(i) / d(); });
+      KOKKOS_LAMBDA(const std::int64_t i) { out(i) = in(i) / divisor(); });
 }
 
 }  // namespace minigpu::kernels

@@ -9,14 +9,15 @@
 // rank builds only its own blocks, and checks need no stored copy of them.
 #pragma once
 
+#include "comm/collectives.hpp"
+#include "comm/communicator.hpp"
 #include "comm/views.hpp"
 #include "core/backend.hpp"
+#include "core/dispatch.hpp"
 #include "core/shape.hpp"
 #include "kernels/block_partition.hpp"
 #include "kernels/gemm_block.hpp"
 #include "kernels/generated_matrix.hpp"
-
-#include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
@@ -57,10 +58,8 @@ template <class T, class Mem>
 class BlockedMatmul : public DistributedMatmul {
  public:
   using View = Kokkos::View<T*, Mem>;
-  BlockedMatmul(MPI_Comm comm, std::int64_t n) : comm_(comm), n_(n) {
-    MPI_Comm_rank(comm, &rank_);
-    MPI_Comm_size(comm, &size_);
-  }
+  BlockedMatmul(const comm::Communicator& comm, std::int64_t n)
+      : comm_(comm), rank_(comm.rank()), size_(comm.size()), n_(n) {}
 
   double identity_error() const override {
     using Vec = Kokkos::View<double*, Mem>;
@@ -79,32 +78,26 @@ class BlockedMatmul : public DistributedMatmul {
     double diff = 0, scale = 0;
     for (std::int64_t i = 0; i < n_; ++i) {
       const double d = std::abs(h_cv(i) - h_abv(i));
-      diff = d > diff || d != d ? d : diff;
+      if (std::isnan(d)) return std::numeric_limits<double>::infinity();
+      diff = std::max(diff, d);
       scale = std::max(scale, std::abs(h_abv(i)));
     }
-    if (diff != diff) return std::numeric_limits<double>::infinity();
     return scale > 0 ? diff / scale : diff;
   }
 
   std::vector<double> gather_c() const override {
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_);
-    std::vector<double> mine(host.data(), host.data() + host.extent(0));
-    const std::int64_t desc[4] = {block_.row0, block_.rows, block_.col0, block_.cols};
-    std::vector<std::int64_t> descs(4 * static_cast<std::size_t>(size_));
-    MPI_Gather(desc, 4, MPI_INT64_T, descs.data(), 4, MPI_INT64_T, 0, comm_);
-    std::vector<int> counts(size_), offsets(size_);
-    for (int r = 0; r < size_; ++r) {
-      counts[r] = static_cast<int>(descs[4 * r + 1] * descs[4 * r + 3]);
-      offsets[r] = r == 0 ? 0 : offsets[r - 1] + counts[r - 1];
-    }
-    std::vector<double> blocks(rank_ == 0 ? static_cast<std::size_t>(offsets.back() + counts.back()) : 0);
-    MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, blocks.data(), counts.data(),
-                offsets.data(), MPI_DOUBLE, 0, comm_);
+    const std::vector<double> mine(host.data(), host.data() + host.extent(0));
+    const std::vector<std::int64_t> desc = {block_.row0, block_.rows, block_.col0, block_.cols};
+    const auto descs = comm::gather_to_root(desc, 0, comm_);
+    const auto blocks = comm::gather_to_root(mine, 0, comm_);
     std::vector<double> c(rank_ == 0 ? static_cast<std::size_t>(n_ * n_) : 0);
-    for (int r = 0; rank_ == 0 && r < size_; ++r) {
-      const std::int64_t* d = &descs[4 * r];
-      for (std::int64_t e = 0; e < d[1] * d[3]; ++e)
-        c[(d[0] + e / d[3]) * n_ + d[2] + e % d[3]] = blocks[offsets[r] + e];
+    for (std::size_t r = 0; r < blocks.size(); ++r) {
+      const std::int64_t row0 = descs[r][0], col0 = descs[r][2], cols = descs[r][3];
+      for (std::size_t e = 0; e < blocks[r].size(); ++e) {
+        const auto i = static_cast<std::int64_t>(e);
+        c[static_cast<std::size_t>((row0 + i / cols) * n_ + col0 + i % cols)] = blocks[r][e];
+      }
     }
     return c;
   }
@@ -113,11 +106,11 @@ class BlockedMatmul : public DistributedMatmul {
   template <class V>
   auto sum_over_ranks(const V& v) const {
     const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-    MPI_Allreduce(MPI_IN_PLACE, h.data(), static_cast<int>(h.extent(0)), MPI_DOUBLE, MPI_SUM, comm_);
+    comm::sum_in_place(h.data(), static_cast<std::int64_t>(h.extent(0)), comm_);
     return h;
   }
 
-  MPI_Comm comm_;
+  comm::Communicator comm_;
   int rank_ = 0, size_ = 1;
   std::int64_t n_;
   LocalBlock block_;
@@ -130,7 +123,7 @@ class RowMatmul : public BlockedMatmul<T, Mem> {
   using typename Base::View;
 
  public:
-  RowMatmul(MPI_Comm comm, std::int64_t n, comm::CommPath path) : Base(comm, n) {
+  RowMatmul(const comm::Communicator& comm, std::int64_t n, comm::CommPath path) : Base(comm, n) {
     const auto part = kernels::block_partition(n, this->size_);
     const std::int64_t row0 = part.offsets[this->rank_], rows = part.counts[this->rank_];
     this->block_ = {row0, rows, 0, n};
@@ -169,13 +162,13 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
  public:
   /// `grid.rows · grid.cols` must be the communicator's size; panels wider than `max_panel`
   /// (if > 0) are cut, which only bounds the panel buffers.
-  SummaMatmul(MPI_Comm comm, std::int64_t n, kernels::ProcessGrid grid, comm::CommPath path,
+  SummaMatmul(const comm::Communicator& comm, std::int64_t n, kernels::ProcessGrid grid, comm::CommPath path,
               std::int64_t max_panel)
       : Base(comm, n), grid_(grid) {
     my_row_ = this->rank_ / grid.cols;
     my_col_ = this->rank_ % grid.cols;
-    MPI_Comm_split(comm, my_row_, my_col_, &row_comm_);  // rank in row_comm_ = process column
-    MPI_Comm_split(comm, my_col_, my_row_, &col_comm_);  // rank in col_comm_ = process row
+    row_comm_ = comm.split(my_row_, my_col_);  // rank in row_comm_ = process column
+    col_comm_ = comm.split(my_col_, my_row_);  // rank in col_comm_ = process row
     rows_ = kernels::block_partition(n, grid.rows);
     cols_ = kernels::block_partition(n, grid.cols);
     const std::int64_t mr = rows_.counts[my_row_], nc = cols_.counts[my_col_];
@@ -194,12 +187,6 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
                                   cols_.offsets[my_col_], mr, nc);
     transport_ = comm::Transport<T>(path, std::max(mr, nc) * widest, "matmul_scaling::stage");
   }
-  ~SummaMatmul() override {
-    MPI_Comm_free(&row_comm_);
-    MPI_Comm_free(&col_comm_);
-  }
-  SummaMatmul(const SummaMatmul&) = delete;
-  SummaMatmul& operator=(const SummaMatmul&) = delete;
 
   void multiply(const DistributedMatmul::PhaseEnd& end_phase) override {
     const std::int64_t mr = this->block_.rows, nc = this->block_.cols;
@@ -234,36 +221,28 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
  private:
   kernels::ProcessGrid grid_;
   int my_row_ = 0, my_col_ = 0;
-  MPI_Comm row_comm_ = MPI_COMM_NULL, col_comm_ = MPI_COMM_NULL;
+  comm::Communicator row_comm_, col_comm_;
   kernels::BlockPartition rows_, cols_;
   std::vector<std::int64_t> cuts_;
   View a_, b_, a_panel_, b_panel_;
   comm::Transport<T> transport_;
 };
 
-template <class T, class Mem>
-std::unique_ptr<DistributedMatmul> make_in(Decomposition d, MPI_Comm comm, std::int64_t n,
-                                           kernels::ProcessGrid grid, comm::CommPath path,
-                                           std::int64_t max_panel) {
-  if (d == Decomposition::row) return std::make_unique<RowMatmul<T, Mem>>(comm, n, path);
-  return std::make_unique<SummaMatmul<T, Mem>>(comm, n, grid, path, max_panel);
-}
-
 }  // namespace detail
 
 /// The product of n×n A and B over every rank of `comm`, in `device`'s memory. `grid` is
 /// used by summa only and must multiply to the size of `comm`.
 inline std::unique_ptr<DistributedMatmul> make_distributed_matmul(Decomposition d, DType dtype, Device device,
-                                                                  MPI_Comm comm, std::int64_t n,
-                                                                  kernels::ProcessGrid grid,
+                                                                  const comm::Communicator& comm,
+                                                                  std::int64_t n, kernels::ProcessGrid grid,
                                                                   comm::CommPath path,
                                                                   std::int64_t max_panel = 0) {
-  if (uses_host_memory(device)) {
-    if (dtype == DType::f32) return detail::make_in<float, HostMemSpace>(d, comm, n, grid, path, max_panel);
-    return detail::make_in<double, HostMemSpace>(d, comm, n, grid, path, max_panel);
-  }
-  if (dtype == DType::f32) return detail::make_in<float, GpuMemSpace>(d, comm, n, grid, path, max_panel);
-  return detail::make_in<double, GpuMemSpace>(d, comm, n, grid, path, max_panel);
+  return dispatch(device, dtype, [&](auto place) -> std::unique_ptr<DistributedMatmul> {
+    using T = typename decltype(place)::value_type;
+    using Mem = typename decltype(place)::memory_space;
+    if (d == Decomposition::row) return std::make_unique<detail::RowMatmul<T, Mem>>(comm, n, path);
+    return std::make_unique<detail::SummaMatmul<T, Mem>>(comm, n, grid, path, max_panel);
+  });
 }
 
 /// Elements that all ranks together receive in one product: (p-1)·n² for row, whose every

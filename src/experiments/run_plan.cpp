@@ -1,7 +1,9 @@
 // Loads an input file: YAML syntax, the run section, then each experiment's own keys.
-#include "config/run_config.hpp"
+#include "experiments/run_plan.hpp"
 
-#include "app/exit_codes.hpp"
+#include "core/backend.hpp"
+
+#include "core/errors.hpp"
 #include "experiments/registry.hpp"
 
 #include <algorithm>
@@ -42,8 +44,34 @@ RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   s.dtype = parse_dtype(dtype);
   if (run.has("emulate_gpus")) s.emulate_gpus = positive_int(run, "emulate_gpus", 0, 0);
   run.mark_read("emulate_gpus");
+  s.require_gpu = run.get<bool>("require_gpu", false);
   run.reject_unknown();
   return s;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// A GPU input must never run on the CPU by accident: refuse host-only builds, GPU-less
+// nodes and emulated GPUs (host memory), saying which of them it is.
+void check_real_gpu(ConfigNode& run) {
+  std::string why;
+  if (!kHasGpuBackend) {
+    why = "this build's Kokkos backends are " + joined(kokkos_backends()) +
+          " (no GPU backend: build with scripts/build_cuda.sh) and the node shows " +
+          std::to_string(visible_gpu_count()) + " GPUs to this build";
+  } else if (visible_gpu_count() == 0) {
+    why = "this node shows 0 GPUs to this process (Kokkos backends " + joined(kokkos_backends()) +
+          "; check CUDA_VISIBLE_DEVICES and the job's GPU request)";
+  }
+  if (gpus_are_emulated()) {
+    why += std::string(why.empty() ? "" : "; and ") + "the " + std::to_string(emulated_gpu_count()) +
+           " emulated GPUs (MINIGPU_EMULATE_GPUS or run.emulate_gpus) are host memory";
+  }
+  if (!why.empty()) run.fail("require_gpu", "this input needs a real GPU, but " + why);
 }
 
 }  // namespace
@@ -60,6 +88,7 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
   plan.run = read_run_section(run, path);
   if (options.output_dir) plan.run.output_dir = *options.output_dir;
   if (plan.run.emulate_gpus >= 0) set_emulated_gpus(plan.run.emulate_gpus);
+  if (plan.run.require_gpu) check_real_gpu(run);
   ctx.default_dtype = plan.run.dtype;
   plan.resolved_input["run"] = run.resolved();
   plan.resolved_input["run"]["output_dir"] = plan.run.output_dir;

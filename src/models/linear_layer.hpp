@@ -8,21 +8,9 @@
 
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace minigpu {
-
-/// The storage View of `t` typed for memory space `Space` (HostMemSpace for cpu and
-/// emulated GPUs, GpuMemSpace for real ones), so templated code can hold it directly.
-template <class Space, class T>
-Kokkos::View<T*, Space> view_in(const Tensor<T>& t) {
-  if constexpr (std::is_same_v<Space, HostMemSpace>) {
-    return t.host_view();
-  } else {
-    return t.gpu_view();
-  }
-}
 
 template <class T>
 class Linear {

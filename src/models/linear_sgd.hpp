@@ -6,7 +6,7 @@
 
 #include "kernels/elementwise.hpp"
 #include "kernels/linear.hpp"
-#include "kernels/linear_layer.hpp"
+#include "models/linear_layer.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -68,8 +68,8 @@ class SgdTrainer {
         in_(data.in),
         samples_(data.samples),
         steps_(sgd_steps(data.samples, o.batch_size, o.epochs)),
-        w_(view_in<Space>(layer.weight())),
-        b_(view_in<Space>(layer.bias())),
+        w_(layer.weight().template view<Space>()),
+        b_(layer.bias().template view<Space>()),
         x_host_(data.x),
         y_host_(data.y),
         err_("minigpu::linear::err", o.batch_size),

@@ -1,5 +1,5 @@
 // Tensor arithmetic on top of the pure kernels: device checks, shapes, then one launch.
-#include "core/tensor_ops.hpp"
+#include "ops/tensor_ops.hpp"
 
 #include "kernels/elementwise.hpp"
 #include "kernels/matmul_reference.hpp"
@@ -136,7 +136,7 @@ template <class T>
 Tensor<T> sum(const Tensor<T>& a) {
   Tensor<T> out(Shape{}, a.device(), "sum");
   with_views(
-      a.device(), [&](const auto& o, const auto& x) { kernels::sum_into(x, o.data()); }, out, a);
+      a.device(), [&](const auto& o, const auto& x) { kernels::sum_into(x, Kokkos::subview(o, 0)); }, out, a);
   return out;
 }
 
@@ -144,7 +144,7 @@ template <class T>
 Tensor<T> frobenius_norm(const Tensor<T>& a) {
   Tensor<T> out(Shape{}, a.device(), "frobenius_norm");
   with_views(
-      a.device(), [&](const auto& o, const auto& x) { kernels::frobenius_norm_into(x, o.data()); }, out, a);
+      a.device(), [&](const auto& o, const auto& x) { kernels::frobenius_norm_into(x, Kokkos::subview(o, 0)); }, out, a);
   return out;
 }
 

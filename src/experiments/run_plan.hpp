@@ -20,6 +20,7 @@ struct RunSettings {
   int repetitions = 5;
   DType dtype = DType::f32;
   int emulate_gpus = -1;  ///< -1: leave MINIGPU_EMULATE_GPUS in charge
+  bool require_gpu = false;  ///< a real GPU or exit 2: no emulated GPU, no cpu fallback
 };
 
 struct PlannedExperiment {

@@ -1,5 +1,5 @@
 // Tensor creation: allocate on the device, then fill with a kernel in its execution space.
-#include "core/tensor_factory.hpp"
+#include "ops/tensor_factory.hpp"
 
 #include "kernels/elementwise.hpp"
 
