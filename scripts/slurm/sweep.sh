@@ -14,7 +14,10 @@
 #                          "-p gpu --gpus-per-task=1 --ntasks-per-node=4 --cpus-per-task=8"
 #   MINIGPU_SWEEP_TIMEOUT  seconds to wait for the jobs (default 86400); MINIGPU_SWEEP_POLL
 #                          seconds between polls (default 10)
-#   MINIGPU_LAUNCHER, MINIGPU_BIN, ...: passed to the jobs (see minigpu.sbatch)
+#   MINIGPU_BIN            the binary every job runs; default: with GPUs in MINIGPU_SBATCH_ARGS
+#                          (--gpus*, --gres=gpu, -G) the CUDA build (build-cuda/), else the host
+#                          build; a host-only binary with GPUs asked for is refused (exit 2)
+#   MINIGPU_LAUNCHER, ...: passed to the jobs (see minigpu.sbatch)
 set -uo pipefail
 
 say() { echo "[sweep] $*" >&2; }
@@ -24,7 +27,7 @@ die() {
 }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
+root="${MINIGPU_ROOT:-$(cd "$here/../.." && pwd)}"
 
 # merge SWEEP_DIR: np<R>/<run>/results.csv -> merged.csv with job_ranks, job_id.
 merge() {
@@ -92,6 +95,17 @@ for tool in sbatch squeue scontrol python3; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool not found: run this on a Slurm login node"
 done
 
+read -r -a sbatch_args <<< "${MINIGPU_SBATCH_ARGS:-}"
+wants_gpu=0
+for arg in "${sbatch_args[@]}"; do
+  case "$arg" in --gpus* | --gres=gpu* | --gres=*,gpu* | -G*) wants_gpu=1 ;; esac
+done
+# shellcheck source=find_binary.sh
+source "$here/find_binary.sh"
+bin="$(minigpu_binary "$root" "$wants_gpu" 2>&1)" || die "$bin"
+export MINIGPU_BIN="$bin"
+say "binary $bin (GPU backend: $(minigpu_gpu_backend "$bin"))"
+
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 base="${MINIGPU_OUTPUT_DIR:-$PWD/results}"
 mkdir -p "$base" || die "cannot create $base"
@@ -102,7 +116,6 @@ until mkdir "$sweep" 2>/dev/null; do
   sweep="$base/sweep-$stamp-$n"
   [ $n -lt 100 ] || die "cannot create a sweep directory under $base"
 done
-read -r -a sbatch_args <<< "${MINIGPU_SBATCH_ARGS:-}"
 timeout="${MINIGPU_SWEEP_TIMEOUT:-86400}"
 poll="${MINIGPU_SWEEP_POLL:-10}"
 

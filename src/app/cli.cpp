@@ -16,8 +16,10 @@ namespace minigpu {
 namespace {
 
 std::string version_text() {
+  std::string backends;
+  for (const auto& b : kokkos_backends()) backends += (backends.empty() ? "" : ", ") + b;
   return std::string("minigpu ") + MINIGPU_VERSION + " (git " + MINIGPU_GIT_HASH + ", Kokkos " +
-         kokkos_version_string() + ")";
+         kokkos_version_string() + " [" + backends + "], " + gpu_backend_marker() + ")";
 }
 
 int devices_command(const MpiSession& mpi) {

@@ -80,6 +80,18 @@ int active_gpu_id() {
   }
 }
 
+const char* gpu_backend_marker() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return "minigpu-gpu-backend:Cuda";
+#elif defined(KOKKOS_ENABLE_HIP)
+  return "minigpu-gpu-backend:HIP";
+#elif defined(KOKKOS_ENABLE_SYCL)
+  return "minigpu-gpu-backend:SYCL";
+#else
+  return "minigpu-gpu-backend:none";
+#endif
+}
+
 std::string kokkos_version_string() {
   const int v = KOKKOS_VERSION;
   return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);

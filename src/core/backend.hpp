@@ -74,6 +74,10 @@ int active_gpu_id();
 /// Properties of visible GPU `id`; throws on host-only builds.
 GpuProperties gpu_properties(int id);
 
+/// "minigpu-gpu-backend:Cuda" (or HIP, SYCL, none): also a marker in the binary itself, so
+/// scripts can tell a GPU build from a host-only one without running it (grep -a).
+const char* gpu_backend_marker();
+
 /// "3.4.1" style version of the Kokkos this binary was built against.
 std::string kokkos_version_string();
 /// Kokkos execution-space backends compiled in, e.g. {"Serial", "Cuda"}.

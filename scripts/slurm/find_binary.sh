@@ -1,0 +1,42 @@
+# Which minigpu binary a Slurm job runs, shared by minigpu.sbatch and sweep.sh. Sourced.
+#   minigpu_binary ROOT WANTS_GPU   prints the binary, or says why there is none and fails
+# MINIGPU_BIN wins; else a GPU job takes the CUDA build (build-cuda/, scripts/build_cuda.sh)
+# and a CPU job the host build (build/), each falling back to the other. A GPU job never runs
+# a host-only binary: that would compute on the CPU without a word.
+
+# "Cuda", "HIP", "SYCL" or "none": the GPU backend a binary was built with, read from the
+# marker it carries (core/backend.cpp), without running it.
+minigpu_gpu_backend() {
+  local marker
+  marker="$(grep -a -o -m 1 'minigpu-gpu-backend:[A-Za-z]*' "$1" 2>/dev/null | head -n 1)"
+  echo "${marker#minigpu-gpu-backend:}"
+}
+
+minigpu_binary() {
+  local root="$1" wants_gpu="$2" bin=""
+  if [ -n "${MINIGPU_BIN:-}" ]; then
+    bin="$MINIGPU_BIN"
+  else
+    local order=("$root/build/src/minigpu" "$root/build-cuda/src/minigpu")
+    [ "$wants_gpu" = 1 ] && order=("$root/build-cuda/src/minigpu" "$root/build/src/minigpu")
+    for candidate in "${order[@]}"; do
+      if [ -x "$candidate" ]; then
+        bin="$candidate"
+        break
+      fi
+    done
+  fi
+  if [ -z "$bin" ] || [ ! -x "$bin" ]; then
+    echo "no minigpu binary (${bin:-none in $root/build-cuda or $root/build}): build it (scripts/build_cuda.sh for GPUs," \
+      "scripts/run.sh for CPUs), or set MINIGPU_ROOT or MINIGPU_BIN" >&2
+    return 2
+  fi
+  local backend
+  backend="$(minigpu_gpu_backend "$bin")"
+  if [ "$wants_gpu" = 1 ] && [ "${backend:-none}" = none ]; then
+    echo "$bin is a host-only build (no GPU backend), but this job asks for GPUs: it would run on the" \
+      "CPU. Build for GPUs with scripts/build_cuda.sh (build-cuda/) or set MINIGPU_BIN to a GPU build" >&2
+    return 2
+  fi
+  echo "$bin"
+}
