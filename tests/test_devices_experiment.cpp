@@ -1,12 +1,16 @@
-// The devices experiment: every rule passes, and with two or more ranks the cross-rank copy
-// (X from rank 0's GPU, Z = X + Y on rank 1's) runs and verifies.
+// The devices experiment on each device: every rule passes, the mismatch rule names both
+// devices wherever there are two, and with two or more ranks the cross-rank copy (X from rank
+// 0's device, Z = X + Y on rank 1's) runs and verifies. The fixture resets emulation after
+// every test, however the test ends.
+#include "comm/communicator.hpp"
 #include "experiment_harness.hpp"
 #include "test_support.hpp"
 
 namespace minigpu {
 namespace {
 
-using DevicesExperiment = testing::EmulatedGpus;
+class DevicesExperiment : public testing::OnEachDevice {};
+MINIGPU_ON_EACH_DEVICE(DevicesExperiment);
 
 std::vector<std::string> case_names(const RunOutcome& out) {
   std::vector<std::string> names;
@@ -14,26 +18,26 @@ std::vector<std::string> case_names(const RunOutcome& out) {
   return names;
 }
 
-TEST_F(DevicesExperiment, EveryRuleVerifiesAndCrossRankCopyNeedsTwoRanks) {
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+TEST_P(DevicesExperiment, EveryRuleVerifiesAndCrossRankCopyNeedsTwoRanks) {
+  const int ranks = comm::Communicator::world().size();
   const RunOutcome out = testing::run_yaml("run: {repetitions: 2}\nexperiments:\n  - name: devices\n");
   std::vector<std::string> want = {"query", "create", "copy_to", "to", "mismatch"};
   if (ranks >= 2) want.push_back("cross_rank_copy");
   EXPECT_EQ(case_names(out), want);
-  for (const auto& r : out.results) EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
-  // With two emulated GPUs the mismatch is real: gpu:0 + gpu:1 must have raised the error.
-  EXPECT_NE(out.results[4].check.detail.find("gpu:0 and gpu:1"), std::string::npos)
-      << out.results[4].check.detail;
-}
-
-TEST(DevicesExperimentCpuOnly, MismatchIsNotApplicableWithOneDevice) {
-  set_emulated_gpus(0);
-  if (num_gpus() > 0) GTEST_SKIP() << "this process has a real GPU";
-  const RunOutcome out = testing::run_yaml("run: {repetitions: 1}\nexperiments:\n  - name: devices\n");
-  EXPECT_TRUE(out.all_verified);
-  EXPECT_NE(out.results[4].check.detail.find("not applicable"), std::string::npos);
-  reset_emulated_gpus();
+  for (const auto& r : out.results) {
+    EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+    EXPECT_EQ(r.spec.device, device()) << "the rules run on try_gpu(): the device under test";
+  }
+  ASSERT_GE(out.results.size(), 5u);
+  const std::string& mismatch = out.results[4].check.detail;
+  if (GetParam() == testing::TestDevice::emulated) {
+    // Two emulated GPUs: the mismatch is real, gpu:0 + gpu:1 must have raised the error.
+    EXPECT_NE(mismatch.find("gpu:0 and gpu:1"), std::string::npos) << mismatch;
+  } else if (GetParam() == testing::TestDevice::gpu) {
+    EXPECT_NE(mismatch.find("gpu:0 and cpu"), std::string::npos) << mismatch;
+  } else {
+    EXPECT_NE(mismatch.find("not applicable"), std::string::npos) << "the cpu alone has nothing to mix: " << mismatch;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The linear experiment: Linear(in, 1) forward pass, SGD kernels and training against host
-// loops on cpu and an emulated GPU, configuration errors, and a tiny run through the runner.
+// loops on every device, configuration errors, and a tiny run through the runner on each device.
 #include "core/errors.hpp"
 #include "ops/tensor_factory.hpp"
 #include "experiment_harness.hpp"
@@ -7,14 +7,16 @@
 #include "test_support.hpp"
 
 #include <cmath>
+#include <map>
 #include <string>
 
 namespace minigpu {
 namespace {
 
-template <class T>
-class LinearLayer : public testing::EmulatedGpus {
+template <class P>
+class LinearLayer : public testing::OnEveryDevice<P> {
  protected:
+  using T = typename P::value_type;
   static T tolerance() { return std::is_same_v<T, float> ? T(1e-5) : T(1e-12); }
   // x is 4×3, row-major.
   std::vector<T> x_ = {0.5, -1, 2, 1.5, 0.25, -0.75, -2, 1, 0.125, 3, -0.5, 1};
@@ -30,36 +32,35 @@ class LinearLayer : public testing::EmulatedGpus {
     return out;
   }
 };
-using Dtypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(LinearLayer, Dtypes);
+TYPED_TEST_SUITE(LinearLayer, testing::EveryDeviceAndDtype, testing::OnNames);
 
 TYPED_TEST(LinearLayer, ForwardMatchesHostOnItsDevice) {
-  using T = TypeParam;
-  for (Device d : {cpu(), gpu(1)}) {
-    Linear<T> net(3, d);
-    net.set_weight(this->w_);
-    net.set_bias(this->b_);
-    const Tensor<T> out = net.forward(from_vector<T>(this->x_, {4, 3}, d));
-    EXPECT_EQ(out.device(), d);
-    EXPECT_EQ(net.weight().device(), d);
-    EXPECT_EQ(net.bias().device(), d);
-    EXPECT_EQ(out.shape(), (Shape{4, 1}));
-    const auto got = out.to_vector(), want = this->host_forward();
-    for (int i = 0; i < 4; ++i)
-      EXPECT_NEAR(got[i], want[i], this->tolerance() * (1 + std::abs(want[i]))) << i;
-  }
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
+  Linear<T> net(3, d);
+  net.set_weight(this->w_);
+  net.set_bias(this->b_);
+  const Tensor<T> out = net.forward(from_vector<T>(this->x_, {4, 3}, d));
+  EXPECT_EQ(out.device(), d);
+  EXPECT_EQ(net.weight().device(), d);
+  EXPECT_EQ(net.bias().device(), d);
+  EXPECT_EQ(out.shape(), (Shape{4, 1}));
+  const auto got = out.to_vector(), want = this->host_forward();
+  for (int i = 0; i < 4; ++i)
+    EXPECT_NEAR(got[i], want[i], this->tolerance() * (1 + std::abs(want[i]))) << i;
 }
 
 TYPED_TEST(LinearLayer, InputOnAnotherDeviceIsAnError) {
-  using T = TypeParam;
-  Linear<T> net(3, gpu(0));
-  EXPECT_THROW(net.forward(from_vector<T>(this->x_, {4, 3}, gpu(1))), DeviceMismatchError);
-  EXPECT_THROW(net.forward(from_vector<T>(this->x_, {3, 4}, gpu(0))), ShapeError);
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
+  Linear<T> net(3, d);
+  if (d != cpu()) EXPECT_THROW(net.forward(from_vector<T>(this->x_, {4, 3}, cpu())), DeviceMismatchError);
+  EXPECT_THROW(net.forward(from_vector<T>(this->x_, {3, 4}, d)), ShapeError);
 }
 
 TYPED_TEST(LinearLayer, ParametersRoundTripThroughTheHostInPlace) {
-  using T = TypeParam;
-  Linear<T> net(3, gpu(1));
+  using T = typename TypeParam::value_type;
+  Linear<T> net(3, this->device());
   EXPECT_EQ(net.weight_values(), std::vector<T>(3, T(0))) << "a new layer starts at zero";
   const Tensor<T> storage = net.weight();
   net.set_weight(this->w_);
@@ -71,44 +72,43 @@ TYPED_TEST(LinearLayer, ParametersRoundTripThroughTheHostInPlace) {
 }
 
 TYPED_TEST(LinearLayer, GradientKernelsMatchHost) {
-  using T = TypeParam;
+  using T = typename TypeParam::value_type;
   const std::vector<T> y = {1, -2, 0.5, 3};
-  for (Device d : {cpu(), gpu(1)}) {
-    Linear<T> net(3, d);
-    net.set_weight(this->w_);
-    net.set_bias(this->b_);
-    const auto x = from_vector<T>(this->x_, {4, 3}, d), yt = from_vector<T>(y, {4}, d);
-    const auto err = zeros<T>({4}, d), grad = zeros<T>({5}, d), log = zeros<T>({2}, d);
-    with_views(
-        d,
-        [&](const auto& e, const auto& g, const auto& l, const auto& xv, const auto& yv, const auto& w,
-            const auto& b) {
-          kernels::linear_residual(e, xv, yv, w, b, 4, 3);
-          kernels::mse_gradient(g, xv, e, 4, 3);
-          kernels::sgd_step(w, b, g, l, 1, T(0.5), 3);
-        },
-        err, grad, log, x, yt, net.weight(), net.bias());
-    // Host: err = Xw + b - y, grad_w = Xᵀerr/4, grad_b = mean(err), loss = Σerr²/8.
-    std::vector<double> e(4), gw(3, 0.0);
-    double gb = 0, loss = 0;
-    const auto fwd = this->host_forward();
-    for (int i = 0; i < 4; ++i) {
-      e[i] = double(fwd[i]) - y[i];
-      gb += e[i] / 4;
-      loss += e[i] * e[i] / 8;
-      for (int j = 0; j < 3; ++j) gw[j] += this->x_[i * 3 + j] * e[i] / 4;
-    }
-    const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
-    const auto g = grad.to_vector(), w = net.weight_values();
-    for (int j = 0; j < 3; ++j) {
-      EXPECT_NEAR(g[j], gw[j], tol * (1 + std::abs(gw[j]))) << "grad_w " << j;
-      EXPECT_NEAR(w[j], this->w_[j] - 0.5 * gw[j], tol * 10) << "updated w " << j;
-    }
-    EXPECT_NEAR(g[3], gb, tol * (1 + std::abs(gb)));
-    EXPECT_NEAR(g[4], loss, tol * (1 + loss));
-    EXPECT_NEAR(net.bias_value(), this->b_ - 0.5 * gb, tol * 10);
-    EXPECT_EQ(log.to_vector(), (std::vector<T>{0, g[4]})) << "the loss goes to log(step)";
+  const Device d = this->device();
+  Linear<T> net(3, d);
+  net.set_weight(this->w_);
+  net.set_bias(this->b_);
+  const auto x = from_vector<T>(this->x_, {4, 3}, d), yt = from_vector<T>(y, {4}, d);
+  const auto err = zeros<T>({4}, d), grad = zeros<T>({5}, d), log = zeros<T>({2}, d);
+  with_views(
+      d,
+      [&](const auto& e, const auto& g, const auto& l, const auto& xv, const auto& yv, const auto& w,
+          const auto& b) {
+        kernels::linear_residual(e, xv, yv, w, b, 4, 3);
+        kernels::mse_gradient(g, xv, e, 4, 3);
+        kernels::sgd_step(w, b, g, l, 1, T(0.5), 3);
+      },
+      err, grad, log, x, yt, net.weight(), net.bias());
+  // Host: err = Xw + b - y, grad_w = Xᵀerr/4, grad_b = mean(err), loss = Σerr²/8.
+  std::vector<double> e(4), gw(3, 0.0);
+  double gb = 0, loss = 0;
+  const auto fwd = this->host_forward();
+  for (int i = 0; i < 4; ++i) {
+    e[i] = double(fwd[i]) - y[i];
+    gb += e[i] / 4;
+    loss += e[i] * e[i] / 8;
+    for (int j = 0; j < 3; ++j) gw[j] += this->x_[i * 3 + j] * e[i] / 4;
   }
+  const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
+  const auto g = grad.to_vector(), w = net.weight_values();
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_NEAR(g[j], gw[j], tol * (1 + std::abs(gw[j]))) << "grad_w " << j;
+    EXPECT_NEAR(w[j], this->w_[j] - 0.5 * gw[j], tol * 10) << "updated w " << j;
+  }
+  EXPECT_NEAR(g[3], gb, tol * (1 + std::abs(gb)));
+  EXPECT_NEAR(g[4], loss, tol * (1 + loss));
+  EXPECT_NEAR(net.bias_value(), this->b_ - 0.5 * gb, tol * 10);
+  EXPECT_EQ(log.to_vector(), (std::vector<T>{0, g[4]})) << "the loss goes to log(step)";
 }
 
 /// Trains a fresh layer on `d` and returns {final weights + bias, per-batch losses}.
@@ -127,33 +127,32 @@ std::pair<std::vector<T>, std::vector<T>> train(Device d, const RegressionData<T
 }
 
 TYPED_TEST(LinearLayer, TrainingConvergesTheSameWayInEveryMode) {
-  using T = TypeParam;
+  using T = typename TypeParam::value_type;
   const std::vector<T> w_true = {2, -3.4, 1, 0.5};
   const auto data = make_regression_data<T>(500, w_true, T(4.2), T(0.01), 11);  // 500 = 15·32 + 20
-  for (Device d : {cpu(), gpu(1)}) {
-    std::vector<std::vector<T>> params, losses;
-    for (bool copy : {true, false}) {
-      for (bool sync : {true, false}) {
-        SgdOptions o;
-        o.batch_size = 32;
-        o.epochs = 3;
-        o.lr = 0.5;
-        o.copy_batches = copy;
-        o.sync_loss = sync;
-        auto [p, l] =
-            uses_host_memory(d) ? train<T, HostMemSpace>(d, data, o) : train<T, GpuMemSpace>(d, data, o);
-        params.push_back(p);
-        losses.push_back(l);
-      }
+  const Device d = this->device();
+  std::vector<std::vector<T>> params, losses;
+  for (bool copy : {true, false}) {
+    for (bool sync : {true, false}) {
+      SgdOptions o;
+      o.batch_size = 32;
+      o.epochs = 3;
+      o.lr = 0.5;
+      o.copy_batches = copy;
+      o.sync_loss = sync;
+      auto [p, l] =
+          uses_host_memory(d) ? train<T, HostMemSpace>(d, data, o) : train<T, GpuMemSpace>(d, data, o);
+      params.push_back(p);
+      losses.push_back(l);
     }
-    ASSERT_EQ(losses[0].size(), 48u);
-    EXPECT_LT(losses[0].back(), losses[0].front() * 1e-3);
-    for (std::size_t j = 0; j < w_true.size(); ++j) EXPECT_NEAR(params[0][j], w_true[j], 0.05) << j;
-    EXPECT_NEAR(params[0].back(), 4.2, 0.05);
-    for (std::size_t m = 1; m < 4; ++m) {
-      EXPECT_EQ(params[m], params[0]) << "mode " << m << " on " << d;
-      EXPECT_EQ(losses[m], losses[0]) << "mode " << m << " on " << d;
-    }
+  }
+  ASSERT_EQ(losses[0].size(), 48u);
+  EXPECT_LT(losses[0].back(), losses[0].front() * 1e-3);
+  for (std::size_t j = 0; j < w_true.size(); ++j) EXPECT_NEAR(params[0][j], w_true[j], 0.05) << j;
+  EXPECT_NEAR(params[0].back(), 4.2, 0.05);
+  for (std::size_t m = 1; m < 4; ++m) {
+    EXPECT_EQ(params[m], params[0]) << "mode " << m << " on " << d;
+    EXPECT_EQ(losses[m], losses[0]) << "mode " << m << " on " << d;
   }
 }
 
@@ -179,19 +178,34 @@ TEST(LinearConfig, BadValuesNameTheirKey) {
   expect_input_error("    samples: 16\n    batch_size: 32\n", "batch_size");
 }
 
-class LinearRun : public testing::EmulatedGpus {};
+class LinearRun : public testing::OnEachDevice {};
+MINIGPU_ON_EACH_DEVICE(LinearRun);
 
-TEST_F(LinearRun, TinyRunVerifiesEveryCaseOnTheChosenDevice) {
-  const RunOutcome out = testing::run_yaml(tiny_input("    dtypes: [float32, float64]\n    device: gpu:1\n"));
+TEST_P(LinearRun, TinyRunVerifiesEveryCaseOnTheDevice) {
+  const RunOutcome out = testing::run_yaml(tiny_input("    dtypes: [float32, float64]\n"));
   ASSERT_EQ(out.results.size(), 10u);
   EXPECT_TRUE(out.all_verified);
+  std::map<std::string, double> median;  // "float32 per_batch_copy on_device" -> seconds
   for (const auto& r : out.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
-    EXPECT_EQ(r.spec.device, gpu(1));
-    EXPECT_GT(r.work.flops, 0) << r.spec.label;
+    EXPECT_EQ(r.spec.device, device()) << "device: auto is try_gpu(): the device under test";
+    // in = 8 features, 512 samples, 2 epochs of 16 batches: the header's accounting.
+    const bool parameters = r.spec.param("rule") == "parameters";
+    EXPECT_DOUBLE_EQ(r.work.flops, parameters ? 32.0 * 17 : 2 * 512.0 * 37 + 32 * 2.0 * 9) << r.spec.label;
+    median[to_string(r.spec.dtype) + " " + r.spec.param("data") + " " + r.spec.param("loss")] = r.seconds.median;
   }
   ASSERT_EQ(out.findings.size(), 8u);
-  for (const auto& f : out.findings) EXPECT_GT(f.value, 0) << f.name;
+  for (const auto& f : out.findings) {
+    // name: <slow>_over_<fast>.<dtype>.<fixed key>_<fixed value>; the ratio of the two rows.
+    const auto dot = f.name.find('.'), dot2 = f.name.find('.', dot + 1);
+    const std::string dtype = f.name.substr(dot + 1, dot2 - dot - 1), fixed = f.name.substr(dot2 + 1);
+    const bool data_varies = f.name.rfind("per_batch_copy_over", 0) == 0;
+    const std::string value = fixed.substr(fixed.find('_') + 1);
+    const std::string slow = data_varies ? "per_batch_copy " + value : value + " sync_each_batch";
+    const std::string fast = data_varies ? "on_device " + value : value + " on_device";
+    ASSERT_TRUE(median.count(dtype + " " + slow) && median.count(dtype + " " + fast)) << f.name;
+    EXPECT_DOUBLE_EQ(f.value, median[dtype + " " + slow] / median[dtype + " " + fast]) << f.name;
+  }
 }
 
 TEST(LinearRunCheck, TooLittleTrainingFailsVerification) {

@@ -14,37 +14,35 @@
 namespace minigpu {
 namespace {
 
-template <class T>
-class LoggingKernels : public testing::EmulatedGpus {};
-using Dtypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(LoggingKernels, Dtypes);
+template <class P>
+class LoggingKernels : public testing::OnEveryDevice<P> {};
+TYPED_TEST_SUITE(LoggingKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 
 // One normalisation step as the experiment runs it: the norm stays on the device and the
 // division reads it there, at an offset inside a log.
 TYPED_TEST(LoggingKernels, NormaliseByDeviceNormMatchesHost) {
-  using T = TypeParam;
-  for (Device d : {cpu(), gpu(1)}) {
-    const auto y = rand<T>({5, 7}, d, 21, T(-3), T(3));
-    Tensor<T> x({5, 7}, d, "test::X");
-    Tensor<T> log({4}, d, "test::log");
-    with_views(
-        d,
-        [&](const auto& xv, const auto& yv, const auto& lv) {
-          kernels::frobenius_norm_into(yv, Kokkos::subview(lv, 2));
-          kernels::divide_by_device_scalar(xv, yv, Kokkos::subview(lv, 2));
-        },
-        x, y, log);
-    const auto yh = y.to_vector();
-    double sq = 0;
-    for (T v : yh) sq += static_cast<double>(v) * v;
-    const double norm = std::sqrt(sq);
-    const auto logged = log.to_vector();
-    EXPECT_NEAR(logged[2], norm, 1e-5 * norm) << describe(d);
-    EXPECT_EQ(logged[0], T(0));
-    EXPECT_EQ(logged[3], T(0));
-    const auto xh = x.to_vector();
-    for (std::size_t i = 0; i < xh.size(); ++i) EXPECT_EQ(xh[i], yh[i] / logged[2]) << i;
-  }
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
+  const auto y = rand<T>({5, 7}, d, 21, T(-3), T(3));
+  Tensor<T> x({5, 7}, d, "test::X");
+  Tensor<T> log({4}, d, "test::log");
+  with_views(
+      d,
+      [&](const auto& xv, const auto& yv, const auto& lv) {
+        kernels::frobenius_norm_into(yv, Kokkos::subview(lv, 2));
+        kernels::divide_by_device_scalar(xv, yv, Kokkos::subview(lv, 2));
+      },
+      x, y, log);
+  const auto yh = y.to_vector();
+  double sq = 0;
+  for (T v : yh) sq += static_cast<double>(v) * v;
+  const double norm = std::sqrt(sq);
+  const auto logged = log.to_vector();
+  EXPECT_NEAR(logged[2], norm, 1e-5 * norm) << describe(d);
+  EXPECT_EQ(logged[0], T(0));
+  EXPECT_EQ(logged[3], T(0));
+  const auto xh = x.to_vector();
+  for (std::size_t i = 0; i < xh.size(); ++i) EXPECT_EQ(xh[i], yh[i] / logged[2]) << i;
 }
 
 void expect_input_error(const std::string& experiment_yaml, const std::string& key) {
@@ -59,11 +57,12 @@ TEST(LoggingConfig, BadValuesNameTheirKey) {
   expect_input_error("    stride: 2\n", "stride");
 }
 
-class LoggingExperimentRun : public testing::EmulatedGpus {};
+class LoggingExperimentRun : public testing::OnEachDevice {};
+MINIGPU_ON_EACH_DEVICE(LoggingExperimentRun);
 
-TEST_F(LoggingExperimentRun, BothModesVerifyAgreeAndReportTheRatio) {
+TEST_P(LoggingExperimentRun, BothModesVerifyAgreeAndReportTheRatio) {
   const auto outcome = testing::run_yaml(
-      "run: {warmups: 1, repetitions: 2}\n"
+      "run: {warmups: 1, repetitions: 3}\n"
       "experiments:\n"
       "  - name: logging\n"
       "    n: 16\n"
@@ -72,7 +71,7 @@ TEST_F(LoggingExperimentRun, BothModesVerifyAgreeAndReportTheRatio) {
   ASSERT_EQ(outcome.results.size(), 4u);
   for (const auto& r : outcome.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
-    EXPECT_EQ(r.spec.device, try_gpu());
+    EXPECT_EQ(r.spec.device, device());
     EXPECT_DOUBLE_EQ(r.work.flops, 50.0 * (2.0 * 16 * 16 * 16 + 3.0 * 16 * 16));
   }
   EXPECT_TRUE(outcome.all_verified);
@@ -85,9 +84,16 @@ TEST_F(LoggingExperimentRun, BothModesVerifyAgreeAndReportTheRatio) {
   int ratios = 0;
   for (const auto& f : outcome.findings) {
     if (f.name != "sync_over_device_log") continue;
-    ++ratios;
-    EXPECT_GT(f.value, 0);
+    // The ratio of the two cases' medians, recomputed from the rows (float32 first).
+    const std::size_t first = ratios == 0 ? 0 : 2;
+    const double want = outcome.results[first].seconds.median / outcome.results[first + 1].seconds.median;
+    EXPECT_DOUBLE_EQ(f.value, want) << f.note;
     EXPECT_NE(f.note.find("50 steps"), std::string::npos) << f.note;
+    // The chapter's claim, where the backend makes it true: on a GPU every host sync waits
+    // for the queue and a round trip, which a device-side log never does (1.9x measured on an
+    // H100 at n = 100).
+    if (!uses_host_memory(device())) EXPECT_GT(f.value, 1.1) << f.note;
+    ++ratios;
   }
   EXPECT_EQ(ratios, 2);
 }

@@ -1,5 +1,5 @@
-// The matmul kernels against a host triple loop, its checks against wrong results, its input
-// errors, and the experiment end to end at tiny sizes.
+// The matmul kernels against a host triple loop on every device, its checks against wrong
+// results, its input errors, and the experiment end to end at tiny sizes.
 #include "core/errors.hpp"
 #include "core/tensor.hpp"
 #include "experiment_harness.hpp"
@@ -35,17 +35,24 @@ Tensor<T> small_integers(const Shape& shape, Device d, std::uint64_t seed) {
   return t;
 }
 
-template <class T>
-class MatmulKernels : public testing::EmulatedGpus {};
-using Dtypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(MatmulKernels, Dtypes);
+template <class P>
+class MatmulKernels : public testing::OnEveryDevice<P> {};
+TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 
-// Sizes not divisible by the tile, square and rectangular: every product is exact.
-TYPED_TEST(MatmulKernels, TiledMatchesHostTripleLoopExactly) {
-  using T = TypeParam;
+/// A vendor GEMM exists for the memory of `d` in this build.
+bool has_vendor(Device d) {
+  return uses_host_memory(d) ? kernels::has_vendor_gemm<HostMemSpace>() : kernels::has_vendor_gemm<GpuMemSpace>();
+}
+
+// Sizes not divisible by the tile, square and rectangular: every product is exact, with every
+// kernel the device has.
+TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
-      {1, 1, 1}, {17, 17, 17}, {33, 33, 33}, {65, 65, 65}, {17, 33, 5}, {40, 7, 65}, {3, 50, 16}};
-  for (Device d : {cpu(), gpu(1)}) {
+      {1, 1, 1}, {7, 7, 7}, {17, 17, 17}, {63, 63, 63}, {65, 65, 65}, {17, 33, 5}, {40, 7, 65}, {3, 50, 16}};
+  for (const char* kernel : {"reference", "tiled", "vendor"}) {
+    if (std::string(kernel) == "vendor" && !has_vendor(d)) continue;
     for (const auto& shape : shapes) {
       const std::int64_t m = std::get<0>(shape), n = std::get<1>(shape), k = std::get<2>(shape);
       const auto a = small_integers<T>({m, k}, d, 3);
@@ -53,18 +60,22 @@ TYPED_TEST(MatmulKernels, TiledMatchesHostTripleLoopExactly) {
       Tensor<T> c({m, n}, d, "test::C");
       with_views(
           d,
-          [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_tiled(cv, av, bv, m, n, k); },
+          [&](const auto& cv, const auto& av, const auto& bv) {
+            if (std::string(kernel) == "tiled") kernels::matmul_tiled(cv, av, bv, m, n, k);
+            if (std::string(kernel) == "reference") kernels::matmul_reference(cv, av, bv, m, n, k);
+            if (std::string(kernel) == "vendor") kernels::matmul_vendor(cv, av, bv, m, n, k);
+          },
           c, a, b);
       EXPECT_EQ(c.to_vector(), host_product(a.to_vector(), b.to_vector(), m, n, k))
-          << m << "x" << k << " times " << k << "x" << n << " on " << describe(d);
+          << kernel << " " << m << "x" << k << " times " << k << "x" << n << " on " << describe(d);
     }
   }
 }
 
 TYPED_TEST(MatmulKernels, SmallIntegersAreInRangeAndDeterministic) {
-  using T = TypeParam;
+  using T = typename TypeParam::value_type;
   const auto x = small_integers<T>({1000}, cpu(), 9).to_vector();
-  EXPECT_EQ(x, small_integers<T>({1000}, gpu(0), 9).to_vector());
+  EXPECT_EQ(x, small_integers<T>({1000}, this->device(), 9).to_vector());
   std::vector<int> seen(5, 0);
   for (T v : x) {
     ASSERT_TRUE(v >= -2 && v <= 2 && v == static_cast<int>(v)) << v;
@@ -74,14 +85,15 @@ TYPED_TEST(MatmulKernels, SmallIntegersAreInRangeAndDeterministic) {
 }
 
 TYPED_TEST(MatmulKernels, VendorMatchesHostTripleLoopExactly) {
-  using T = TypeParam;
-  if (!kernels::has_vendor_gemm<HostMemSpace>()) GTEST_SKIP() << "no host vendor GEMM in this build";
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
+  if (!has_vendor(d)) GTEST_SKIP() << "no vendor GEMM for " << describe(d) << " in this build";
   const std::int64_t m = 19, n = 23, k = 31;
-  const auto a = small_integers<T>({m, k}, cpu(), 5);
-  const auto b = small_integers<T>({k, n}, cpu(), 6);
-  Tensor<T> c({m, n}, cpu(), "test::C");
+  const auto a = small_integers<T>({m, k}, d, 5);
+  const auto b = small_integers<T>({k, n}, d, 6);
+  Tensor<T> c({m, n}, d, "test::C");
   with_views(
-      cpu(),
+      d,
       [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_vendor(cv, av, bv, m, n, k); }, c,
       a, b);
   EXPECT_EQ(c.to_vector(), host_product(a.to_vector(), b.to_vector(), m, n, k));
@@ -89,13 +101,14 @@ TYPED_TEST(MatmulKernels, VendorMatchesHostTripleLoopExactly) {
 
 // The checks the experiment relies on must fail for a product with one wrong entry.
 TYPED_TEST(MatmulKernels, ChecksCatchOneWrongEntry) {
-  using T = TypeParam;
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
   const std::int64_t n = 300;
-  const auto a = small_integers<T>({n, n}, gpu(1), 1);
-  const auto b = small_integers<T>({n, n}, gpu(1), 2);
-  Tensor<T> c({n, n}, gpu(1), "test::C");
+  const auto a = small_integers<T>({n, n}, d, 1);
+  const auto b = small_integers<T>({n, n}, d, 2);
+  Tensor<T> c({n, n}, d, "test::C");
   with_views(
-      gpu(1),
+      d,
       [&](const auto& cv, const auto& av, const auto& bv) {
         kernels::matmul_reference(cv, av, bv, n, n, n);
         EXPECT_EQ(kernels::matmul_mismatches_host(cv, av, bv, n, n, n), 0);
@@ -156,7 +169,10 @@ TEST_F(MatmulExperimentRun, TinySweepVerifiesAndFindsCrossover) {
   ASSERT_EQ(outcome.results.size(), 16u);  // 2 dtypes x 2 variants x 2 sizes x 2 devices
   for (const auto& r : outcome.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
-    EXPECT_GT(r.gflops, 0) << r.spec.label;
+    // The rate is the product's 2n³ flops over the median time, recomputed here from n.
+    const double n = std::stod(r.spec.param("n"));
+    EXPECT_DOUBLE_EQ(r.work.flops, 2 * n * n * n) << r.spec.label;
+    EXPECT_DOUBLE_EQ(r.gflops, 2 * n * n * n / r.seconds.median / 1e9) << r.spec.label;
   }
   EXPECT_TRUE(outcome.all_verified);
   int crossovers = 0;
@@ -197,6 +213,27 @@ TEST(MatmulExperimentNoGpu, RunsCpuOnlyAndSaysThereIsNoGpu) {
     if (f.name == "crossover_n_tiled_float32") said_no_gpu = f.note.find("no GPU") != std::string::npos;
   }
   EXPECT_TRUE(said_no_gpu);
+}
+
+// The experiment on each device with every kernel it has there: every case verifies.
+class MatmulOnEachDevice : public testing::OnEachDevice {};
+MINIGPU_ON_EACH_DEVICE(MatmulOnEachDevice);
+
+TEST_P(MatmulOnEachDevice, EveryVariantVerifies) {
+  const std::string variants = has_vendor(device()) ? "[reference, tiled, vendor]" : "[reference, tiled]";
+  const auto outcome = testing::run_yaml(
+      "run: {warmups: 0, repetitions: 1}\n"
+      "experiments:\n"
+      "  - name: matmul\n"
+      "    sizes: [7, 65, 300]\n"
+      "    dtypes: [float32, float64]\n"
+      "    devices: [gpu]\n"
+      "    variants: " + variants + "\n");
+  ASSERT_EQ(outcome.results.size(), 2u * 3u * (has_vendor(device()) ? 3u : 2u));
+  for (const auto& r : outcome.results) {
+    EXPECT_EQ(r.spec.device, device()) << "devices: [gpu] is try_gpu(): the device under test";
+    EXPECT_TRUE(r.check.passed) << r.spec.label << " on " << describe(r.spec.device) << ": " << r.check.detail;
+  }
 }
 
 }  // namespace

@@ -62,46 +62,49 @@ TEST(ProcessGrid, MostSquareWithMoreRows) {
   }
 }
 
-template <class T>
-class GemmBlock : public ::testing::Test {};
-using Dtypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(GemmBlock, Dtypes);
+template <class P>
+class GemmBlock : public testing::OnEveryDevice<P> {};
+TYPED_TEST_SUITE(GemmBlock, testing::EveryDeviceAndDtype, testing::OnNames);
 
-// Both loop orders on sub-blocks of larger storage, overwriting and accumulating, with sizes
-// that leave ragged register tiles and span several cache blocks of rows and of k.
-TYPED_TEST(GemmBlock, BothLoopOrdersMatchHostLoop) {
-  using T = TypeParam;
-  using View = Kokkos::View<T*, Kokkos::HostSpace>;
-  for (const kernels::GemmDims d :
-       {kernels::GemmDims{7, 13, 9, 11, 15, 14}, kernels::GemmDims{70, 35, 300, 301, 36, 37}}) {
-    View a("test::a", d.m * d.lda), b("test::b", d.k * d.ldb), c0("test::c0", d.m * d.ldc);
-    kernels::fill_small_integers(a, 3);
-    kernels::fill_small_integers(b, 4);
-    kernels::fill_small_integers(c0, 5);
-    Kokkos::fence();
-    for (bool accumulate : {false, true}) {
-      std::vector<T> want(c0.data(), c0.data() + c0.extent(0));
-      for (std::int64_t i = 0; i < d.m; ++i)
-        for (std::int64_t j = 0; j < d.n; ++j) {
-          T acc = accumulate ? want[i * d.ldc + j] : T(0);
-          for (std::int64_t p = 0; p < d.k; ++p) acc += a(i * d.lda + p) * b(p * d.ldb + j);
-          want[i * d.ldc + j] = acc;
+// Strided blocks, accumulate or not, in the device's own loop order (register tiles on the
+// host, team scratch on a GPU) and, on the host, in the GPU's as well.
+TYPED_TEST(GemmBlock, EveryLoopOrderMatchesHostLoop) {
+  using T = typename TypeParam::value_type;
+  with_memory_space(this->device(), [&](auto space) {
+    using View = Kokkos::View<T*, typename decltype(space)::type>;
+    for (const kernels::GemmDims d :
+         {kernels::GemmDims{7, 13, 9, 11, 15, 14}, kernels::GemmDims{70, 35, 300, 301, 36, 37}}) {
+      View a("test::a", d.m * d.lda), b("test::b", d.k * d.ldb), c0("test::c0", d.m * d.ldc);
+      kernels::fill_small_integers(a, 3);
+      kernels::fill_small_integers(b, 4);
+      kernels::fill_small_integers(c0, 5);
+      const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+      const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+      const auto hc0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c0);
+      for (bool accumulate : {false, true}) {
+        std::vector<T> want(hc0.data(), hc0.data() + hc0.extent(0));
+        for (std::int64_t i = 0; i < d.m; ++i)
+          for (std::int64_t j = 0; j < d.n; ++j) {
+            T acc = accumulate ? want[i * d.ldc + j] : T(0);
+            for (std::int64_t p = 0; p < d.k; ++p) acc += ha(i * d.lda + p) * hb(p * d.ldb + j);
+            want[i * d.ldc + j] = acc;
+          }
+        for (const char* order : {"device", "tiled"}) {
+          View c("test::c", c0.extent(0));
+          Kokkos::deep_copy(c, c0);
+          if (std::string(order) == "device")
+            kernels::gemm_block(c, a, b, d, accumulate);
+          else
+            kernels::gemm_block_tiled(c, a, b, d, accumulate);
+          const auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
+          std::int64_t wrong = 0;
+          for (std::size_t e = 0; e < want.size(); ++e) wrong += hc(e) != want[e] ? 1 : 0;
+          EXPECT_EQ(wrong, 0) << order << " on " << describe(this->device()) << " m=" << d.m
+                              << " accumulate=" << accumulate;
         }
-      for (int order = 0; order < 2; ++order) {
-        View c("test::c", c0.extent(0));
-        Kokkos::deep_copy(c, c0);
-        if (order == 0)
-          kernels::gemm_block_host(c, a, b, d, accumulate);
-        else
-          kernels::gemm_block_tiled(c, a, b, d, accumulate);
-        Kokkos::fence();
-        std::int64_t wrong = 0;
-        for (std::size_t e = 0; e < want.size(); ++e) wrong += c(e) != want[e] ? 1 : 0;
-        EXPECT_EQ(wrong, 0) << (order == 0 ? "host" : "tiled") << " m=" << d.m
-                            << " accumulate=" << accumulate;
       }
     }
-  }
+  });
 }
 
 TEST(CommViews, RingSendrecvAndBroadcastOnBothPaths) {
@@ -135,8 +138,12 @@ struct Layout {
 };
 
 // Every p of the job, both decompositions (SUMMA also on 1×p and with narrow panels, which
-// packs A), both transports, sizes p does not divide: C on rank 0 equals the host product.
-TEST(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
+// packs A), both transports, sizes p does not divide, on each device: C on rank 0 equals the
+// host product.
+class DistributedMatmul : public testing::OnEachDevice {};
+MINIGPU_ON_EACH_DEVICE(DistributedMatmul);
+
+TEST_P(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
   const int rank = world_rank();
   const std::vector<Layout> layouts = {{Decomposition::row, false, 0, "row"},
                                        {Decomposition::summa, false, 0, "summa"},
@@ -154,7 +161,7 @@ TEST(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
           if (layout.transpose_grid) grid = {1, p};
           const std::string what = std::string(layout.name) + " p=" + std::to_string(p) +
                                    " n=" + std::to_string(n) + " " + comm::to_string(path);
-          auto mm = make_distributed_matmul(layout.decomposition, dtype, cpu(), sub, n, grid, path,
+          auto mm = make_distributed_matmul(layout.decomposition, dtype, device(), sub, n, grid, path,
                                             layout.max_panel);
           std::vector<std::string> phases;
           for (int rep = 0; rep < 2; ++rep)
@@ -232,9 +239,10 @@ bool has_finding(const RunOutcome& out, const std::string& name) {
   return false;
 }
 
-class MatmulScalingRun : public testing::EmulatedGpus {};
+class MatmulScalingRun : public testing::OnEachDevice {};
+MINIGPU_ON_EACH_DEVICE(MatmulScalingRun);
 
-TEST_F(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
+TEST_P(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
   const RunOutcome out = testing::run_yaml(
       "run:\n  name: t\n  warmups: 0\n  repetitions: 2\nexperiments:\n  - name: matmul_scaling\n"
       "    n: 12\n    dtypes: [float32, float64]\n");
@@ -247,8 +255,9 @@ TEST_F(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
     EXPECT_EQ(param(r.spec, "mode"), "strong");
     EXPECT_EQ(param(r.spec, "n"), "12");
-    EXPECT_EQ(param(r.spec, "comm_path"), "direct") << "an emulated GPU's memory is host memory";
-    EXPECT_EQ(r.spec.device, gpu(0));
+    EXPECT_EQ(param(r.spec, "comm_path"), comm::can_pass_directly(device()) ? "direct" : "staged")
+        << "host memory always goes direct; GPU memory only with a GPU-aware MPI";
+    EXPECT_EQ(r.spec.device, device());
     EXPECT_DOUBLE_EQ(r.work.flops, 2.0 * 12 * 12 * 12);
     const int p = std::stoi(param(r.spec, "ranks"));
     if (p == 1) EXPECT_EQ(r.work.bytes, 0.0);
@@ -269,7 +278,7 @@ TEST_F(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
   }
 }
 
-TEST_F(MatmulScalingRun, WeakSweepGrowsNAndStagesWhenTold) {
+TEST_P(MatmulScalingRun, WeakSweepGrowsNAndStagesWhenTold) {
   const RunOutcome out = testing::run_yaml(
       "run:\n  name: t\n  warmups: 0\n  repetitions: 1\nexperiments:\n  - name: matmul_scaling\n"
       "    mode: weak\n    n: 10\n    gpu_aware_mpi: off\n    dtypes: [float64]\n");

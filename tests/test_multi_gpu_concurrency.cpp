@@ -1,31 +1,78 @@
-// multi_gpu_concurrency under MPI: both modes verified on every rank, speedup reported.
+// multi_gpu_concurrency under MPI on each device: both modes verified on every rank, the
+// multiplies each rank really launches counted by Kokkos's tool hooks, speedup reported.
+#include "comm/communicator.hpp"
 #include "core/errors.hpp"
 #include "experiment_harness.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 namespace minigpu {
 namespace {
 
-TEST(MultiGpuConcurrency, BothModesVerifyAndReportEfficiency) {
+/// Counts launches of the kernel labelled `label` through Kokkos's profiling hooks, an
+/// observer outside the experiment, while it lives.
+class LaunchCounter {
+ public:
+  explicit LaunchCounter(const char* label) {
+    label_ = label;
+    count_ = 0;
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(&LaunchCounter::begin);
+  }
+  ~LaunchCounter() { Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr); }
+  LaunchCounter(const LaunchCounter&) = delete;
+  LaunchCounter& operator=(const LaunchCounter&) = delete;
+  static long count() { return count_; }
+
+ private:
+  static void begin(const char* name, std::uint32_t, std::uint64_t*) {
+    if (std::strcmp(name, label_) == 0) ++count_;
+  }
+  static inline const char* label_ = "";
+  static inline long count_ = 0;
+};
+
+class MultiGpuConcurrency : public testing::OnEachDevice {};
+MINIGPU_ON_EACH_DEVICE(MultiGpuConcurrency);
+
+TEST(LaunchCounterProbe, SeesOneLaunchPerKernel) {
+  LaunchCounter counter("minigpu::matmul_reference");
+  const RunOutcome out = testing::run_yaml(
+      "run: {repetitions: 1, warmups: 0}\n"
+      "experiments:\n  - {name: matmul, sizes: [4], devices: [cpu], variants: [reference], dtypes: [float32]}\n");
+  ASSERT_EQ(out.results.size(), 1u);
+  EXPECT_EQ(LaunchCounter::count(), 1) << "one repetition launches the reference kernel once";
+}
+
+TEST_P(MultiGpuConcurrency, BothModesVerifyDoTheirMultipliesAndReportEfficiency) {
+  const int ranks = comm::Communicator::world().size(), rank = comm::Communicator::world().rank();
+  const int repetitions = 2, per_gpu = 3;
+  LaunchCounter counter("minigpu::matmul_reference");
   const RunOutcome out = testing::run_yaml(
       "run: {repetitions: 2, warmups: 0}\n"
-      "experiments:\n  - {name: multi_gpu_concurrency, n: 24, dtypes: [float32, float64]}\n");
-  int ranks = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+      "experiments:\n  - {name: multi_gpu_concurrency, n: 24, multiplies_per_gpu: 3, dtypes: [float32, float64]}\n");
+  // Sequential: rank 0 does all k·m multiplies per repetition and the others none;
+  // concurrent: every rank does its m. Per dtype, repetitions of each mode.
+  const long mine = 2L * repetitions * ((rank == 0 ? ranks * per_gpu : 0) + per_gpu);
+  EXPECT_EQ(LaunchCounter::count(), mine) << "rank " << rank << " of " << ranks;
+  for (const auto& r : out.results) EXPECT_EQ(r.spec.device, device());
   ASSERT_EQ(out.results.size(), 4u);
   EXPECT_TRUE(out.all_verified);
   EXPECT_EQ(out.results[0].spec.params[0].second, "sequential");
   EXPECT_EQ(out.results[1].spec.params[0].second, "concurrent");
   // Both modes do the same total work: k multiplies of 2·n³ flops.
-  EXPECT_DOUBLE_EQ(out.results[0].work.flops, ranks * 2.0 * 24 * 24 * 24);
+  EXPECT_DOUBLE_EQ(out.results[0].work.flops, ranks * per_gpu * 2.0 * 24 * 24 * 24);
   EXPECT_DOUBLE_EQ(out.results[1].work.flops, out.results[0].work.flops);
   int efficiencies = 0;
   for (const auto& f : out.findings) {
-    if (f.name.rfind("efficiency_", 0) == 0) {
-      ++efficiencies;
-      EXPECT_GT(f.value, 0.0);
-    }
+    if (f.name.rfind("efficiency_", 0) != 0) continue;
+    // speedup/k from the two modes' medians (float32 rows first).
+    const std::size_t first = efficiencies == 0 ? 0 : 2;
+    const double speedup = out.results[first].seconds.median / out.results[first + 1].seconds.median;
+    EXPECT_DOUBLE_EQ(f.value, 100.0 * speedup / ranks) << f.name;
+    ++efficiencies;
   }
   EXPECT_EQ(efficiencies, 2);
 }

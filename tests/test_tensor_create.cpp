@@ -1,4 +1,5 @@
-// Tensor creation on a chosen device, checked against values computed here on the host.
+// Tensor creation on every device (cpu, emulated GPU, the real GPU where there is one),
+// checked against values computed here on the host.
 #include "ops/tensor_factory.hpp"
 #include "core/tensor_print.hpp"
 #include "test_support.hpp"
@@ -8,15 +9,15 @@
 namespace minigpu {
 namespace {
 
-template <class T>
-class TensorCreate : public testing::EmulatedGpus {};
-using Dtypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(TensorCreate, Dtypes);
+template <class P>
+class TensorCreate : public testing::OnEveryDevice<P> {};
+TYPED_TEST_SUITE(TensorCreate, testing::EveryDeviceAndDtype, testing::OnNames);
 
 TYPED_TEST(TensorCreate, KnowsDeviceShapeAndDtype) {
-  using T = TypeParam;
-  const auto x = zeros<T>({2, 3}, gpu(1));
-  EXPECT_EQ(x.device(), gpu(1));
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
+  const auto x = zeros<T>({2, 3}, d);
+  EXPECT_EQ(x.device(), d);
   EXPECT_EQ(x.shape(), (Shape{2, 3}));
   EXPECT_EQ(x.rank(), 2);
   EXPECT_EQ(x.numel(), 6);
@@ -25,24 +26,26 @@ TYPED_TEST(TensorCreate, KnowsDeviceShapeAndDtype) {
 }
 
 TYPED_TEST(TensorCreate, FillsValues) {
-  using T = TypeParam;
-  EXPECT_EQ(zeros<T>({2, 2}, gpu(0)).to_vector(), std::vector<T>(4, T(0)));
-  EXPECT_EQ(ones<T>({3}, gpu(0)).to_vector(), std::vector<T>(3, T(1)));
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
+  EXPECT_EQ(zeros<T>({2, 2}, d).to_vector(), std::vector<T>(4, T(0)));
+  EXPECT_EQ(ones<T>({3}, d).to_vector(), std::vector<T>(3, T(1)));
   EXPECT_EQ(full<T>({2, 1}, T(2.5), cpu()).to_vector(), std::vector<T>(2, T(2.5)));
-  EXPECT_EQ(arange<T>(0, 5, 1, gpu(0)).to_vector(), (std::vector<T>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(arange<T>(0, 5, 1, d).to_vector(), (std::vector<T>{0, 1, 2, 3, 4}));
   EXPECT_EQ(arange<T>(1, 2, T(0.25), cpu()).to_vector(), (std::vector<T>{1, 1.25, 1.5, 1.75}));
   EXPECT_EQ(arange<T>(3, 0, -1, cpu()).to_vector(), (std::vector<T>{3, 2, 1}));
-  EXPECT_EQ(linspace<T>(0, 1, 5, gpu(1)).to_vector(), (std::vector<T>{0, 0.25, 0.5, 0.75, 1}));
+  EXPECT_EQ(linspace<T>(0, 1, 5, d).to_vector(), (std::vector<T>{0, 0.25, 0.5, 0.75, 1}));
   const std::vector<T> values{1, 2, 3, 4, 5, 6};
-  const auto x = from_vector<T>(values, {2, 3}, gpu(1));
+  const auto x = from_vector<T>(values, {2, 3}, d);
   EXPECT_EQ(x.to_vector(), values);
   EXPECT_EQ(x.shape(), (Shape{2, 3}));
 }
 
 TYPED_TEST(TensorCreate, RandIsSeededUniformAndDeviceIndependent) {
-  using T = TypeParam;
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
   const auto a = rand<T>({50, 40}, cpu(), 42).to_vector();
-  const auto b = rand<T>({50, 40}, gpu(1), 42).to_vector();
+  const auto b = rand<T>({50, 40}, d, 42).to_vector();
   const auto c = rand<T>({50, 40}, cpu(), 43).to_vector();
   EXPECT_EQ(a, b) << "same seed must give the same values on every device";
   EXPECT_NE(a, c) << "another seed must give other values";
@@ -61,7 +64,8 @@ TYPED_TEST(TensorCreate, RandIsSeededUniformAndDeviceIndependent) {
 }
 
 TYPED_TEST(TensorCreate, BadShapesAreClearErrors) {
-  using T = TypeParam;
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
   EXPECT_THROW(zeros<T>({}, cpu()), ShapeError);
   EXPECT_THROW(zeros<T>({-1}, cpu()), ShapeError);
   EXPECT_THROW(ones<T>({2, 0}, cpu()), ShapeError);
@@ -80,10 +84,11 @@ TYPED_TEST(TensorCreate, BadShapesAreClearErrors) {
 }
 
 TYPED_TEST(TensorCreate, PrintsValuesThenDevice) {
-  using T = TypeParam;
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
   std::ostringstream os;
-  os << from_vector<T>({1, 2, 3, 4, 5, 6}, {2, 3}, gpu(0));
-  EXPECT_EQ(os.str(), "tensor([[1, 2, 3],\n        [4, 5, 6]], device=gpu:0 (emulated))");
+  os << from_vector<T>({1, 2, 3, 4, 5, 6}, {2, 3}, d);
+  EXPECT_EQ(os.str(), "tensor([[1, 2, 3],\n        [4, 5, 6]], device=" + describe(d) + ")");
   std::ostringstream host;
   host << from_vector<T>({0.5, -1}, {2}, cpu());
   EXPECT_EQ(host.str(), "tensor([0.5, -1], device=cpu)");

@@ -1,4 +1,4 @@
-// Every op's values against a plain host loop, broadcasting included, on cpu and a GPU.
+// Every op's values against a plain host loop, broadcasting included, on every device.
 #include "ops/tensor_factory.hpp"
 #include "ops/tensor_ops.hpp"
 #include "test_support.hpp"
@@ -9,9 +9,10 @@
 namespace minigpu {
 namespace {
 
-template <class T>
-class TensorOps : public testing::EmulatedGpus {
+template <class P>
+class TensorOps : public testing::OnEveryDevice<P> {
  protected:
+  using T = typename P::value_type;
   // Positive values keep pow and division well defined.
   std::vector<T> a_ = {1, 2, 3, 4, 5, 6};
   std::vector<T> b_ = {0.5, 1.5, 2, 0.25, 3, 1};
@@ -29,29 +30,27 @@ class TensorOps : public testing::EmulatedGpus {
     return out;
   }
 };
-using Dtypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(TensorOps, Dtypes);
+TYPED_TEST_SUITE(TensorOps, testing::EveryDeviceAndDtype, testing::OnNames);
 
 TYPED_TEST(TensorOps, ElementwiseMatchesHost) {
-  using T = TypeParam;
-  for (Device d : {cpu(), gpu(1)}) {
-    const auto x = from_vector<T>(this->a_, {2, 3}, d);
-    const auto y = from_vector<T>(this->b_, {2, 3}, d);
-    this->expect_near((x + y).to_vector(), this->zip(this->a_, this->b_, std::plus<T>()));
-    this->expect_near((x - y).to_vector(), this->zip(this->a_, this->b_, std::minus<T>()));
-    this->expect_near((x * y).to_vector(), this->zip(this->a_, this->b_, std::multiplies<T>()));
-    this->expect_near((x / y).to_vector(), this->zip(this->a_, this->b_, std::divides<T>()));
-    this->expect_near(pow(x, y).to_vector(),
-                      this->zip(this->a_, this->b_, [](T p, T q) { return std::pow(p, q); }));
-    std::vector<T> e(this->a_.size());
-    for (std::size_t i = 0; i < e.size(); ++i) e[i] = std::exp(this->a_[i]);
-    this->expect_near(exp(x).to_vector(), e);
-  }
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
+  const auto x = from_vector<T>(this->a_, {2, 3}, d);
+  const auto y = from_vector<T>(this->b_, {2, 3}, d);
+  this->expect_near((x + y).to_vector(), this->zip(this->a_, this->b_, std::plus<T>()));
+  this->expect_near((x - y).to_vector(), this->zip(this->a_, this->b_, std::minus<T>()));
+  this->expect_near((x * y).to_vector(), this->zip(this->a_, this->b_, std::multiplies<T>()));
+  this->expect_near((x / y).to_vector(), this->zip(this->a_, this->b_, std::divides<T>()));
+  this->expect_near(pow(x, y).to_vector(),
+                    this->zip(this->a_, this->b_, [](T p, T q) { return std::pow(p, q); }));
+  std::vector<T> e(this->a_.size());
+  for (std::size_t i = 0; i < e.size(); ++i) e[i] = std::exp(this->a_[i]);
+  this->expect_near(exp(x).to_vector(), e);
 }
 
 TYPED_TEST(TensorOps, ScalarsOnEitherSide) {
-  using T = TypeParam;
-  const auto x = from_vector<T>({1, 2, 4}, {3}, gpu(0));
+  using T = typename TypeParam::value_type;
+  const auto x = from_vector<T>({1, 2, 4}, {3}, this->device());
   this->expect_near((x + 1.0).to_vector(), {2, 3, 5});
   this->expect_near((x - 1.0).to_vector(), {0, 1, 3});
   this->expect_near((10.0 - x).to_vector(), {9, 8, 6});
@@ -63,35 +62,35 @@ TYPED_TEST(TensorOps, ScalarsOnEitherSide) {
 }
 
 TYPED_TEST(TensorOps, BroadcastsRowsAndColumns) {
-  using T = TypeParam;
-  const auto x = from_vector<T>(this->a_, {2, 3}, gpu(1));
+  using T = typename TypeParam::value_type;
+  const auto x = from_vector<T>(this->a_, {2, 3}, this->device());
   // The chapter adds a 1×3 row to a 2×3 matrix.
-  const auto row = from_vector<T>({10, 20, 30}, {1, 3}, gpu(1));
+  const auto row = from_vector<T>({10, 20, 30}, {1, 3}, this->device());
   this->expect_near((x + row).to_vector(), {11, 22, 33, 14, 25, 36});
   this->expect_near((row + x).to_vector(), {11, 22, 33, 14, 25, 36});
   EXPECT_EQ((x + row).shape(), (Shape{2, 3}));
-  const auto vec = from_vector<T>({1, 2, 3}, {3}, gpu(1));
+  const auto vec = from_vector<T>({1, 2, 3}, {3}, this->device());
   this->expect_near((x * vec).to_vector(), {1, 4, 9, 4, 10, 18});
-  const auto col = from_vector<T>({100, 200}, {2, 1}, gpu(1));
+  const auto col = from_vector<T>({100, 200}, {2, 1}, this->device());
   this->expect_near((x - col).to_vector(), {-99, -98, -97, -196, -195, -194});
-  const auto outer = from_vector<T>({1, 2}, {2, 1}, gpu(1)) * from_vector<T>({1, 10, 100}, {1, 3}, gpu(1));
+  const auto outer = from_vector<T>({1, 2}, {2, 1}, this->device()) * from_vector<T>({1, 10, 100}, {1, 3}, this->device());
   this->expect_near(outer.to_vector(), {1, 10, 100, 2, 20, 200});
 }
 
 TYPED_TEST(TensorOps, ShapeMismatchesThrow) {
-  using T = TypeParam;
-  const auto x = ones<T>({2, 3}, cpu());
-  EXPECT_THROW((void)(x + ones<T>({3, 2}, cpu())), ShapeError);
-  EXPECT_THROW((void)(x + ones<T>({2}, cpu())), ShapeError);
-  EXPECT_THROW((void)matmul(x, ones<T>({2, 3}, cpu())), ShapeError);
-  EXPECT_THROW((void)matmul(ones<T>({3}, cpu()), x), ShapeError);
+  using T = typename TypeParam::value_type;
+  const auto x = ones<T>({2, 3}, this->device());
+  EXPECT_THROW((void)(x + ones<T>({3, 2}, this->device())), ShapeError);
+  EXPECT_THROW((void)(x + ones<T>({2}, this->device())), ShapeError);
+  EXPECT_THROW((void)matmul(x, ones<T>({2, 3}, this->device())), ShapeError);
+  EXPECT_THROW((void)matmul(ones<T>({3}, this->device()), x), ShapeError);
   EXPECT_THROW((void)x.item(), ShapeError);
   EXPECT_THROW((void)x.reshape({4}), ShapeError);
 }
 
 TYPED_TEST(TensorOps, ReductionsMatchHost) {
-  using T = TypeParam;
-  const auto x = from_vector<T>(this->a_, {2, 3}, gpu(0));
+  using T = typename TypeParam::value_type;
+  const auto x = from_vector<T>(this->a_, {2, 3}, this->device());
   const auto s = sum(x);
   EXPECT_EQ(s.rank(), 0);
   EXPECT_NEAR(s.item(), T(21), this->tolerance());
@@ -99,24 +98,23 @@ TYPED_TEST(TensorOps, ReductionsMatchHost) {
 }
 
 TYPED_TEST(TensorOps, MatmulMatchesHostTripleLoop) {
-  using T = TypeParam;
+  using T = typename TypeParam::value_type;
   const std::int64_t m = 7, k = 5, n = 3;
-  for (Device d : {cpu(), gpu(1)}) {
-    const auto a = rand<T>({m, k}, d, 11, T(-1), T(1));
-    const auto b = rand<T>({k, n}, d, 12, T(-1), T(1));
-    const auto av = a.to_vector(), bv = b.to_vector();
-    std::vector<T> want(m * n, T(0));
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t p = 0; p < k; ++p)
-        for (std::int64_t j = 0; j < n; ++j) want[i * n + j] += av[i * k + p] * bv[p * n + j];
-    const auto c = matmul(a, b);
-    EXPECT_EQ(c.shape(), (Shape{m, n}));
-    this->expect_near(c.to_vector(), want);
-    const auto v = from_vector<T>({1, 0, 0, 0, 0}, {k}, d);
-    const auto first_col = matmul(a, v).to_vector();
-    ASSERT_EQ(first_col.size(), std::size_t(m));
-    for (std::int64_t i = 0; i < m; ++i) EXPECT_EQ(first_col[i], av[i * k]);
-  }
+  const Device d = this->device();
+  const auto a = rand<T>({m, k}, d, 11, T(-1), T(1));
+  const auto b = rand<T>({k, n}, d, 12, T(-1), T(1));
+  const auto av = a.to_vector(), bv = b.to_vector();
+  std::vector<T> want(m * n, T(0));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t p = 0; p < k; ++p)
+      for (std::int64_t j = 0; j < n; ++j) want[i * n + j] += av[i * k + p] * bv[p * n + j];
+  const auto c = matmul(a, b);
+  EXPECT_EQ(c.shape(), (Shape{m, n}));
+  this->expect_near(c.to_vector(), want);
+  const auto v = from_vector<T>({1, 0, 0, 0, 0}, {k}, d);
+  const auto first_col = matmul(a, v).to_vector();
+  ASSERT_EQ(first_col.size(), std::size_t(m));
+  for (std::int64_t i = 0; i < m; ++i) EXPECT_EQ(first_col[i], av[i * k]);
 }
 
 }  // namespace
