@@ -1,12 +1,12 @@
 // minigpu: MPI first, then each rank bound to its GPU, then Kokkos, then the command line.
 // Errors end the whole job: input errors exit 2 on every rank, anything else aborts MPI.
 #include "app/cli.hpp"
-#include "core/errors.hpp"
 #include "comm/mpi_session.hpp"
 #include "comm/node.hpp"
 #include "core/backend.hpp"
 #include "core/binding.hpp"
 #include "core/device.hpp"
+#include "core/errors.hpp"
 #include "core/kokkos_session.hpp"
 
 #include <cstdio>

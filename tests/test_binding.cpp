@@ -54,7 +54,8 @@ TEST(Collectives, ReduceOverRanks) {
   EXPECT_EQ(comm::sum_over_ranks(1.0, comm::Communicator::world()), size);
   EXPECT_FALSE(comm::all_ranks(rank != size - 1, comm::Communicator::world())) << "false on the last rank";
   EXPECT_TRUE(comm::all_ranks(true, comm::Communicator::world()));
-  const auto v = comm::max_over_ranks(std::vector<double>{double(rank), double(-rank)}, comm::Communicator::world());
+  const auto v =
+      comm::max_over_ranks(std::vector<double>{double(rank), double(-rank)}, comm::Communicator::world());
   EXPECT_EQ(v, (std::vector<double>{double(size - 1), 0.0}));
   const auto names = comm::allgather_strings(std::string(rank + 1, 'x'), comm::Communicator::world());
   ASSERT_EQ(names.size(), std::size_t(size));

@@ -1,6 +1,6 @@
 // Input validation: every class of error names file, line, column and key.
-#include "core/errors.hpp"
 #include "config/config_node.hpp"
+#include "core/errors.hpp"
 #include "experiment_harness.hpp"
 
 #include <gtest/gtest.h>

@@ -36,7 +36,8 @@ TEST_P(DevicesExperiment, EveryRuleVerifiesAndCrossRankCopyNeedsTwoRanks) {
   } else if (GetParam() == testing::TestDevice::gpu) {
     EXPECT_NE(mismatch.find("gpu:0 and cpu"), std::string::npos) << mismatch;
   } else {
-    EXPECT_NE(mismatch.find("not applicable"), std::string::npos) << "the cpu alone has nothing to mix: " << mismatch;
+    EXPECT_NE(mismatch.find("not applicable"), std::string::npos)
+        << "the cpu alone has nothing to mix: " << mismatch;
   }
 }
 

@@ -1,7 +1,7 @@
 // The lazy experiment on every device: the chain's kernels, its input errors, its cases, tiny
 // runs, and on a real GPU the chapter's claim that unfenced timing misses the kernel.
-#include "core/errors.hpp"
 #include "core/backend.hpp"
+#include "core/errors.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/power_shift.hpp"

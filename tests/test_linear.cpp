@@ -1,9 +1,9 @@
 // The linear experiment: Linear(in, 1) forward pass, SGD kernels and training against host
 // loops on every device, configuration errors, and a tiny run through the runner on each device.
 #include "core/errors.hpp"
-#include "ops/tensor_factory.hpp"
 #include "experiment_harness.hpp"
 #include "models/linear_sgd.hpp"
+#include "ops/tensor_factory.hpp"
 #include "test_support.hpp"
 
 #include <cmath>
@@ -46,8 +46,7 @@ TYPED_TEST(LinearLayer, ForwardMatchesHostOnItsDevice) {
   EXPECT_EQ(net.bias().device(), d);
   EXPECT_EQ(out.shape(), (Shape{4, 1}));
   const auto got = out.to_vector(), want = this->host_forward();
-  for (int i = 0; i < 4; ++i)
-    EXPECT_NEAR(got[i], want[i], this->tolerance() * (1 + std::abs(want[i]))) << i;
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(got[i], want[i], this->tolerance() * (1 + std::abs(want[i]))) << i;
 }
 
 TYPED_TEST(LinearLayer, InputOnAnotherDeviceIsAnError) {
@@ -192,7 +191,8 @@ TEST_P(LinearRun, TinyRunVerifiesEveryCaseOnTheDevice) {
     // in = 8 features, 512 samples, 2 epochs of 16 batches: the header's accounting.
     const bool parameters = r.spec.param("rule") == "parameters";
     EXPECT_DOUBLE_EQ(r.work.flops, parameters ? 32.0 * 17 : 2 * 512.0 * 37 + 32 * 2.0 * 9) << r.spec.label;
-    median[to_string(r.spec.dtype) + " " + r.spec.param("data") + " " + r.spec.param("loss")] = r.seconds.median;
+    median[to_string(r.spec.dtype) + " " + r.spec.param("data") + " " + r.spec.param("loss")] =
+        r.seconds.median;
   }
   ASSERT_EQ(out.findings.size(), 8u);
   for (const auto& f : out.findings) {

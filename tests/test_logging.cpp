@@ -1,10 +1,10 @@
 // The logging experiment's kernels against host loops, its input errors, and the experiment
 // end to end at a tiny size.
 #include "core/errors.hpp"
-#include "ops/tensor_factory.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/scale.hpp"
+#include "ops/tensor_factory.hpp"
 #include "test_support.hpp"
 
 #include <cmath>

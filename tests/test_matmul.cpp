@@ -41,7 +41,8 @@ TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 
 /// A vendor GEMM exists for the memory of `d` in this build.
 bool has_vendor(Device d) {
-  return uses_host_memory(d) ? kernels::has_vendor_gemm<HostMemSpace>() : kernels::has_vendor_gemm<GpuMemSpace>();
+  return uses_host_memory(d) ? kernels::has_vendor_gemm<HostMemSpace>()
+                             : kernels::has_vendor_gemm<GpuMemSpace>();
 }
 
 // Sizes not divisible by the tile, square and rectangular: every product is exact, with every
@@ -93,9 +94,8 @@ TYPED_TEST(MatmulKernels, VendorMatchesHostTripleLoopExactly) {
   const auto b = small_integers<T>({k, n}, d, 6);
   Tensor<T> c({m, n}, d, "test::C");
   with_views(
-      d,
-      [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_vendor(cv, av, bv, m, n, k); }, c,
-      a, b);
+      d, [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_vendor(cv, av, bv, m, n, k); },
+      c, a, b);
   EXPECT_EQ(c.to_vector(), host_product(a.to_vector(), b.to_vector(), m, n, k));
 }
 
@@ -228,11 +228,13 @@ TEST_P(MatmulOnEachDevice, EveryVariantVerifies) {
       "    sizes: [7, 65, 300]\n"
       "    dtypes: [float32, float64]\n"
       "    devices: [gpu]\n"
-      "    variants: " + variants + "\n");
+      "    variants: " +
+      variants + "\n");
   ASSERT_EQ(outcome.results.size(), 2u * 3u * (has_vendor(device()) ? 3u : 2u));
   for (const auto& r : outcome.results) {
     EXPECT_EQ(r.spec.device, device()) << "devices: [gpu] is try_gpu(): the device under test";
-    EXPECT_TRUE(r.check.passed) << r.spec.label << " on " << describe(r.spec.device) << ": " << r.check.detail;
+    EXPECT_TRUE(r.check.passed) << r.spec.label << " on " << describe(r.spec.device) << ": "
+                                << r.check.detail;
   }
 }
 

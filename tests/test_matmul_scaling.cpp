@@ -1,10 +1,10 @@
 // matmul_scaling: partition and grid bookkeeping, the block kernels, the distributed product
 // on every p of the job against a host triple loop, MPI on Views, config errors, and small
 // runs through the real loader and runner. Runs under mpiexec at 1 to 4 ranks.
-#include "core/errors.hpp"
 #include "comm/views.hpp"
-#include "experiment_harness.hpp"
+#include "core/errors.hpp"
 #include "distributed/distributed_matmul.hpp"
+#include "experiment_harness.hpp"
 #include "kernels/fill_integers.hpp"
 #include "test_support.hpp"
 
@@ -113,7 +113,8 @@ TEST(CommViews, RingSendrecvAndBroadcastOnBothPaths) {
     const comm::Transport<double> t(path, 10, "test::stage");
     Kokkos::View<double*, Kokkos::HostSpace> send("test::send", 5), recv("test::recv", 5);
     Kokkos::deep_copy(send, rank + 0.5);
-    comm::sendrecv(send, (rank + 1) % size, recv, (rank + size - 1) % size, 3, comm::Communicator::world(), t);
+    comm::sendrecv(send, (rank + 1) % size, recv, (rank + size - 1) % size, 3, comm::Communicator::world(),
+                   t);
     EXPECT_EQ(recv(4), (rank + size - 1) % size + 0.5) << comm::to_string(path);
     Kokkos::deep_copy(send, rank == size - 1 ? 42.0 : -1.0);
     comm::broadcast(send, size - 1, comm::Communicator::world(), t);

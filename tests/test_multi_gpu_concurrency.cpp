@@ -41,7 +41,8 @@ TEST(LaunchCounterProbe, SeesOneLaunchPerKernel) {
   LaunchCounter counter("minigpu::matmul_reference");
   const RunOutcome out = testing::run_yaml(
       "run: {repetitions: 1, warmups: 0}\n"
-      "experiments:\n  - {name: matmul, sizes: [4], devices: [cpu], variants: [reference], dtypes: [float32]}\n");
+      "experiments:\n  - {name: matmul, sizes: [4], devices: [cpu], variants: [reference], dtypes: "
+      "[float32]}\n");
   ASSERT_EQ(out.results.size(), 1u);
   EXPECT_EQ(LaunchCounter::count(), 1) << "one repetition launches the reference kernel once";
 }
@@ -52,7 +53,8 @@ TEST_P(MultiGpuConcurrency, BothModesVerifyDoTheirMultipliesAndReportEfficiency)
   LaunchCounter counter("minigpu::matmul_reference");
   const RunOutcome out = testing::run_yaml(
       "run: {repetitions: 2, warmups: 0}\n"
-      "experiments:\n  - {name: multi_gpu_concurrency, n: 24, multiplies_per_gpu: 3, dtypes: [float32, float64]}\n");
+      "experiments:\n  - {name: multi_gpu_concurrency, n: 24, multiplies_per_gpu: 3, dtypes: [float32, "
+      "float64]}\n");
   // Sequential: rank 0 does all k·m multiplies per repetition and the others none;
   // concurrent: every rank does its m. Per dtype, repetitions of each mode.
   const long mine = 2L * repetitions * ((rank == 0 ? ranks * per_gpu : 0) + per_gpu);

@@ -35,9 +35,10 @@ struct On {
   using value_type = T;
 };
 
-using EveryDeviceAndDtype = ::testing::Types<On<TestDevice::cpu, float>, On<TestDevice::cpu, double>,
-                                             On<TestDevice::emulated, float>, On<TestDevice::emulated, double>,
-                                             On<TestDevice::gpu, float>, On<TestDevice::gpu, double>>;
+using EveryDeviceAndDtype =
+    ::testing::Types<On<TestDevice::cpu, float>, On<TestDevice::cpu, double>, On<TestDevice::emulated, float>,
+                     On<TestDevice::emulated, double>, On<TestDevice::gpu, float>,
+                     On<TestDevice::gpu, double>>;
 
 /// Names typed instances "cpu_float32", "gpu_float64", ...
 struct OnNames {

@@ -1,7 +1,7 @@
 // Tensor creation on every device (cpu, emulated GPU, the real GPU where there is one),
 // checked against values computed here on the host.
-#include "ops/tensor_factory.hpp"
 #include "core/tensor_print.hpp"
+#include "ops/tensor_factory.hpp"
 #include "test_support.hpp"
 
 #include <sstream>

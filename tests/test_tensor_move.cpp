@@ -68,10 +68,11 @@ TEST_P(TensorMove, MixedDevicesThrowNamingBoth) {
     FAIL() << "adding a " << to_string(d) << " tensor to a cpu tensor must throw";
   } catch (const DeviceMismatchError& e) {
     const std::string message = e.what();
-    EXPECT_EQ(message.rfind("expected all tensors to be on the same device, but found at least two devices, " +
-                                to_string(d) + " and cpu",
-                            0),
-              0u)
+    EXPECT_EQ(
+        message.rfind("expected all tensors to be on the same device, but found at least two devices, " +
+                          to_string(d) + " and cpu",
+                      0),
+        0u)
         << message;
   }
   EXPECT_THROW((void)matmul(x, ones<float>({3, 2}, cpu())), DeviceMismatchError);

@@ -73,7 +73,8 @@ TYPED_TEST(TensorOps, BroadcastsRowsAndColumns) {
   this->expect_near((x * vec).to_vector(), {1, 4, 9, 4, 10, 18});
   const auto col = from_vector<T>({100, 200}, {2, 1}, this->device());
   this->expect_near((x - col).to_vector(), {-99, -98, -97, -196, -195, -194});
-  const auto outer = from_vector<T>({1, 2}, {2, 1}, this->device()) * from_vector<T>({1, 10, 100}, {1, 3}, this->device());
+  const auto outer =
+      from_vector<T>({1, 2}, {2, 1}, this->device()) * from_vector<T>({1, 10, 100}, {1, 3}, this->device());
   this->expect_near(outer.to_vector(), {1, 10, 100, 2, 20, 200});
 }
 

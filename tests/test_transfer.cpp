@@ -1,7 +1,7 @@
 // The transfer experiment: its byte pattern and chunked copy on every device, its input
 // errors, tiny runs on every device, and on a real GPU the pinned-memory claim.
-#include "core/errors.hpp"
 #include "core/backend.hpp"
+#include "core/errors.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/byte_copy.hpp"
 #include "test_support.hpp"
@@ -116,7 +116,8 @@ TEST_P(TransferKernels, FillAndChunkedCopyOnTheDevice) {
       Kokkos::deep_copy(dst, static_cast<unsigned char>(0));
       kernels::chunked_copy(dst, src, chunks);
       const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst);
-      EXPECT_EQ(kernels::find_pattern_mismatch(host.data(), n, 11), -1) << chunks << " chunks on " << describe(device());
+      EXPECT_EQ(kernels::find_pattern_mismatch(host.data(), n, 11), -1)
+          << chunks << " chunks on " << describe(device());
     }
   });
 }
@@ -143,7 +144,8 @@ TEST_P(TransferRun, TinySweepVerifiesAndReportsItsPeaks) {
     double best = 0;
     for (const auto& r : out.results) {
       const std::string kind = param(r.spec, "host_memory");
-      if (param(r.spec, "direction") + (kind == "-" ? "" : "_" + kind) == group) best = std::max(best, r.gbps);
+      if (param(r.spec, "direction") + (kind == "-" ? "" : "_" + kind) == group)
+        best = std::max(best, r.gbps);
     }
     const Finding* f = find(out.findings, std::string("peak_gbps_") + group);
     ASSERT_NE(f, nullptr) << group;
@@ -162,7 +164,8 @@ TEST_P(TransferRun, TinySweepVerifiesAndReportsItsPeaks) {
 // The chapter's claim where the backend makes it true: page-locked host memory copies to and
 // from a GPU several times faster than pageable memory (7.6x H2D on an H100 at 256 MiB).
 TEST_P(TransferRun, PinnedBeatsPageableOnAGpu) {
-  if (uses_host_memory(device()) || !kHasPinnedHostMemory) GTEST_SKIP() << describe(device()) << " has no pinned memory";
+  if (uses_host_memory(device()) || !kHasPinnedHostMemory)
+    GTEST_SKIP() << describe(device()) << " has no pinned memory";
   const RunOutcome out = testing::run_yaml(
       "run:\n  warmups: 1\n  repetitions: 3\nexperiments:\n  - name: transfer\n"
       "    sizes: [64MiB]\n    chunks: [1]\n    directions: [h2d, d2h]\n");

@@ -1,9 +1,9 @@
 // Subcommands of `minigpu`, wired with CLI11.
 #include "app/cli.hpp"
 
-#include "core/errors.hpp"
 #include "app/run_command.hpp"
 #include "core/environment.hpp"
+#include "core/errors.hpp"
 #include "io/device_report_writer.hpp"
 #include "minigpu_version.hpp"
 

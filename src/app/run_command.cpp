@@ -1,12 +1,12 @@
 // The run pipeline in numbered steps; each step's work lives in its own layer.
 #include "app/run_command.hpp"
 
-#include "core/errors.hpp"
 #include "comm/collectives.hpp"
-#include "experiments/run_plan.hpp"
 #include "core/binding.hpp"
 #include "core/environment.hpp"
+#include "core/errors.hpp"
 #include "experiments/registry.hpp"
+#include "experiments/run_plan.hpp"
 #include "experiments/runner.hpp"
 #include "io/console_writer.hpp"
 #include "io/run_record.hpp"

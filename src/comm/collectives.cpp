@@ -85,7 +85,8 @@ std::vector<std::vector<T>> gather_to_root(const std::vector<T>& mine, int root,
   return out;
 }
 
-template std::vector<std::vector<double>> gather_to_root(const std::vector<double>&, int, const Communicator&);
+template std::vector<std::vector<double>> gather_to_root(const std::vector<double>&, int,
+                                                         const Communicator&);
 template std::vector<std::vector<std::int64_t>> gather_to_root(const std::vector<std::int64_t>&, int,
                                                                const Communicator&);
 

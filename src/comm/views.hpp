@@ -118,8 +118,8 @@ void allgatherv_in_place(const View& data, const std::vector<std::int64_t>& coun
 /// Sends all of `send` to `dest` while receiving all of `recv` from `source` (MPI_Sendrecv;
 /// kNoRank skips a side). A staged transport needs room for both messages.
 template <class SendView, class RecvView>
-void sendrecv(const SendView& send, int dest, const RecvView& recv, int source, int tag, const Communicator& comm,
-              const Transport<typename RecvView::non_const_value_type>& t) {
+void sendrecv(const SendView& send, int dest, const RecvView& recv, int source, int tag,
+              const Communicator& comm, const Transport<typename RecvView::non_const_value_type>& t) {
   using T = typename RecvView::non_const_value_type;
   Kokkos::fence();
   const std::int64_t ns = static_cast<std::int64_t>(send.extent(0)),

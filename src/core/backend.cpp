@@ -36,7 +36,8 @@ GpuProperties gpu_properties(int id) {
   const cudaError_t status = cudaGetDeviceProperties(&prop, id);
   if (status != cudaSuccess)
     throw std::runtime_error(std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(status));
-  return named(id, prop.name, prop.totalGlobalMem, std::to_string(prop.major) + "." + std::to_string(prop.minor));
+  return named(id, prop.name, prop.totalGlobalMem,
+               std::to_string(prop.major) + "." + std::to_string(prop.minor));
 }
 #elif defined(KOKKOS_ENABLE_HIP)
 int visible_gpu_count() {
@@ -52,14 +53,17 @@ GpuProperties gpu_properties(int id) {
   return named(id, prop.name, prop.totalGlobalMem, prop.gcnArchName);
 }
 #elif defined(KOKKOS_ENABLE_SYCL)
-int visible_gpu_count() { return static_cast<int>(sycl::device::get_devices(sycl::info::device_type::gpu).size()); }
+int visible_gpu_count() {
+  return static_cast<int>(sycl::device::get_devices(sycl::info::device_type::gpu).size());
+}
 
 GpuProperties gpu_properties(int id) {
   const auto devices = sycl::device::get_devices(sycl::info::device_type::gpu);
   if (id < 0 || id >= static_cast<int>(devices.size()))
     throw std::out_of_range("gpu_properties: no SYCL GPU " + std::to_string(id));
   const auto& d = devices[static_cast<std::size_t>(id)];
-  return named(id, d.get_info<sycl::info::device::name>(), d.get_info<sycl::info::device::global_mem_size>(), "");
+  return named(id, d.get_info<sycl::info::device::name>(), d.get_info<sycl::info::device::global_mem_size>(),
+               "");
 }
 #else
 int visible_gpu_count() { return 0; }

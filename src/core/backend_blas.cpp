@@ -43,11 +43,13 @@ int blas_int(std::int64_t n) {
 // cuBLAS is column-major; row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ over the same memory.
 void gemm(const float* a, const float* b, float* c, int m, int n, int k) {
   const float one = 1, zero = 0;
-  check(cublasSgemm(handle(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n), "cublasSgemm");
+  check(cublasSgemm(handle(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n),
+        "cublasSgemm");
 }
 void gemm(const double* a, const double* b, double* c, int m, int n, int k) {
   const double one = 1, zero = 0;
-  check(cublasDgemm(handle(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n), "cublasDgemm");
+  check(cublasDgemm(handle(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n),
+        "cublasDgemm");
 }
 
 }  // namespace

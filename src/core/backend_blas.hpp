@@ -26,8 +26,8 @@ std::string gpu_vendor_blas_name();
 template <class T>
 void gpu_vendor_gemm(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k);
 
-extern template void gpu_vendor_gemm<float>(const float*, const float*, float*, std::int64_t,
-                                            std::int64_t, std::int64_t);
+extern template void gpu_vendor_gemm<float>(const float*, const float*, float*, std::int64_t, std::int64_t,
+                                            std::int64_t);
 extern template void gpu_vendor_gemm<double>(const double*, const double*, double*, std::int64_t,
                                              std::int64_t, std::int64_t);
 

@@ -10,9 +10,9 @@
 // Accounting: no bytes or flops worth a rate; the times show what each rule costs.
 #include "comm/views.hpp"
 #include "core/errors.hpp"
+#include "experiments/registry.hpp"
 #include "ops/tensor_factory.hpp"
 #include "ops/tensor_ops.hpp"
-#include "experiments/registry.hpp"
 
 namespace minigpu {
 namespace {
@@ -20,12 +20,18 @@ namespace {
 enum class Rule { query, create, copy_to, to, mismatch, cross_rank_copy };
 const char* name_of(Rule r) {
   switch (r) {
-    case Rule::query: return "query";
-    case Rule::create: return "create";
-    case Rule::copy_to: return "copy_to";
-    case Rule::to: return "to";
-    case Rule::mismatch: return "mismatch";
-    case Rule::cross_rank_copy: break;
+    case Rule::query:
+      return "query";
+    case Rule::create:
+      return "create";
+    case Rule::copy_to:
+      return "copy_to";
+    case Rule::to:
+      return "to";
+    case Rule::mismatch:
+      return "mismatch";
+    case Rule::cross_rank_copy:
+      break;
   }
   return "cross_rank_copy";
 }

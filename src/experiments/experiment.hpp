@@ -95,4 +95,44 @@ class StatefulExperiment : public Experiment {
   std::unique_ptr<CaseState> state_;
 };
 
+/// An experiment with a typed case list, filled by configure() through add_case(): cases()
+/// and the case behind a spec come from here.
+template <class Case>
+class CaseList : public StatefulExperiment {
+ public:
+  std::vector<CaseSpec> cases() const override { return specs_; }
+
+ protected:
+  /// Appends a case; its spec's index is filled in here.
+  void add_case(CaseSpec spec, Case c) {
+    spec.index = cases_.size();
+    specs_.push_back(std::move(spec));
+    cases_.push_back(std::move(c));
+  }
+  void clear_cases() {
+    specs_.clear();
+    cases_.clear();
+  }
+  /// The typed case behind a spec (of a result, say).
+  const Case& case_of(const CaseSpec& spec) const { return cases_.at(spec.index); }
+  /// The spec of the case being set up or run (set by setup()).
+  const CaseSpec& current() const { return current_; }
+  void set_current(const CaseSpec& spec) { current_ = spec; }
+
+ private:
+  std::vector<Case> cases_;
+  std::vector<CaseSpec> specs_;
+  CaseSpec current_;
+};
+
+/// A CaseList whose setup() builds State<Mem, T>(case) for the case's device and dtype.
+template <class Case, template <class, class> class State>
+class TypedExperiment : public CaseList<Case> {
+ public:
+  void setup(const CaseSpec& spec) override {
+    this->set_current(spec);
+    this->state_ = make_case_state<State>(spec.device, spec.dtype, this->case_of(spec));
+  }
+};
+
 }  // namespace minigpu

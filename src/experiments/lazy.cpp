@@ -76,8 +76,9 @@ class ChainState : public CaseState {
     };
     for (std::int64_t i = 0; i < n; i += stride) check(i);
     if ((n - 1) % stride != 0) check(n - 1);
-    return {worst <= tolerance, "max abs err " + io::significant(worst, 3) + " <= " + io::significant(tolerance, 1) +
-                                    " over " + std::to_string(checked) + " elements"};
+    return {worst <= tolerance, "max abs err " + io::significant(worst, 3) +
+                                    " <= " + io::significant(tolerance, 1) + " over " +
+                                    std::to_string(checked) + " elements"};
   }
 
  private:
@@ -91,18 +92,16 @@ bool runs_synchronously(Device d) { return !kHasGpuBackend || uses_host_memory(d
 
 }  // namespace
 
-class LazyExperiment : public StatefulExperiment {
+class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     device_ = read_device(node);
     elements_ = node.get_int("elements", 100000000, 1);
-    specs_.clear();
-    cases_.clear();
+    clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const std::uint64_t bytes = static_cast<std::uint64_t>(elements_) * size_of(dtype);
       for (Timing timing : {Timing::fenced, Timing::unfenced, Timing::host_detour}) {
         CaseSpec c;
-        c.index = cases_.size();
         c.label = std::string("chain ") + name_of(timing) + " n=" + std::to_string(elements_);
         c.params = {{"variant", name_of(timing)}, {"elements", std::to_string(elements_)}};
         c.device = device_;
@@ -110,28 +109,20 @@ class LazyExperiment : public StatefulExperiment {
         c.fence_after_run = timing != Timing::unfenced;
         const bool host_copy_on_device = timing == Timing::host_detour && uses_host_memory(device_);
         c.device_bytes = bytes * (host_copy_on_device ? 4 : 3);
-        specs_.push_back(c);
-        cases_.push_back({timing, elements_});
+        add_case(c, {timing, elements_});
       }
     }
   }
 
-  std::vector<CaseSpec> cases() const override { return specs_; }
-
-  void setup(const CaseSpec& spec) override {
-    current_ = spec;
-    state_ = make_case_state<ChainState>(spec.device, spec.dtype, cases_.at(spec.index));
-  }
-
   Work work() const override {
-    const double pass = static_cast<double>(elements_) * static_cast<double>(size_of(current_.dtype));
-    const bool detour = cases_.at(current_.index).timing == Timing::host_detour;
+    const double pass = static_cast<double>(elements_) * static_cast<double>(size_of(current().dtype));
+    const bool detour = case_of(current()).timing == Timing::host_detour;
     return {pass * (detour ? 6 : 4), 5.0 * static_cast<double>(elements_)};
   }
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
     std::map<DType, std::map<Timing, const CaseResult*>> by_dtype;
-    for (const auto& r : results) by_dtype[r.spec.dtype][cases_.at(r.spec.index).timing] = &r;
+    for (const auto& r : results) by_dtype[r.spec.dtype][case_of(r.spec).timing] = &r;
     std::vector<Finding> out;
     for (const auto& [dtype, timings] : by_dtype) {
       const auto fenced = timings.find(Timing::fenced);
@@ -140,19 +131,20 @@ class LazyExperiment : public StatefulExperiment {
       const std::string prefix = to_string(dtype) + ", " + describe(device_) + ": ";
       const auto unfenced = timings.find(Timing::unfenced);
       if (unfenced != timings.end()) {
-        out.push_back({"", "unfenced_over_fenced", unfenced->second->seconds.median / base, "x",
-                       prefix + (runs_synchronously(device_) ? "backend runs kernels synchronously: fenced and "
-                                                               "unfenced timings agree up to timing noise"
-                                                             : "unfenced time measures only kernel launches")});
+        out.push_back(
+            {"", "unfenced_over_fenced", unfenced->second->seconds.median / base, "x",
+             prefix + (runs_synchronously(device_) ? "backend runs kernels synchronously: fenced and "
+                                                     "unfenced timings agree up to timing noise"
+                                                   : "unfenced time measures only kernel launches")});
       }
       const auto detour = timings.find(Timing::host_detour);
       if (detour != timings.end()) {
         const std::uint64_t y_bytes = static_cast<std::uint64_t>(elements_) * size_of(dtype);
-        out.push_back({"", "host_detour_over_fenced", detour->second->seconds.median / base, "x",
-                       prefix + "y (" + io::human_bytes(y_bytes) + ") to host memory and back between kernels" +
-                           (uses_host_memory(device_) ? ", here two host-to-host copies" : "") + ": " +
-                           io::significant(detour->second->seconds.median) + " s vs " + io::significant(base) +
-                           " s"});
+        out.push_back(
+            {"", "host_detour_over_fenced", detour->second->seconds.median / base, "x",
+             prefix + "y (" + io::human_bytes(y_bytes) + ") to host memory and back between kernels" +
+                 (uses_host_memory(device_) ? ", here two host-to-host copies" : "") + ": " +
+                 io::significant(detour->second->seconds.median) + " s vs " + io::significant(base) + " s"});
       }
     }
     return out;
@@ -161,12 +153,10 @@ class LazyExperiment : public StatefulExperiment {
  private:
   Device device_;
   std::int64_t elements_ = 0;
-  std::vector<LazyCase> cases_;
-  std::vector<CaseSpec> specs_;
-  CaseSpec current_;
 };
 
-MINIGPU_REGISTER_EXPERIMENT(LazyExperiment, "lazy",
-                            "Asynchronous launches: fenced vs unfenced timing, and a detour through host memory");
+MINIGPU_REGISTER_EXPERIMENT(
+    LazyExperiment, "lazy",
+    "Asynchronous launches: fenced vs unfenced timing, and a detour through host memory");
 
 }  // namespace minigpu

@@ -19,9 +19,9 @@
 //           steps·sizeof(T) of losses in either loss mode (one copy each, or one copy in all)
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
-#include "ops/tensor_factory.hpp"
 #include "experiments/registry.hpp"
 #include "models/linear_sgd.hpp"
+#include "ops/tensor_factory.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -331,7 +331,11 @@ class LinearExperiment : public StatefulExperiment {
  private:
   /// The five cases of every dtype, in run order.
   static std::vector<LinearCase> kinds() {
-    return {{true, false, false}, {false, true, true}, {false, true, false}, {false, false, true}, {false, false, false}};
+    return {{true, false, false},
+            {false, true, true},
+            {false, true, false},
+            {false, false, true},
+            {false, false, false}};
   }
   /// The typed case of a spec: its index within its dtype's five.
   static LinearCase kind(const CaseSpec& spec) { return kinds().at(spec.index % kinds().size()); }

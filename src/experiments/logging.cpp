@@ -127,51 +127,46 @@ class LoggingState : public LogState {
 
 }  // namespace
 
-class LoggingExperiment : public Experiment {
+class LoggingExperiment : public CaseList<LoggingCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get_int("n", 100, 1, 100000);
     steps_ = node.get_int("steps", 1000, 1, 10000000);
-    specs_.clear();
-    cases_.clear();
+    clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (Mode mode : {Mode::sync_each_step, Mode::device_log}) {
         CaseSpec c;
-        c.index = cases_.size();
         c.label = name_of(mode);
         c.params = {{"n", std::to_string(n_)}, {"steps", std::to_string(steps_)}, {"mode", name_of(mode)}};
         c.device = try_gpu();
         c.dtype = dtype;
         c.device_bytes = (4 * static_cast<std::uint64_t>(n_ * n_) + 1 + static_cast<std::uint64_t>(steps_)) *
                          size_of(dtype);
-        specs_.push_back(c);
-        cases_.push_back({mode, n_, steps_});
+        add_case(c, {mode, n_, steps_});
       }
     }
   }
 
-  std::vector<CaseSpec> cases() const override { return specs_; }
-
   void setup(const CaseSpec& spec) override {
-    current_ = spec;
-    state_ = make_case_state<LoggingState, LogState>(spec.device, spec.dtype, cases_.at(spec.index));
+    set_current(spec);
+    log_ = make_case_state<LoggingState, LogState>(spec.device, spec.dtype, case_of(spec));
   }
 
-  void run_once() override { state_->run(); }
+  void run_once() override { log_->run(); }
 
   Check verify() override;
 
   Work work() const override {
     const double n = static_cast<double>(n_), steps = static_cast<double>(steps_);
-    const double elem = static_cast<double>(size_of(current_.dtype));
+    const double elem = static_cast<double>(size_of(current().dtype));
     return {(2 * n * n + steps * (6 * n * n + 2)) * elem, steps * (2 * n * n * n + 3 * n * n)};
   }
 
-  void teardown() override { state_.reset(); }
+  void teardown() override { log_.reset(); }
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
     std::map<DType, std::map<Mode, double>> median;
-    for (const auto& r : results) median[r.spec.dtype][cases_.at(r.spec.index).mode] = r.seconds.median;
+    for (const auto& r : results) median[r.spec.dtype][case_of(r.spec).mode] = r.seconds.median;
     std::vector<Finding> out;
     for (const auto& [dtype, by_mode] : median) {
       const auto sync = by_mode.find(Mode::sync_each_step), log = by_mode.find(Mode::device_log);
@@ -189,38 +184,37 @@ class LoggingExperiment : public Experiment {
 
  private:
   std::int64_t n_ = 100, steps_ = 1000;
-  std::vector<LoggingCase> cases_;
-  std::vector<CaseSpec> specs_;
-  CaseSpec current_;
-  std::unique_ptr<LogState> state_;
-  std::map<DType, std::vector<double>> references_;                // host recurrence per dtype
-  std::map<DType, std::pair<Mode, std::vector<double>>> logs_;     // the last log per dtype
+  std::unique_ptr<LogState> log_;
+  std::map<DType, std::vector<double>> references_;             // host recurrence per dtype
+  std::map<DType, std::pair<Mode, std::vector<double>>> logs_;  // the last log per dtype
 };
 
 Check LoggingExperiment::verify() {
-  const std::vector<double> got = state_->logged();
-  const Mode mode = cases_.at(current_.index).mode;
-  const DType dtype = current_.dtype;
+  const std::vector<double> got = log_->logged();
+  const Mode mode = case_of(current()).mode;
+  const DType dtype = current().dtype;
   const double n = static_cast<double>(n_);
-  const auto host_steps = static_cast<std::int64_t>(
-      std::min<double>(static_cast<double>(steps_), std::max(8.0, kHostCheckFlops / (2.0 * n * n * n + 3.0 * n * n))));
+  const auto host_steps = static_cast<std::int64_t>(std::min<double>(
+      static_cast<double>(steps_), std::max(8.0, kHostCheckFlops / (2.0 * n * n * n + 3.0 * n * n))));
   auto& reference = references_[dtype];
-  if (static_cast<std::int64_t>(reference.size()) < host_steps) reference = state_->host_reference(host_steps);
+  if (static_cast<std::int64_t>(reference.size()) < host_steps) reference = log_->host_reference(host_steps);
   // The device sums in T, the host in double: rounding of sums of n and n² terms.
-  const double eps = state_->epsilon();
+  const double eps = log_->epsilon();
   const double host_tol = 32.0 * n * eps;
   const double host_err = max_rel_diff(got, reference, static_cast<std::size_t>(host_steps));
   bool ok = host_err <= host_tol;
-  std::string detail = "first " + std::to_string(host_steps) + " steps vs host: " + io::significant(host_err, 2) +
-                       (ok ? " <= " : " > ") + io::significant(host_tol, 2);
+  std::string detail = "first " + std::to_string(host_steps) +
+                       " steps vs host: " + io::significant(host_err, 2) + (ok ? " <= " : " > ") +
+                       io::significant(host_tol, 2);
   // The other mode ran the same kernels in the same order, so the logs should agree to rounding.
   const auto other = logs_.find(dtype);
   if (other != logs_.end() && other->second.first != mode) {
     const double cross_tol = 16.0 * eps;
     const double cross = max_rel_diff(got, other->second.second, got.size());
     ok = ok && cross <= cross_tol;
-    detail += std::string("; all steps vs ") + name_of(other->second.first) + ": " + io::significant(cross, 2) +
-              (cross <= cross_tol ? " <= " : " > ") + io::significant(cross_tol, 2);
+    detail += std::string("; all steps vs ") + name_of(other->second.first) + ": " +
+              io::significant(cross, 2) + (cross <= cross_tol ? " <= " : " > ") +
+              io::significant(cross_tol, 2);
   }
   logs_[dtype] = {mode, got};
   return {ok, detail};

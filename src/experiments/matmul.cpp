@@ -35,7 +35,8 @@ const char* name_of(Variant v) {
 
 /// A vendor GEMM exists for the memory of `d` in this build.
 bool has_vendor(Device d) {
-  return uses_host_memory(d) ? kernels::has_vendor_gemm<HostMemSpace>() : kernels::has_vendor_gemm<GpuMemSpace>();
+  return uses_host_memory(d) ? kernels::has_vendor_gemm<HostMemSpace>()
+                             : kernels::has_vendor_gemm<GpuMemSpace>();
 }
 
 struct MatmulCase {
@@ -49,7 +50,9 @@ class MatmulState : public CaseState {
   using View = Kokkos::View<T*, Mem>;
 
   explicit MatmulState(const MatmulCase& c)
-      : case_(c), a_("minigpu::matmul::A", c.n * c.n), b_("minigpu::matmul::B", c.n * c.n),
+      : case_(c),
+        a_("minigpu::matmul::A", c.n * c.n),
+        b_("minigpu::matmul::B", c.n * c.n),
         c_("minigpu::matmul::C", c.n * c.n) {
     kernels::fill_small_integers(a_, 1);
     kernels::fill_small_integers(b_, 2);
@@ -71,7 +74,8 @@ class MatmulState : public CaseState {
     if (n <= kExactCheckMaxN) {
       const std::int64_t wrong = kernels::matmul_mismatches_host(c_, a_, b_, n, n, n);
       if (wrong == 0) return {true, "exact match with host triple loop"};
-      return {false, std::to_string(wrong) + " of " + std::to_string(n * n) + " entries differ from host triple loop"};
+      return {false, std::to_string(wrong) + " of " + std::to_string(n * n) +
+                         " entries differ from host triple loop"};
     }
     const double err = kernels::matmul_identity_error(c_, a_, b_, n, n, n);
     const double tol = kernels::matmul_identity_tolerance<T>(n);
@@ -86,7 +90,7 @@ class MatmulState : public CaseState {
 
 }  // namespace
 
-class MatmulExperiment : public StatefulExperiment {
+class MatmulExperiment : public TypedExperiment<MatmulCase, MatmulState> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     std::vector<std::int64_t> sizes;
@@ -111,58 +115,50 @@ class MatmulExperiment : public StatefulExperiment {
                              ") and there is no GPU to run them on");
     }
     variants_.clear();
-    for (const auto& v : read_choices(node, "variants", {"reference", "tiled", "vendor"}, {"reference", "tiled"})) {
-      variants_.push_back(v == "tiled" ? Variant::tiled : v == "vendor" ? Variant::vendor : Variant::reference);
+    for (const auto& v :
+         read_choices(node, "variants", {"reference", "tiled", "vendor"}, {"reference", "tiled"})) {
+      variants_.push_back(v == "tiled"    ? Variant::tiled
+                          : v == "vendor" ? Variant::vendor
+                                          : Variant::reference);
     }
-    const bool want_vendor = std::find(variants_.begin(), variants_.end(), Variant::vendor) != variants_.end();
+    const bool want_vendor =
+        std::find(variants_.begin(), variants_.end(), Variant::vendor) != variants_.end();
     if (want_vendor && std::none_of(devices.begin(), devices.end(), has_vendor)) {
       node.fail("variants", "'vendor' has no GEMM for " + describe(devices.front()) +
                                 " in this build (cuBLAS serves GPU memory on CUDA builds; a host BLAS "
                                 "needs a KokkosKernels built against this Kokkos)");
     }
-    specs_.clear();
-    cases_.clear();
+    clear_cases();
     for (DType dtype : dtypes) {
       for (Variant v : variants_) {
         for (std::int64_t n : sizes) {
           for (Device d : devices) {
             if ((d.is_cpu() && n > cpu_max_size) || (v == Variant::vendor && !has_vendor(d))) continue;
             CaseSpec spec;
-            spec.index = cases_.size();
             spec.label = std::string(name_of(v)) + " n=" + std::to_string(n);
             spec.params = {{"n", std::to_string(n)}, {"variant", name_of(v)}};
             spec.device = d;
             spec.dtype = dtype;
             // A, B, C, plus the identity check's four double vectors.
-            spec.device_bytes = 3 * static_cast<std::uint64_t>(n * n) * size_of(dtype) + 4 * static_cast<std::uint64_t>(n) * 8;
-            specs_.push_back(spec);
-            cases_.push_back({v, n});
+            spec.device_bytes = 3 * static_cast<std::uint64_t>(n * n) * size_of(dtype) +
+                                4 * static_cast<std::uint64_t>(n) * 8;
+            add_case(spec, {v, n});
           }
         }
       }
     }
   }
 
-  std::vector<CaseSpec> cases() const override { return specs_; }
-
-  void setup(const CaseSpec& spec) override {
-    current_ = spec;
-    state_ = make_case_state<MatmulState>(spec.device, spec.dtype, cases_.at(spec.index));
-  }
-
   Work work() const override {
-    const double n = static_cast<double>(cases_.at(current_.index).n);
-    return {3 * n * n * static_cast<double>(size_of(current_.dtype)), 2 * n * n * n};
+    const double n = static_cast<double>(case_of(current()).n);
+    return {3 * n * n * static_cast<double>(size_of(current().dtype)), 2 * n * n * n};
   }
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override;
 
  private:
   std::vector<Variant> variants_;
-  std::vector<MatmulCase> cases_;
-  std::vector<CaseSpec> specs_;
   bool has_gpu_ = false;
-  CaseSpec current_;
 };
 
 std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& results) const {
@@ -174,7 +170,8 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
     if (!best[key] || r.gflops > best[key]->gflops) best[key] = &r;
   }
   for (const auto& [key, r] : best) {
-    out.push_back({"", "peak_gflops_" + key, r->gflops, "GFLOP/s", r->spec.label + " on " + describe(r->spec.device)});
+    out.push_back(
+        {"", "peak_gflops_" + key, r->gflops, "GFLOP/s", r->spec.label + " on " + describe(r->spec.device)});
   }
   const std::string same_host = gpus_are_emulated() || !kHasGpuBackend
                                     ? "; cpu and gpu are the same physical host here (emulated GPU), so this "
@@ -188,12 +185,13 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
     for (Variant v : variants_) {
       const std::string name = std::string("crossover_n_") + name_of(v) + "_" + to_string(dt);
       if (!has_gpu_) {
-        out.push_back({"", name, 0, "n", "no GPU: try_gpu() is cpu, so only cpu cases ran and nothing to cross"});
+        out.push_back(
+            {"", name, 0, "n", "no GPU: try_gpu() is cpu, so only cpu cases ran and nothing to cross"});
         continue;
       }
       std::map<std::int64_t, std::pair<double, double>> seconds;  // n -> (cpu, gpu), median
       for (const auto& r : results) {
-        const MatmulCase& c = cases_.at(r.spec.index);
+        const MatmulCase& c = case_of(r.spec);
         if (r.spec.dtype != dt || c.variant != v) continue;
         auto& slot = seconds[c.n];
         (r.spec.device.is_gpu() ? slot.second : slot.first) = r.seconds.median;
@@ -220,8 +218,8 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
         f.note = "gpu faster at every size measured, from n=" + std::to_string(sizes.front());
       } else {
         f.value = static_cast<double>(sizes[first]);
-        f.note = "cpu faster at n=" + std::to_string(sizes[first - 1]) + ", gpu faster from n=" +
-                 std::to_string(sizes[first]) + " up";
+        f.note = "cpu faster at n=" + std::to_string(sizes[first - 1]) +
+                 ", gpu faster from n=" + std::to_string(sizes[first]) + " up";
       }
       f.note += same_host;
       out.push_back(f);

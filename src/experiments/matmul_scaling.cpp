@@ -16,10 +16,10 @@
 // triple loop. Entries are small integers, so C is exact in either dtype.
 #include "comm/gpu_aware.hpp"
 #include "config/common_keys.hpp"
-#include "kernels/matmul_check.hpp"
 #include "distributed/distributed_matmul.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
+#include "kernels/matmul_check.hpp"
 
 #include <algorithm>
 #include <cfloat>
@@ -50,9 +50,8 @@ std::vector<std::int64_t> default_ranks(int job_size) {
 // While every partial sum of C fits T's mantissa (|sum| <= 4n for entries in [-2, 2]) C is
 // exact and only the check's double matvecs round; beyond that T's own rounding counts.
 double identity_tolerance(DType dtype, std::int64_t n) {
-  return with_dtype(dtype, [&](auto type) {
-    return kernels::matmul_identity_tolerance<typename decltype(type)::type>(n);
-  });
+  return with_dtype(
+      dtype, [&](auto type) { return kernels::matmul_identity_tolerance<typename decltype(type)::type>(n); });
 }
 
 // Entries of C (row-major, n×n) that differ from a host triple loop over A's and B's formulas.
@@ -144,8 +143,8 @@ class MatmulScalingExperiment : public Experiment {
                       {"grid", grid_text(grid)},           {"comm_path", comm::to_string(path_)}};
           c.device = device_;
           c.dtype = dt;
-          c.device_bytes = device_bytes_per_rank(d, n, grid, size_of(dt),
-                                                 path_ == comm::CommPath::staged && uses_host_memory(device_));
+          c.device_bytes = device_bytes_per_rank(
+              d, n, grid, size_of(dt), path_ == comm::CommPath::staged && uses_host_memory(device_));
           specs_.push_back(c);
           cases_.push_back({d, static_cast<int>(p), n, grid});
         }
@@ -161,7 +160,8 @@ class MatmulScalingExperiment : public Experiment {
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
     if (!sub_.is_null()) {
-      engine_ = make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid, path_);
+      engine_ =
+          make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid, path_);
     }
   }
 
@@ -176,7 +176,8 @@ class MatmulScalingExperiment : public Experiment {
 
   Check verify() override {
     if (!engine_)
-      return {true, "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(case_.p)};
+      return {true,
+              "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(case_.p)};
     const double err = engine_->identity_error();
     const double tol = identity_tolerance(dtype_, case_.n);
     Check check{err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) +
@@ -259,8 +260,8 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
       if (tp <= 0 || t1 <= 0) continue;
       if (weak_) {
         out.push_back({"", "efficiency_" + suffix, 100 * t1 / tp, "%",
-                       "weak: t(" + ref + ", n=" + std::to_string(cases_.at(base.spec.index).n) + ")/t(p=" + std::to_string(p) +
-                           ", " + where + ")"});
+                       "weak: t(" + ref + ", n=" + std::to_string(cases_.at(base.spec.index).n) +
+                           ")/t(p=" + std::to_string(p) + ", " + where + ")"});
       } else {
         out.push_back({"", "speedup_" + suffix, t1 / tp, "x",
                        "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where});

@@ -31,7 +31,9 @@ class ConcurrencyState : public CaseState {
   using View = Kokkos::View<T*, Mem>;
 
   explicit ConcurrencyState(const ConcurrencyCase& c)
-      : c_(c), a_("minigpu::concurrency::A", c.n * c.n), b_("minigpu::concurrency::B", c.n * c.n),
+      : c_(c),
+        a_("minigpu::concurrency::A", c.n * c.n),
+        b_("minigpu::concurrency::B", c.n * c.n),
         out_("minigpu::concurrency::C", c.n * c.n) {
     // Every rank multiplies the same matrices, so any rank's C can be checked the same way.
     kernels::fill_uniform(a_, 1, T(-1), T(1));
@@ -39,7 +41,8 @@ class ConcurrencyState : public CaseState {
   }
 
   void run() override {
-    for (std::int64_t i = 0; i < c_.multiplies; ++i) kernels::matmul_reference(out_, a_, b_, c_.n, c_.n, c_.n);
+    for (std::int64_t i = 0; i < c_.multiplies; ++i)
+      kernels::matmul_reference(out_, a_, b_, c_.n, c_.n, c_.n);
   }
 
   /// Sampled rows of C against a host inner product in double: an independent reference.
@@ -59,7 +62,8 @@ class ConcurrencyState : public CaseState {
         worst = std::isnan(err) ? err : std::max(worst, err);
       }
     }
-    return {worst <= tol, "max rel err " + io::significant(worst, 2) + " (tol " + io::significant(tol, 2) + ")"};
+    return {worst <= tol,
+            "max rel err " + io::significant(worst, 2) + " (tol " + io::significant(tol, 2) + ")"};
   }
 
  private:
@@ -69,19 +73,17 @@ class ConcurrencyState : public CaseState {
 
 }  // namespace
 
-class MultiGpuConcurrencyExperiment : public StatefulExperiment {
+class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, ConcurrencyState> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     ctx_ = ctx;
     n_ = node.get_int("n", 256, 1, 100000);
     per_gpu_ = node.get_int("multiplies_per_gpu", 1, 1, 10000);
-    specs_.clear();
-    cases_.clear();
+    clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (bool sequential : {true, false}) {
         const char* mode = sequential ? "sequential" : "concurrent";
         CaseSpec c;
-        c.index = cases_.size();
         c.label = std::string(mode) + " k=" + std::to_string(ctx_.ranks) + " n=" + std::to_string(n_);
         c.params = {{"mode", mode},
                     {"k", std::to_string(ctx_.ranks)},
@@ -90,18 +92,10 @@ class MultiGpuConcurrencyExperiment : public StatefulExperiment {
         c.device = try_gpu();
         c.dtype = dtype;
         c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
-        specs_.push_back(c);
         const std::int64_t mine = sequential ? (ctx_.rank == 0 ? per_gpu_ * ctx_.ranks : 0) : per_gpu_;
-        cases_.push_back({sequential, n_, mine});
+        add_case(c, {sequential, n_, mine});
       }
     }
-  }
-
-  std::vector<CaseSpec> cases() const override { return specs_; }
-
-  void setup(const CaseSpec& spec) override {
-    current_ = spec;
-    state_ = make_case_state<ConcurrencyState>(spec.device, spec.dtype, cases_.at(spec.index));
   }
 
   /// Multiplies done per repetition by all ranks together, the same in both modes.
@@ -109,13 +103,13 @@ class MultiGpuConcurrencyExperiment : public StatefulExperiment {
 
   Work work() const override {
     const double multiplies = static_cast<double>(multiplies_per_repetition());
-    const double n = double(n_), size = static_cast<double>(size_of(current_.dtype));
+    const double n = double(n_), size = static_cast<double>(size_of(current().dtype));
     return {multiplies * 3 * n * n * size, multiplies * 2 * n * n * n};
   }
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
     std::map<DType, std::map<bool, double>> median;  // dtype -> sequential? -> seconds
-    for (const auto& r : results) median[r.spec.dtype][cases_.at(r.spec.index).sequential] = r.seconds.median;
+    for (const auto& r : results) median[r.spec.dtype][case_of(r.spec).sequential] = r.seconds.median;
     std::vector<Finding> out;
     const std::string k = std::to_string(ctx_.ranks);
     for (const auto& [dtype, t] : median) {
@@ -131,9 +125,6 @@ class MultiGpuConcurrencyExperiment : public StatefulExperiment {
  private:
   RunContext ctx_;
   std::int64_t n_ = 256, per_gpu_ = 1;
-  std::vector<ConcurrencyCase> cases_;
-  std::vector<CaseSpec> specs_;
-  CaseSpec current_;
 };
 
 MINIGPU_REGISTER_EXPERIMENT(

@@ -19,7 +19,7 @@ struct RunSettings {
   int warmups = 1;
   int repetitions = 5;
   DType dtype = DType::f32;
-  int emulate_gpus = -1;  ///< -1: leave MINIGPU_EMULATE_GPUS in charge
+  int emulate_gpus = -1;     ///< -1: leave MINIGPU_EMULATE_GPUS in charge
   bool require_gpu = false;  ///< a real GPU or exit 2: no emulated GPU, no cpu fallback
 };
 

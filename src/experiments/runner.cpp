@@ -1,10 +1,10 @@
 // One timing discipline for every experiment.
 #include "experiments/runner.hpp"
 
-#include "core/errors.hpp"
 #include "comm/collectives.hpp"
 #include "core/binding.hpp"
 #include "core/environment.hpp"
+#include "core/errors.hpp"
 #include "experiments/stats.hpp"
 #include "io/format.hpp"
 

@@ -33,7 +33,8 @@ struct TransferCase {
   std::int64_t bytes = 0, chunks = 1;
   /// "h2d_pinned", "d2h_pageable", "d2d": the group a finding is about.
   std::string group() const {
-    return direction == Direction::d2d ? "d2d" : std::string(name_of(direction)) + (pinned ? "_pinned" : "_pageable");
+    return direction == Direction::d2d ? "d2d"
+                                       : std::string(name_of(direction)) + (pinned ? "_pinned" : "_pageable");
   }
 };
 
@@ -55,7 +56,8 @@ class CopyState : public CaseState {
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst_);
     const auto n = static_cast<std::int64_t>(host.extent(0));
     const std::int64_t bad = kernels::find_pattern_mismatch(host.data(), n, kSeed);
-    if (bad >= 0) return {false, "destination byte " + std::to_string(bad) + " differs from the source pattern"};
+    if (bad >= 0)
+      return {false, "destination byte " + std::to_string(bad) + " differs from the source pattern"};
     return {true, "all " + std::to_string(n) + " bytes match"};
   }
 
@@ -81,7 +83,7 @@ std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c) {
 
 }  // namespace
 
-class TransferExperiment : public StatefulExperiment {
+class TransferExperiment : public CaseList<TransferCase> {
  public:
   void configure(ConfigNode& node, const RunContext&) override {
     device_ = read_device(node);
@@ -110,10 +112,11 @@ class TransferExperiment : public StatefulExperiment {
     } else {
       pinned_note_ = "pageable only: " + describe(device_) + " uses host memory, so pinning changes nothing";
     }
-    specs_.clear();
-    cases_.clear();
+    clear_cases();
     for (const auto& name : directions) {
-      const Direction direction = name == "h2d" ? Direction::h2d : name == "d2h" ? Direction::d2h : Direction::d2d;
+      const Direction direction = name == "h2d"   ? Direction::h2d
+                                  : name == "d2h" ? Direction::d2h
+                                                  : Direction::d2d;
       const bool d2d = direction == Direction::d2d;
       for (bool pinned : d2d ? std::vector<bool>{false} : host_kinds) {
         for (auto k : chunks) {
@@ -121,27 +124,26 @@ class TransferExperiment : public StatefulExperiment {
             if (k > bytes) continue;  // a chunk must hold at least one byte
             const std::string kind = d2d ? "-" : pinned ? "pinned" : "pageable";
             CaseSpec c;
-            c.index = cases_.size();
-            c.label = name + (d2d ? "" : " " + kind) + " " + io::human_bytes(static_cast<std::uint64_t>(bytes)) +
-                      " x" + std::to_string(k);
-            c.params = {{"direction", name}, {"host_memory", kind}, {"bytes", std::to_string(bytes)},
+            c.label = name + (d2d ? "" : " " + kind) + " " +
+                      io::human_bytes(static_cast<std::uint64_t>(bytes)) + " x" + std::to_string(k);
+            c.params = {{"direction", name},
+                        {"host_memory", kind},
+                        {"bytes", std::to_string(bytes)},
                         {"chunks", std::to_string(k)}};
             c.device = device_;
             // Host buffers count too where the device's memory is the host's.
             c.device_bytes = static_cast<std::uint64_t>(bytes) * (d2d || uses_host_memory(device_) ? 2 : 1);
-            specs_.push_back(c);
-            cases_.push_back({direction, pinned, bytes, k});
+            add_case(c, {direction, pinned, bytes, k});
           }
         }
       }
     }
   }
 
-  std::vector<CaseSpec> cases() const override { return specs_; }
-
+  /// The direction, not the dtype, picks the memory spaces: a case state of its own.
   void setup(const CaseSpec& spec) override {
-    bytes_ = cases_.at(spec.index).bytes;
-    state_ = make_copy(spec.device, cases_.at(spec.index));
+    bytes_ = case_of(spec).bytes;
+    state_ = make_copy(spec.device, case_of(spec));
   }
 
   Work work() const override { return {static_cast<double>(bytes_), 0.0}; }
@@ -150,7 +152,7 @@ class TransferExperiment : public StatefulExperiment {
     std::vector<std::string> order;
     std::map<std::string, std::vector<const CaseResult*>> groups;
     for (const auto& r : results) {
-      const std::string group = cases_.at(r.spec.index).group();
+      const std::string group = case_of(r.spec).group();
       if (!groups.count(group)) order.push_back(group);
       groups[group].push_back(&r);
     }
@@ -158,9 +160,10 @@ class TransferExperiment : public StatefulExperiment {
     std::map<std::string, double> peaks;
     for (const auto& group : order) {
       const auto& rows = groups[group];
-      const CaseResult* best = *std::max_element(
-          rows.begin(), rows.end(), [](const CaseResult* a, const CaseResult* b) { return a->gbps < b->gbps; });
-      const TransferCase& c = cases_.at(best->spec.index);
+      const CaseResult* best =
+          *std::max_element(rows.begin(), rows.end(),
+                            [](const CaseResult* a, const CaseResult* b) { return a->gbps < b->gbps; });
+      const TransferCase& c = case_of(best->spec);
       peaks[group] = best->gbps;
       out.push_back({"", "peak_gbps_" + group, best->gbps, "GB/s",
                      "at " + io::human_bytes(static_cast<std::uint64_t>(c.bytes)) + " in " +
@@ -181,10 +184,11 @@ class TransferExperiment : public StatefulExperiment {
 
  private:
   /// Time of the most chunks over the fewest at the largest size where both ran.
-  std::optional<Finding> chunk_ratio(const std::string& group, const std::vector<const CaseResult*>& rows) const {
+  std::optional<Finding> chunk_ratio(const std::string& group,
+                                     const std::vector<const CaseResult*>& rows) const {
     std::map<std::int64_t, std::map<std::int64_t, double>> by_size;  // bytes -> chunks -> median s
     for (const auto* r : rows) {
-      const TransferCase& c = cases_.at(r->spec.index);
+      const TransferCase& c = case_of(r->spec);
       by_size[c.bytes][c.chunks] = r->seconds.median;
     }
     for (auto it = by_size.rbegin(); it != by_size.rend(); ++it) {
@@ -193,9 +197,9 @@ class TransferExperiment : public StatefulExperiment {
       const auto few = *times.begin();
       const auto many = *times.rbegin();
       return Finding{"", "many_small_over_one_big_" + group, many.second / few.second, "x",
-                     io::human_bytes(static_cast<std::uint64_t>(it->first)) + " as " + std::to_string(many.first) +
-                         " copies vs " + std::to_string(few.first) + ": " + io::significant(many.second) +
-                         " s vs " + io::significant(few.second) + " s"};
+                     io::human_bytes(static_cast<std::uint64_t>(it->first)) + " as " +
+                         std::to_string(many.first) + " copies vs " + std::to_string(few.first) + ": " +
+                         io::significant(many.second) + " s vs " + io::significant(few.second) + " s"};
     }
     return std::nullopt;
   }
@@ -203,8 +207,6 @@ class TransferExperiment : public StatefulExperiment {
   Device device_;
   bool pinned_ = false;
   std::string pinned_note_;
-  std::vector<TransferCase> cases_;
-  std::vector<CaseSpec> specs_;
   std::int64_t bytes_ = 0;
 };
 

@@ -41,9 +41,9 @@ template <class CView, class AView, class BView>
 void matmul_vendor(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
                    std::int64_t k) {
   using Mem = typename CView::memory_space;
-  static_assert(std::is_same_v<Mem, typename AView::memory_space> &&
-                    std::is_same_v<Mem, typename BView::memory_space>,
-                "matmul_vendor: A, B and C must live in one memory space");
+  static_assert(
+      std::is_same_v<Mem, typename AView::memory_space> && std::is_same_v<Mem, typename BView::memory_space>,
+      "matmul_vendor: A, B and C must live in one memory space");
 #if defined(MINIGPU_HAVE_KOKKOSKERNELS_GEMM)
   using T = typename CView::non_const_value_type;
   using Dev = Kokkos::Device<typename CView::execution_space, Mem>;

@@ -33,7 +33,7 @@ template <class InView>
 struct SquaredSumRoot {
   using value_type = typename InView::non_const_value_type;
   InView in;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, value_type& acc) const { acc += in(i) * in(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, value_type& acc) const { acc += in(i)*in(i); }
   KOKKOS_INLINE_FUNCTION void final(value_type& acc) const { acc = kmath::sqrt(acc); }
 };
 
@@ -41,8 +41,8 @@ struct SquaredSumRoot {
 template <class InView, class OutView>
 void frobenius_norm_into(const InView& in, const OutView& out) {
   require_same_space<InView, OutView>();
-  Kokkos::parallel_reduce("minigpu::frobenius_norm", RangeOf<InView>(0, in.extent(0)), SquaredSumRoot<InView>{in},
-                          out);
+  Kokkos::parallel_reduce("minigpu::frobenius_norm", RangeOf<InView>(0, in.extent(0)),
+                          SquaredSumRoot<InView>{in}, out);
 }
 
 }  // namespace minigpu::kernels

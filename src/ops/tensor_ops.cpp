@@ -144,7 +144,8 @@ template <class T>
 Tensor<T> frobenius_norm(const Tensor<T>& a) {
   Tensor<T> out(Shape{}, a.device(), "frobenius_norm");
   with_views(
-      a.device(), [&](const auto& o, const auto& x) { kernels::frobenius_norm_into(x, Kokkos::subview(o, 0)); }, out, a);
+      a.device(),
+      [&](const auto& o, const auto& x) { kernels::frobenius_norm_into(x, Kokkos::subview(o, 0)); }, out, a);
   return out;
 }
 

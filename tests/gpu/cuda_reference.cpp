@@ -22,7 +22,8 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 void check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(s));
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + ": " + cublasGetStatusString(s));
 }
 
 /// Median seconds of `reps` calls of f after one warm-up, timed with events on stream 0.
@@ -124,12 +125,13 @@ int main(int argc, char** argv) {
     check(cublasCreate(&h), "cublasCreate");
     int cublas_version = 0;
     check(cublasGetVersion(h, &cublas_version), "cublasGetVersion");
-    std::printf("{\"device\": \"%s\", \"compute_capability\": \"%d.%d\", \"cuda_driver\": %d, \"cublas\": %d,\n",
-                prop.name, prop.major, prop.minor, driver, cublas_version);
+    std::printf(
+        "{\"device\": \"%s\", \"compute_capability\": \"%d.%d\", \"cuda_driver\": %d, \"cublas\": %d,\n",
+        prop.name, prop.major, prop.minor, driver, cublas_version);
     std::printf(" \"copy_bytes\": %zu, \"h2d_pageable_gbps\": %.2f, \"h2d_pinned_gbps\": %.2f,\n", bytes,
                 h2d_pageable, h2d_pinned);
-    std::printf(" \"d2h_pageable_gbps\": %.2f, \"d2h_pinned_gbps\": %.2f, \"d2d_gbps\": %.2f,\n", d2h_pageable,
-                d2h_pinned, d2d);
+    std::printf(" \"d2h_pageable_gbps\": %.2f, \"d2h_pinned_gbps\": %.2f, \"d2d_gbps\": %.2f,\n",
+                d2h_pageable, d2h_pinned, d2d);
     std::printf(" \"gemm\": [");
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       std::printf("%s{\"n\": %lld, \"sgemm_tflops\": %.3f, \"dgemm_tflops\": %.3f}", i ? ", " : "",
