@@ -181,13 +181,13 @@ class LinearRun : public testing::OnEachDevice {};
 MINIGPU_ON_EACH_DEVICE(LinearRun);
 
 TEST_P(LinearRun, TinyRunVerifiesEveryCaseOnTheDevice) {
-  const RunOutcome out = testing::run_yaml(tiny_input("    dtypes: [float32, float64]\n"));
+  const RunOutcome out = testing::run_yaml(tiny_input("    dtypes: [float32, float64]\n" + device_key()));
   ASSERT_EQ(out.results.size(), 10u);
   EXPECT_TRUE(out.all_verified);
   std::map<std::string, double> median;  // "float32 per_batch_copy on_device" -> seconds
   for (const auto& r : out.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
-    EXPECT_EQ(r.spec.device, device()) << "device: auto is try_gpu(): the device under test";
+    EXPECT_EQ(r.spec.device, device());
     // in = 8 features, 512 samples, 2 epochs of 16 batches: the header's accounting.
     const bool parameters = r.spec.param("rule") == "parameters";
     EXPECT_DOUBLE_EQ(r.work.flops, parameters ? 32.0 * 17 : 2 * 512.0 * 37 + 32 * 2.0 * 9) << r.spec.label;

@@ -157,6 +157,8 @@ TEST_P(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
       const auto want = host_product(n);
       for (const auto& layout : layouts) {
         for (auto path : {comm::CommPath::direct, comm::CommPath::staged}) {
+          // GPU memory goes to MPI directly only where the MPI is GPU-aware.
+          if (path == comm::CommPath::direct && !comm::can_pass_directly(device())) continue;
           const DType dtype = n == 10 ? DType::f64 : DType::f32;
           auto grid = kernels::square_grid(p);
           if (layout.transpose_grid) grid = {1, p};
@@ -246,7 +248,8 @@ MINIGPU_ON_EACH_DEVICE(MatmulScalingRun);
 TEST_P(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
   const RunOutcome out = testing::run_yaml(
       "run:\n  name: t\n  warmups: 0\n  repetitions: 2\nexperiments:\n  - name: matmul_scaling\n"
-      "    n: 12\n    dtypes: [float32, float64]\n");
+      "    n: 12\n    dtypes: [float32, float64]\n" +
+      device_key());
   EXPECT_TRUE(out.all_verified);
   std::vector<std::int64_t> ps;
   for (std::int64_t p = 1; p <= world_size(); p *= 2) ps.push_back(p);
@@ -282,7 +285,8 @@ TEST_P(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
 TEST_P(MatmulScalingRun, WeakSweepGrowsNAndStagesWhenTold) {
   const RunOutcome out = testing::run_yaml(
       "run:\n  name: t\n  warmups: 0\n  repetitions: 1\nexperiments:\n  - name: matmul_scaling\n"
-      "    mode: weak\n    n: 10\n    gpu_aware_mpi: off\n    dtypes: [float64]\n");
+      "    mode: weak\n    n: 10\n    gpu_aware_mpi: off\n    dtypes: [float64]\n" +
+      device_key());
   EXPECT_TRUE(out.all_verified);
   for (const auto& r : out.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;

@@ -53,8 +53,9 @@ TEST_P(MultiGpuConcurrency, BothModesVerifyDoTheirMultipliesAndReportEfficiency)
   LaunchCounter counter("minigpu::matmul_reference");
   const RunOutcome out = testing::run_yaml(
       "run: {repetitions: 2, warmups: 0}\n"
-      "experiments:\n  - {name: multi_gpu_concurrency, n: 24, multiplies_per_gpu: 3, dtypes: [float32, "
-      "float64]}\n");
+      "experiments:\n  - name: multi_gpu_concurrency\n    n: 24\n    multiplies_per_gpu: 3\n"
+      "    dtypes: [float32, float64]\n" +
+      device_key());
   // Sequential: rank 0 does all k·m multiplies per repetition and the others none;
   // concurrent: every rank does its m. Per dtype, repetitions of each mode.
   const long mine = 2L * repetitions * ((rank == 0 ? ranks * per_gpu : 0) + per_gpu);

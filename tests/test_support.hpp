@@ -69,6 +69,9 @@ class OnEveryDevice : public ::testing::Test {
 /// Value-parameterised over TestDevice, like OnEveryDevice without the dtype.
 class OnEachDevice : public ::testing::TestWithParam<TestDevice> {
  protected:
+  /// "    device: gpu:0\n": an experiment entry's line naming the device under test (on a GPU
+  /// build `auto` would be the real GPU even for the cpu instance).
+  std::string device_key() const { return "    device: " + to_string(device_) + "\n"; }
   void SetUp() override {
     std::string why;
     device_ = arrange_device(GetParam(), why);

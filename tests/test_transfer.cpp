@@ -129,13 +129,14 @@ TEST_P(TransferRun, TinySweepVerifiesAndReportsItsPeaks) {
   const bool pinned = kHasPinnedHostMemory && !uses_host_memory(device());
   const RunOutcome out = testing::run_yaml(
       "run:\n  warmups: 0\n  repetitions: 2\nexperiments:\n  - name: transfer\n"
-      "    sizes: [1KiB, 64KiB]\n    chunks: [1, 4]\n");
+      "    sizes: [1KiB, 64KiB]\n    chunks: [1, 4]\n" +
+      device_key());
   EXPECT_TRUE(out.all_verified);
   // 3 direction/memory kinds (5 with pinned h2d and d2h) x 2 sizes x 2 chunk counts.
   ASSERT_EQ(out.results.size(), pinned ? 20u : 12u);
   for (const auto& r : out.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
-    EXPECT_EQ(r.spec.device, device()) << "device: auto is try_gpu(): the device under test";
+    EXPECT_EQ(r.spec.device, device());
     EXPECT_EQ(r.work.bytes, std::stod(param(r.spec, "bytes"))) << r.spec.label;
     EXPECT_EQ(r.work.flops, 0);
   }
@@ -168,7 +169,8 @@ TEST_P(TransferRun, PinnedBeatsPageableOnAGpu) {
     GTEST_SKIP() << describe(device()) << " has no pinned memory";
   const RunOutcome out = testing::run_yaml(
       "run:\n  warmups: 1\n  repetitions: 3\nexperiments:\n  - name: transfer\n"
-      "    sizes: [64MiB]\n    chunks: [1]\n    directions: [h2d, d2h]\n");
+      "    sizes: [64MiB]\n    chunks: [1]\n    directions: [h2d, d2h]\n" +
+      device_key());
   EXPECT_TRUE(out.all_verified);
   for (const char* dir : {"h2d", "d2h"}) {
     const Finding* f = find(out.findings, std::string("pinned_over_pageable_") + dir);

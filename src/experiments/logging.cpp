@@ -132,13 +132,14 @@ class LoggingExperiment : public CaseList<LoggingCase> {
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get_int("n", 100, 1, 100000);
     steps_ = node.get_int("steps", 1000, 1, 10000000);
+    const Device device = read_device(node);
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (Mode mode : {Mode::sync_each_step, Mode::device_log}) {
         CaseSpec c;
         c.label = name_of(mode);
         c.params = {{"n", std::to_string(n_)}, {"steps", std::to_string(steps_)}, {"mode", name_of(mode)}};
-        c.device = try_gpu();
+        c.device = device;
         c.dtype = dtype;
         c.device_bytes = (4 * static_cast<std::uint64_t>(n_ * n_) + 1 + static_cast<std::uint64_t>(steps_)) *
                          size_of(dtype);

@@ -122,7 +122,7 @@ class MatmulScalingExperiment : public Experiment {
       }
       grid_ = kernels::ProcessGrid{static_cast<int>(g[0]), static_cast<int>(g[1])};
     }
-    device_ = try_gpu();
+    device_ = read_device(node);
     try {
       path_ =
           comm::choose_comm_path(node.get_choice("gpu_aware_mpi", {"auto", "on", "off"}, "auto"), device_);

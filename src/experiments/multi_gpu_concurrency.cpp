@@ -79,6 +79,7 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
     ctx_ = ctx;
     n_ = node.get_int("n", 256, 1, 100000);
     per_gpu_ = node.get_int("multiplies_per_gpu", 1, 1, 10000);
+    const Device device = read_device(node);
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (bool sequential : {true, false}) {
@@ -89,7 +90,7 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
                     {"k", std::to_string(ctx_.ranks)},
                     {"n", std::to_string(n_)},
                     {"multiplies_per_gpu", std::to_string(per_gpu_)}};
-        c.device = try_gpu();
+        c.device = device;
         c.dtype = dtype;
         c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
         const std::int64_t mine = sequential ? (ctx_.rank == 0 ? per_gpu_ * ctx_.ranks : 0) : per_gpu_;
