@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The Slurm scripts pick the CUDA build for GPU jobs and refuse a host-only binary there
-# (exit 2, nothing written), without a GPU or a Slurm cluster:
-#   check_slurm_binary.sh HOST_MINIGPU REPO_ROOT
+# (exit 2, nothing written), without a GPU or a Slurm cluster; and the real binary carries
+# the marker of the GPU backend it was built with:
+#   check_slurm_binary.sh MINIGPU REPO_ROOT EXPECTED_BACKEND     (none, Cuda, HIP or SYCL)
 set -uo pipefail
-host_bin="$1"
+real_bin="$1"
 repo="$2"
+expected_backend="$3"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -13,14 +15,18 @@ fail() {
   failures=$((failures + 1))
 }
 
-# A repository copy whose only build is the host one.
+# A repository copy whose only build is a host one (a stand-in carrying the marker: nothing
+# here runs it).
 mkdir -p "$tmp/root/build/src" "$tmp/root/scripts/slurm" "$tmp/root/inputs"
-ln -s "$(readlink -f "$host_bin")" "$tmp/root/build/src/minigpu"
+host_bin="$tmp/root/build/src/minigpu"
+printf '#!/bin/sh\n# minigpu-gpu-backend:none\n' > "$host_bin"
+chmod +x "$host_bin"
 cp "$repo/scripts/slurm/"*.sh "$repo/scripts/slurm/minigpu.sbatch" "$tmp/root/scripts/slurm/"
 cp "$repo/inputs/quickstart.yaml" "$tmp/root/inputs/"
 source "$repo/scripts/slurm/find_binary.sh"
 
-[ "$(minigpu_gpu_backend "$host_bin")" = none ] || fail "the host build does not carry the marker minigpu-gpu-backend:none"
+[ "$(minigpu_gpu_backend "$real_bin")" = "$expected_backend" ] ||
+  fail "$real_bin carries the marker '$(minigpu_gpu_backend "$real_bin")', expected '$expected_backend'"
 [ "$(minigpu_binary "$tmp/root" 0)" = "$tmp/root/build/src/minigpu" ] || fail "a CPU job does not get the host build"
 msg="$(minigpu_binary "$tmp/root" 1 2>&1)"
 rc=$?
