@@ -2,6 +2,7 @@
 # Builds miniGPU for CUDA GPUs into build-cuda/ (the binary the Slurm scripts and
 # gpu_check.sh look for first):
 #   scripts/build_cuda.sh [KOKKOS_ROOT] [ARCH]     e.g. scripts/build_cuda.sh /opt/kokkos-4.6 90
+#   scripts/build_cuda.sh "" 90                     the cached Kokkos, its architecture checked
 # Without KOKKOS_ROOT (argument or environment) it builds a CUDA Kokkos once from the Kokkos
 # 4.6.01 source in ../shared/third_party, or from KOKKOS_SRC (see scripts/cuda_kokkos.sh).
 # The GPU architecture is fixed when Kokkos is built (Kokkos_ARCH_HOPPER90=ON, ...); ARCH
@@ -10,8 +11,8 @@
 # very Kokkos (CMake says which, in one line); the vendor matmul otherwise calls cuBLAS.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$MINIGPU_ROOT/scripts/cuda_kokkos.sh"
-if [ $# -ge 1 ]; then
-  KOKKOS_ROOT="$(cd "$1" && pwd)"
+if [ -n "${1:-}" ]; then
+  KOKKOS_ROOT="$(cd "$1" && pwd)" || exit 2
 fi
 arch="${2:-}"
 if ! command -v nvcc >/dev/null; then
