@@ -1,6 +1,6 @@
 // matmul_scaling: one distributed C = A·B (n×n) over the first p ranks of the job, for every p
-// of a sweep inside ONE MPI job, each rank computing on its own device (try_gpu()). Ranks >= p
-// sit the case out. Algorithms (distributed_matmul.hpp), per repetition:
+// of a sweep inside ONE MPI job, each rank computing on its own `device` (default try_gpu()). Ranks >= p
+// sit the case out. Algorithms (distributed/distributed_matmul.hpp), per repetition:
 //   row    allgather B's row blocks (comm), then C_r = A_r·B over the rank's rows (compute)
 //   summa  on a pr×pc grid, per panel of k: broadcast A(I, panel) along process rows and
 //          B(panel, J) down process columns (comm), then C_IJ += A(I, panel)·B(panel, J) (compute)
