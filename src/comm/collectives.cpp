@@ -1,8 +1,7 @@
 // Thin wrappers: MPI types and buffers in one place.
 #include "comm/collectives.hpp"
 
-#include <climits>
-#include <stdexcept>
+#include "comm/mpi_types.hpp"
 
 namespace minigpu::comm {
 namespace {
@@ -11,22 +10,6 @@ double reduce_one(double value, MPI_Op op, const Communicator& comm) {
   double out = 0;
   MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, op, comm.raw());
   return out;
-}
-
-int int_count(std::int64_t n) {
-  if (n < 0 || n > INT_MAX) throw std::overflow_error("an MPI message of " + std::to_string(n) + " elements");
-  return static_cast<int>(n);
-}
-
-template <class T>
-MPI_Datatype datatype();
-template <>
-MPI_Datatype datatype<double>() {
-  return MPI_DOUBLE;
-}
-template <>
-MPI_Datatype datatype<std::int64_t>() {
-  return MPI_INT64_T;
 }
 
 }  // namespace
@@ -77,8 +60,8 @@ std::vector<std::vector<T>> gather_to_root(const std::vector<T>& mine, int root,
   MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, root, comm.raw());
   for (int r = 1; is_root && r < ranks; ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
   std::vector<T> all(is_root ? static_cast<std::size_t>(offsets.back() + lengths.back()) : 0);
-  MPI_Gatherv(mine.data(), length, datatype<T>(), all.data(), lengths.data(), offsets.data(), datatype<T>(),
-              root, comm.raw());
+  MPI_Gatherv(mine.data(), length, mpi_datatype<T>(), all.data(), lengths.data(), offsets.data(),
+              mpi_datatype<T>(), root, comm.raw());
   std::vector<std::vector<T>> out;
   for (int r = 0; is_root && r < ranks; ++r)
     out.emplace_back(all.begin() + offsets[r], all.begin() + offsets[r] + lengths[r]);

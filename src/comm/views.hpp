@@ -5,12 +5,12 @@
 
 #include "comm/communicator.hpp"
 #include "comm/gpu_aware.hpp"
+#include "comm/mpi_types.hpp"
 #include "core/backend.hpp"
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
 
-#include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -18,17 +18,6 @@
 #include <vector>
 
 namespace minigpu::comm {
-
-template <class T>
-MPI_Datatype mpi_datatype();
-template <>
-inline MPI_Datatype mpi_datatype<float>() {
-  return MPI_FLOAT;
-}
-template <>
-inline MPI_Datatype mpi_datatype<double>() {
-  return MPI_DOUBLE;
-}
 
 /// How transfers of T travel, with the host buffer that staged transfers pass through
 /// (page-locked where the backend has it, so device copies run at full speed).
@@ -54,11 +43,6 @@ auto subrange(const View& v, std::int64_t begin, std::int64_t count) {
 
 namespace detail {
 
-inline int int_count(std::int64_t n) {
-  if (n < 0 || n > INT_MAX) throw std::overflow_error("an MPI message of " + std::to_string(n) + " elements");
-  return static_cast<int>(n);
-}
-
 template <class T>
 void require_stage(const Transport<T>& t, std::int64_t elements) {
   if (static_cast<std::int64_t>(t.stage.extent(0)) < elements) {
@@ -77,14 +61,14 @@ void broadcast(const View& data, int root, const Communicator& comm,
   Kokkos::fence();
   const std::int64_t n = static_cast<std::int64_t>(data.extent(0));
   if (t.path == CommPath::direct) {
-    MPI_Bcast(data.data(), detail::int_count(n), mpi_datatype<T>(), root, comm.raw());
+    MPI_Bcast(data.data(), int_count(n), mpi_datatype<T>(), root, comm.raw());
     return;
   }
   detail::require_stage(t, n);
   const auto host = subrange(t.stage, 0, n);
   const bool is_root = comm.rank() == root;
   if (is_root) Kokkos::deep_copy(host, data);
-  MPI_Bcast(host.data(), detail::int_count(n), mpi_datatype<T>(), root, comm.raw());
+  MPI_Bcast(host.data(), int_count(n), mpi_datatype<T>(), root, comm.raw());
   if (!is_root) Kokkos::deep_copy(data, host);
 }
 
@@ -98,8 +82,8 @@ void allgatherv_in_place(const View& data, const std::vector<std::int64_t>& coun
   Kokkos::fence();
   std::vector<int> icounts, ioffsets;
   for (std::size_t r = 0; r < counts.size(); ++r) {
-    icounts.push_back(detail::int_count(counts[r]));
-    ioffsets.push_back(detail::int_count(offsets[r]));
+    icounts.push_back(int_count(counts[r]));
+    ioffsets.push_back(int_count(offsets[r]));
   }
   if (t.path == CommPath::direct) {
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data.data(), icounts.data(), ioffsets.data(),
@@ -125,16 +109,16 @@ void sendrecv(const SendView& send, int dest, const RecvView& recv, int source, 
   const std::int64_t ns = static_cast<std::int64_t>(send.extent(0)),
                      nr = static_cast<std::int64_t>(recv.extent(0));
   if (t.path == CommPath::direct) {
-    MPI_Sendrecv(send.data(), detail::int_count(ns), mpi_datatype<T>(), dest, tag, recv.data(),
-                 detail::int_count(nr), mpi_datatype<T>(), source, tag, comm.raw(), MPI_STATUS_IGNORE);
+    MPI_Sendrecv(send.data(), int_count(ns), mpi_datatype<T>(), dest, tag, recv.data(), int_count(nr),
+                 mpi_datatype<T>(), source, tag, comm.raw(), MPI_STATUS_IGNORE);
     return;
   }
   detail::require_stage(t, ns + nr);
   const auto host_send = subrange(t.stage, 0, ns);
   const auto host_recv = subrange(t.stage, ns, nr);
   Kokkos::deep_copy(host_send, send);
-  MPI_Sendrecv(host_send.data(), detail::int_count(ns), mpi_datatype<T>(), dest, tag, host_recv.data(),
-               detail::int_count(nr), mpi_datatype<T>(), source, tag, comm.raw(), MPI_STATUS_IGNORE);
+  MPI_Sendrecv(host_send.data(), int_count(ns), mpi_datatype<T>(), dest, tag, host_recv.data(), int_count(nr),
+               mpi_datatype<T>(), source, tag, comm.raw(), MPI_STATUS_IGNORE);
   if (source != kNoRank) Kokkos::deep_copy(recv, host_recv);
 }
 
