@@ -39,12 +39,6 @@ template <class P>
 class MatmulKernels : public testing::OnEveryDevice<P> {};
 TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 
-/// A vendor GEMM exists for the memory of `d` in this build.
-bool has_vendor(Device d) {
-  return uses_host_memory(d) ? kernels::has_vendor_gemm<HostMemSpace>()
-                             : kernels::has_vendor_gemm<GpuMemSpace>();
-}
-
 // Sizes not divisible by the tile, square and rectangular: every product is exact, with every
 // kernel the device has.
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
@@ -53,7 +47,7 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
       {1, 1, 1}, {7, 7, 7}, {17, 17, 17}, {63, 63, 63}, {65, 65, 65}, {17, 33, 5}, {40, 7, 65}, {3, 50, 16}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
-    if (std::string(kernel) == "vendor" && !has_vendor(d)) continue;
+    if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {
       const std::int64_t m = std::get<0>(shape), n = std::get<1>(shape), k = std::get<2>(shape);
       const auto a = small_integers<T>({m, k}, d, 3);
@@ -88,7 +82,7 @@ TYPED_TEST(MatmulKernels, SmallIntegersAreInRangeAndDeterministic) {
 TYPED_TEST(MatmulKernels, VendorMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
-  if (!has_vendor(d)) GTEST_SKIP() << "no vendor GEMM for " << describe(d) << " in this build";
+  if (!kernels::has_vendor_gemm(d)) GTEST_SKIP() << "no vendor GEMM for " << describe(d) << " in this build";
   const std::int64_t m = 19, n = 23, k = 31;
   const auto a = small_integers<T>({m, k}, d, 5);
   const auto b = small_integers<T>({k, n}, d, 6);
@@ -220,7 +214,8 @@ class MatmulOnEachDevice : public testing::OnEachDevice {};
 MINIGPU_ON_EACH_DEVICE(MatmulOnEachDevice);
 
 TEST_P(MatmulOnEachDevice, EveryVariantVerifies) {
-  const std::string variants = has_vendor(device()) ? "[reference, tiled, vendor]" : "[reference, tiled]";
+  const std::string variants =
+      kernels::has_vendor_gemm(device()) ? "[reference, tiled, vendor]" : "[reference, tiled]";
   const auto outcome = testing::run_yaml(
       "run: {warmups: 0, repetitions: 1}\n"
       "experiments:\n"
@@ -232,7 +227,7 @@ TEST_P(MatmulOnEachDevice, EveryVariantVerifies) {
       "]\n"
       "    variants: " +
       variants + "\n");
-  ASSERT_EQ(outcome.results.size(), 2u * 3u * (has_vendor(device()) ? 3u : 2u));
+  ASSERT_EQ(outcome.results.size(), 2u * 3u * (kernels::has_vendor_gemm(device()) ? 3u : 2u));
   for (const auto& r : outcome.results) {
     EXPECT_EQ(r.spec.device, device());
     EXPECT_TRUE(r.check.passed) << r.spec.label << " on " << describe(r.spec.device) << ": "

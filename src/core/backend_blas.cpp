@@ -54,21 +54,12 @@ void gemm(const double* a, const double* b, double* c, int m, int n, int k) {
 
 }  // namespace
 
-std::string gpu_vendor_blas_name() {
-  int version = 0;
-  check(cublasGetVersion(handle(), &version), "cublasGetVersion");
-  return "cuBLAS " + std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) + "." +
-         std::to_string(version % 100);
-}
-
 template <class T>
 void gpu_vendor_gemm(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
   if (m == 0 || n == 0) return;
   gemm(a, b, c, blas_int(m), blas_int(n), blas_int(k));
 }
 #else
-std::string gpu_vendor_blas_name() { return ""; }
-
 template <class T>
 void gpu_vendor_gemm(const T*, const T*, T*, std::int64_t, std::int64_t, std::int64_t) {
   throw std::logic_error("gpu_vendor_gemm: this build has no GPU BLAS");

@@ -5,7 +5,6 @@
 #include "core/backend.hpp"
 
 #include <cstdint>
-#include <string>
 
 namespace minigpu {
 
@@ -15,9 +14,6 @@ inline constexpr bool kHasGpuVendorGemm = true;
 #else
 inline constexpr bool kHasGpuVendorGemm = false;
 #endif
-
-/// "cuBLAS 13.1.0" for the library this build calls, or "" without one.
-std::string gpu_vendor_blas_name();
 
 /// C = A·B for row-major A (m×k), B (k×n) and C (m×n), contiguous in GPU memory, in
 /// full precision (no reduced-precision tensor-core modes). Queued on the default GPU

@@ -7,8 +7,6 @@
 #include "core/device.hpp"
 #include "core/shape.hpp"
 
-#include <Kokkos_Core.hpp>
-
 #include <cstddef>
 
 namespace minigpu {
@@ -27,7 +25,6 @@ template <class Mem, class T>
 struct Placement {
   using memory_space = Mem;
   using value_type = T;
-  using View = Kokkos::View<T*, Mem>;
 };
 
 /// f(TypeTag<float>{}) or f(TypeTag<double>{}); both calls must return the same type.

@@ -33,12 +33,6 @@ const char* name_of(Variant v) {
   return v == Variant::tiled ? "tiled" : v == Variant::vendor ? "vendor" : "reference";
 }
 
-/// A vendor GEMM exists for the memory of `d` in this build.
-bool has_vendor(Device d) {
-  return uses_host_memory(d) ? kernels::has_vendor_gemm<HostMemSpace>()
-                             : kernels::has_vendor_gemm<GpuMemSpace>();
-}
-
 struct MatmulCase {
   Variant variant = Variant::reference;
   std::int64_t n = 0;
@@ -123,7 +117,8 @@ class MatmulExperiment : public TypedExperiment<MatmulCase, MatmulState> {
     }
     const bool want_vendor =
         std::find(variants_.begin(), variants_.end(), Variant::vendor) != variants_.end();
-    if (want_vendor && std::none_of(devices.begin(), devices.end(), has_vendor)) {
+    if (want_vendor &&
+        std::none_of(devices.begin(), devices.end(), [](Device d) { return kernels::has_vendor_gemm(d); })) {
       node.fail("variants", "'vendor' has no GEMM for " + describe(devices.front()) +
                                 " in this build (cuBLAS serves GPU memory on CUDA builds; a host BLAS "
                                 "needs a KokkosKernels built against this Kokkos)");
@@ -133,7 +128,8 @@ class MatmulExperiment : public TypedExperiment<MatmulCase, MatmulState> {
       for (Variant v : variants_) {
         for (std::int64_t n : sizes) {
           for (Device d : devices) {
-            if ((d.is_cpu() && n > cpu_max_size) || (v == Variant::vendor && !has_vendor(d))) continue;
+            if ((d.is_cpu() && n > cpu_max_size) || (v == Variant::vendor && !kernels::has_vendor_gemm(d)))
+              continue;
             CaseSpec spec;
             spec.label = std::string(name_of(v)) + " n=" + std::to_string(n);
             spec.params = {{"n", std::to_string(n)}, {"variant", name_of(v)}};

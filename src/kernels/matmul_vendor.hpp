@@ -8,6 +8,7 @@
 
 #include "core/backend.hpp"
 #include "core/backend_blas.hpp"
+#include "core/device.hpp"
 
 #if defined(MINIGPU_HAVE_KOKKOSKERNELS)
 #include <KokkosBlas3_gemm.hpp>
@@ -32,6 +33,11 @@ constexpr bool has_vendor_gemm() {
 #else
   return kHasGpuVendorGemm && kHasGpuBackend && std::is_same_v<Mem, GpuMemSpace>;
 #endif
+}
+
+/// True when matmul_vendor can run on the memory of device `d`.
+inline bool has_vendor_gemm(Device d) {
+  return uses_host_memory(d) ? has_vendor_gemm<HostMemSpace>() : has_vendor_gemm<GpuMemSpace>();
 }
 
 /// C = A·B for row-major flat Views (A m×k, B k×n, C m×n), queued like a kernel (no host
