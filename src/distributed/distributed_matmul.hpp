@@ -174,8 +174,7 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
     const std::int64_t mr = rows_.counts[my_row_], nc = cols_.counts[my_col_];
     this->block_ = {rows_.offsets[my_row_], mr, cols_.offsets[my_col_], nc};
     cuts_ = kernels::panel_boundaries(cols_, rows_, n, max_panel);
-    std::int64_t widest = 0;
-    for (std::size_t s = 0; s + 1 < cuts_.size(); ++s) widest = std::max(widest, cuts_[s + 1] - cuts_[s]);
+    const std::int64_t widest = kernels::widest_panel(cuts_);
     a_ = View("matmul_scaling::A_block", mr * nc);
     b_ = View("matmul_scaling::B_block", mr * nc);
     this->c_ = View("matmul_scaling::C_block", mr * nc);
@@ -267,9 +266,7 @@ inline std::uint64_t device_bytes_per_rank(Decomposition d, std::int64_t n, kern
   }
   const auto rows = kernels::block_partition(n, grid.rows), cols = kernels::block_partition(n, grid.cols);
   const auto cuts = kernels::panel_boundaries(cols, rows, n);
-  std::int64_t widest = 0;
-  for (std::size_t s = 0; s + 1 < cuts.size(); ++s) widest = std::max(widest, cuts[s + 1] - cuts[s]);
-  const std::uint64_t mr = rows.largest(), nc = cols.largest(), w = widest;
+  const std::uint64_t mr = rows.largest(), nc = cols.largest(), w = kernels::widest_panel(cuts);
   std::uint64_t elems = 3 * mr * nc + (grid.cols > 1 ? mr * w : 0) + (grid.rows > 1 ? w * nc : 0);
   if (count_stage) elems += std::max(mr, nc) * w;
   return elems * elem + check;

@@ -70,4 +70,11 @@ inline std::vector<std::int64_t> panel_boundaries(const BlockPartition& a, const
   return out;
 }
 
+/// The widest panel between neighbouring cuts (0 for fewer than two cuts).
+inline std::int64_t widest_panel(const std::vector<std::int64_t>& cuts) {
+  std::int64_t widest = 0;
+  for (std::size_t s = 0; s + 1 < cuts.size(); ++s) widest = std::max(widest, cuts[s + 1] - cuts[s]);
+  return widest;
+}
+
 }  // namespace minigpu::kernels
