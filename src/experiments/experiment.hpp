@@ -96,9 +96,10 @@ class StatefulExperiment : public Experiment {
 };
 
 /// An experiment with a typed case list, filled by configure() through add_case(): cases()
-/// and the case behind a spec come from here.
-template <class Case>
-class CaseList : public StatefulExperiment {
+/// and the case behind a spec come from here. Base is StatefulExperiment for experiments
+/// whose cases each build a CaseState, Experiment for those that run cases their own way.
+template <class Case, class Base = StatefulExperiment>
+class CaseList : public Base {
  public:
   std::vector<CaseSpec> cases() const override { return specs_; }
 

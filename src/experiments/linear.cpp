@@ -239,7 +239,7 @@ std::unique_ptr<CaseState> make_case(const Settings& s, DType dtype, const Linea
 
 }  // namespace
 
-class LinearExperiment : public StatefulExperiment {
+class LinearExperiment : public CaseList<LinearCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     s_.in = node.get_int("in_features", 8, 1, 1000000000);
@@ -254,15 +254,11 @@ class LinearExperiment : public StatefulExperiment {
     if (!(s_.lr > 0) || !std::isfinite(s_.lr)) node.fail("lr", "must be a positive number");
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);
-  }
-
-  std::vector<CaseSpec> cases() const override {
-    std::vector<CaseSpec> out;
+    clear_cases();
     const auto add = [&](DType dtype, const LinearCase& lc) {
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";
       const char* loss = lc.parameters ? "-" : lc.sync ? "sync_each_batch" : "on_device";
       CaseSpec c;
-      c.index = out.size();
       c.label = lc.parameters ? std::string("parameters") : std::string("train ") + data + " " + loss;
       c.params = {{"rule", lc.parameters ? "parameters" : "train"},
                   {"data", data},
@@ -273,25 +269,29 @@ class LinearExperiment : public StatefulExperiment {
       c.device = s_.device;
       c.dtype = dtype;
       c.device_bytes = size_of(dtype) * device_elements(s_, lc.parameters, lc.copy);
-      out.push_back(c);
+      add_case(c, lc);
     };
+    // Per dtype: the parameter rules, then training with data {per batch, resident} x loss
+    // {synced per batch, logged on the device}.
     for (DType dtype : dtypes_) {
-      for (const LinearCase& lc : kinds()) add(dtype, lc);
+      add(dtype, {true, false, false});
+      for (bool copy : {true, false}) {
+        for (bool sync : {true, false}) add(dtype, {false, copy, sync});
+      }
     }
-    return out;
   }
 
   void setup(const CaseSpec& spec) override {
-    current_ = spec;
-    state_ = make_case(s_, spec.dtype, kind(spec));
+    set_current(spec);
+    state_ = make_case(s_, spec.dtype, case_of(spec));
   }
 
   Work work() const override {
-    const LinearCase c = kind(current_);
+    const LinearCase& c = case_of(current());
     const double in = static_cast<double>(s_.in), rows = static_cast<double>(s_.samples);
     if (c.parameters) return {0, static_cast<double>(s_.batch) * (2 * in + 1)};
     const double epochs = static_cast<double>(s_.epochs), steps = static_cast<double>(s_.steps());
-    const double size = static_cast<double>(size_of(current_.dtype));
+    const double size = static_cast<double>(size_of(current().dtype));
     Work w;
     w.flops = epochs * rows * (4 * in + 5) + steps * 2 * (in + 1);
     w.bytes = (c.copy ? epochs * rows * (in + 1) * size : 0) + steps * size;
@@ -301,7 +301,7 @@ class LinearExperiment : public StatefulExperiment {
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
     std::map<std::string, double> median;  // "dtype data loss" -> seconds
     for (const auto& r : results) {
-      const LinearCase c = kind(r.spec);
+      const LinearCase& c = case_of(r.spec);
       if (c.parameters) continue;
       median[to_string(r.spec.dtype) + (c.copy ? " per_batch_copy" : " on_device") +
              (c.sync ? " sync_each_batch" : " on_device")] = r.seconds.median;
@@ -329,20 +329,8 @@ class LinearExperiment : public StatefulExperiment {
   }
 
  private:
-  /// The five cases of every dtype, in run order.
-  static std::vector<LinearCase> kinds() {
-    return {{true, false, false},
-            {false, true, true},
-            {false, true, false},
-            {false, false, true},
-            {false, false, false}};
-  }
-  /// The typed case of a spec: its index within its dtype's five.
-  static LinearCase kind(const CaseSpec& spec) { return kinds().at(spec.index % kinds().size()); }
-
   Settings s_;
   std::vector<DType> dtypes_;
-  CaseSpec current_;
 };
 
 MINIGPU_REGISTER_EXPERIMENT(

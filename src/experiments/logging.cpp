@@ -127,7 +127,7 @@ class LoggingState : public LogState {
 
 }  // namespace
 
-class LoggingExperiment : public CaseList<LoggingCase> {
+class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get_int("n", 100, 1, 100000);

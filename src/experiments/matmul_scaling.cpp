@@ -77,13 +77,12 @@ struct ScalingCase {
 
 }  // namespace
 
-class MatmulScalingExperiment : public Experiment {
+class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     comm_ = ctx.comm;
     rank_ = ctx.rank;
-    specs_.clear();
-    cases_.clear();
+    clear_cases();
     weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
     n_ = node.get_int("n", 512, 1, kMaxN);
     ranks_ = node.get_list<std::int64_t>("ranks", default_ranks(ctx.ranks));
@@ -136,7 +135,6 @@ class MatmulScalingExperiment : public Experiment {
           const auto grid = grid_for(d, static_cast<int>(p));
           const std::int64_t n = size_for(p);
           CaseSpec c;
-          c.index = cases_.size();
           c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(n);
           c.params = {{"mode", weak_ ? "weak" : "strong"}, {"decomposition", name},
                       {"ranks", std::to_string(p)},        {"n", std::to_string(n)},
@@ -145,18 +143,15 @@ class MatmulScalingExperiment : public Experiment {
           c.dtype = dt;
           c.device_bytes = device_bytes_per_rank(
               d, n, grid, size_of(dt), path_ == comm::CommPath::staged && uses_host_memory(device_));
-          specs_.push_back(c);
-          cases_.push_back({d, static_cast<int>(p), n, grid});
+          add_case(c, {d, static_cast<int>(p), n, grid});
         }
       }
     }
   }
 
-  std::vector<CaseSpec> cases() const override { return specs_; }
-
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
-    case_ = cases_.at(spec.index);
+    case_ = case_of(spec);
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
     if (!sub_.is_null()) {
@@ -227,9 +222,6 @@ class MatmulScalingExperiment : public Experiment {
   Device device_;
   comm::CommPath path_ = comm::CommPath::staged;
 
-  std::vector<ScalingCase> cases_;
-  std::vector<CaseSpec> specs_;
-
   DType dtype_ = DType::f32;
   ScalingCase case_;
   comm::Communicator sub_;
@@ -241,7 +233,7 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
   // is the baseline.
   std::map<std::string, std::map<int, const CaseResult*>> groups;
   for (const auto& r : results) {
-    const ScalingCase& c = cases_.at(r.spec.index);
+    const ScalingCase& c = case_of(r.spec);
     const std::string name = c.decomposition == Decomposition::row ? "row" : "summa";
     groups[name + "_" + to_string(r.spec.dtype)][c.p] = &r;
   }
@@ -254,13 +246,13 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
     for (const auto& [p, r] : by_p) {
       const double tp = r->seconds.median;
       const std::string suffix = group + "_p" + std::to_string(p);
-      const ScalingCase& c = cases_.at(r->spec.index);
+      const ScalingCase& c = case_of(r->spec);
       const std::string where =
           "n=" + std::to_string(c.n) + ", grid " + grid_text(c.grid) + ", " + comm::to_string(path_);
       if (tp <= 0 || t1 <= 0) continue;
       if (weak_) {
         out.push_back({"", "efficiency_" + suffix, 100 * t1 / tp, "%",
-                       "weak: t(" + ref + ", n=" + std::to_string(cases_.at(base.spec.index).n) +
+                       "weak: t(" + ref + ", n=" + std::to_string(case_of(base.spec).n) +
                            ")/t(p=" + std::to_string(p) + ", " + where + ")"});
       } else {
         out.push_back({"", "speedup_" + suffix, t1 / tp, "x",
