@@ -2,6 +2,7 @@
 #include "test_support.hpp"
 
 #include "core/backend.hpp"
+#include "io/format.hpp"
 
 namespace minigpu::testing {
 
@@ -14,10 +15,8 @@ Device arrange_device(TestDevice kind, std::string& skip_reason) {
   set_emulated_gpus(kind == TestDevice::emulated ? 2 : 0);
   if (kind == TestDevice::cpu) return cpu();
   if (num_gpus() == 0) {
-    std::string backends;
-    for (const auto& b : kokkos_backends()) backends += (backends.empty() ? "" : ", ") + b;
-    skip_reason = "no real GPU: this build's Kokkos backends are " + backends + " and the node shows " +
-                  std::to_string(visible_gpu_count()) + " GPUs";
+    skip_reason = "no real GPU: this build's Kokkos backends are " + io::bracketed(kokkos_backends()) +
+                  " and the node shows " + std::to_string(visible_gpu_count()) + " GPUs";
     return cpu();
   }
   return gpu(0);

@@ -5,6 +5,7 @@
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "io/device_report_writer.hpp"
+#include "io/format.hpp"
 #include "minigpu_version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -16,10 +17,8 @@ namespace minigpu {
 namespace {
 
 std::string version_text() {
-  std::string backends;
-  for (const auto& b : kokkos_backends()) backends += (backends.empty() ? "" : ", ") + b;
   return std::string("minigpu ") + MINIGPU_VERSION + " (git " + MINIGPU_GIT_HASH + ", Kokkos " +
-         kokkos_version_string() + " [" + backends + "], " + gpu_backend_marker() + ")";
+         kokkos_version_string() + " " + io::bracketed(kokkos_backends()) + ", " + gpu_backend_marker() + ")";
 }
 
 int devices_command(const MpiSession& mpi) {

@@ -5,6 +5,7 @@
 
 #include "core/errors.hpp"
 #include "experiments/registry.hpp"
+#include "io/format.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -49,22 +50,16 @@ RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   return s;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 // A GPU input must never run on the CPU by accident: refuse host-only builds, GPU-less
 // nodes and emulated GPUs (host memory), saying which of them it is.
 void check_real_gpu(ConfigNode& run) {
   std::string why;
   if (!kHasGpuBackend) {
-    why = "this build's Kokkos backends are " + joined(kokkos_backends()) +
+    why = "this build's Kokkos backends are " + io::bracketed(kokkos_backends()) +
           " (no GPU backend: build with scripts/build_cuda.sh) and the node shows " +
           std::to_string(visible_gpu_count()) + " GPUs to this build";
   } else if (visible_gpu_count() == 0) {
-    why = "this node shows 0 GPUs to this process (Kokkos backends " + joined(kokkos_backends()) +
+    why = "this node shows 0 GPUs to this process (Kokkos backends " + io::bracketed(kokkos_backends()) +
           "; check CUDA_VISIBLE_DEVICES and the job's GPU request)";
   }
   if (gpus_are_emulated()) {
