@@ -20,13 +20,6 @@ const Finding* find(const std::vector<Finding>& findings, const std::string& nam
   return nullptr;
 }
 
-std::string variant(const CaseSpec& spec) {
-  for (const auto& [k, v] : spec.params) {
-    if (k == "variant") return v;
-  }
-  return "";
-}
-
 class LazyChain : public testing::OnEachDevice {};
 MINIGPU_ON_EACH_DEVICE(LazyChain);
 
@@ -72,7 +65,7 @@ TEST(LazyConfig, OneUnfencedCasePerDtype) {
     EXPECT_EQ(c.dtype, DType::f32) << "run.dtype is the default";
     if (!c.fence_after_run) {
       ++unfenced;
-      EXPECT_EQ(variant(c), "unfenced");
+      EXPECT_EQ(c.param("variant"), "unfenced");
     }
   }
   EXPECT_EQ(unfenced, 1);
@@ -92,8 +85,8 @@ double median_ratio(const RunOutcome& out, DType dtype, const std::string& name)
   double base = 0, other = 0;
   for (const auto& r : out.results) {
     if (r.spec.dtype != dtype) continue;
-    if (variant(r.spec) == "fenced") base = r.seconds.median;
-    if (variant(r.spec) == name) other = r.seconds.median;
+    if (r.spec.param("variant") == "fenced") base = r.seconds.median;
+    if (r.spec.param("variant") == name) other = r.seconds.median;
   }
   return other / base;
 }
@@ -110,7 +103,7 @@ TEST_P(LazyRun, TinyChainVerifiesAndCountsItsWork) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
     EXPECT_EQ(r.spec.device, device());
     const double size = r.spec.dtype == DType::f32 ? 4 : 8;
-    EXPECT_EQ(r.work.bytes, (variant(r.spec) == "host_detour" ? 6 : 4) * n * size) << r.spec.label;
+    EXPECT_EQ(r.work.bytes, (r.spec.param("variant") == "host_detour" ? 6 : 4) * n * size) << r.spec.label;
     EXPECT_EQ(r.work.flops, 5.0 * n);
   }
   for (DType dtype : {DType::f32, DType::f64}) {

@@ -228,13 +228,6 @@ TEST(MatmulScalingConfig, OnWithoutGpuAwareMpiIsAnErrorOnARealGpu) {
                      "MPI");
 }
 
-std::string param(const CaseSpec& spec, const std::string& key) {
-  for (const auto& [k, v] : spec.params) {
-    if (k == key) return v;
-  }
-  return "(missing " + key + ")";
-}
-
 bool has_finding(const RunOutcome& out, const std::string& name) {
   for (const auto& f : out.findings) {
     if (f.experiment == "matmul_scaling" && f.name == name) return true;
@@ -257,15 +250,15 @@ TEST_P(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
   ASSERT_EQ(out.results.size(), 2 * 2 * ps.size());
   for (const auto& r : out.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
-    EXPECT_EQ(param(r.spec, "mode"), "strong");
-    EXPECT_EQ(param(r.spec, "n"), "12");
-    EXPECT_EQ(param(r.spec, "comm_path"), comm::can_pass_directly(device()) ? "direct" : "staged")
+    EXPECT_EQ(r.spec.param("mode"), "strong");
+    EXPECT_EQ(r.spec.param("n"), "12");
+    EXPECT_EQ(r.spec.param("comm_path"), comm::can_pass_directly(device()) ? "direct" : "staged")
         << "host memory always goes direct; GPU memory only with a GPU-aware MPI";
     EXPECT_EQ(r.spec.device, device());
     EXPECT_DOUBLE_EQ(r.work.flops, 2.0 * 12 * 12 * 12);
-    const int p = std::stoi(param(r.spec, "ranks"));
+    const int p = std::stoi(r.spec.param("ranks"));
     if (p == 1) EXPECT_EQ(r.work.bytes, 0.0);
-    if (param(r.spec, "decomposition") == "summa" && p == 4) EXPECT_EQ(param(r.spec, "grid"), "2x2");
+    if (r.spec.param("decomposition") == "summa" && p == 4) EXPECT_EQ(r.spec.param("grid"), "2x2");
     ASSERT_EQ(r.phases.size(), 2u) << r.spec.label;
     EXPECT_EQ(r.phases[0].first, "comm");
     EXPECT_EQ(r.phases[1].first, "compute");
@@ -290,10 +283,10 @@ TEST_P(MatmulScalingRun, WeakSweepGrowsNAndStagesWhenTold) {
   EXPECT_TRUE(out.all_verified);
   for (const auto& r : out.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
-    const int p = std::stoi(param(r.spec, "ranks"));
-    EXPECT_EQ(param(r.spec, "n"), std::to_string(std::llround(10 * std::cbrt(p))));
-    EXPECT_EQ(param(r.spec, "comm_path"), "staged");
-    const std::string suffix = param(r.spec, "decomposition") + "_float64_p" + std::to_string(p);
+    const int p = std::stoi(r.spec.param("ranks"));
+    EXPECT_EQ(r.spec.param("n"), std::to_string(std::llround(10 * std::cbrt(p))));
+    EXPECT_EQ(r.spec.param("comm_path"), "staged");
+    const std::string suffix = r.spec.param("decomposition") + "_float64_p" + std::to_string(p);
     EXPECT_TRUE(has_finding(out, "efficiency_" + suffix)) << suffix;
     EXPECT_FALSE(has_finding(out, "speedup_" + suffix)) << "weak scaling reports efficiency only";
   }

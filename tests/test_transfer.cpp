@@ -21,13 +21,6 @@ const Finding* find(const std::vector<Finding>& findings, const std::string& nam
   return nullptr;
 }
 
-std::string param(const CaseSpec& spec, const std::string& key) {
-  for (const auto& [k, v] : spec.params) {
-    if (k == key) return v;
-  }
-  return "";
-}
-
 TEST(TransferPattern, FillMatchesDefinitionAndCheckFindsACorruptByte) {
   const std::int64_t n = 1003;  // not a multiple of 8: the tail word is partial
   Bytes buf("test::buf", n);
@@ -93,11 +86,11 @@ TEST(TransferConfig, CasesCoverTheSweepAndSkipChunksSmallerThanAByte) {
   ASSERT_EQ(cases.size(), 9u);
   std::set<std::string> directions;
   for (const auto& c : cases) {
-    directions.insert(param(c, "direction"));
+    directions.insert(c.param("direction"));
     EXPECT_EQ(c.device, cpu());
-    EXPECT_FALSE(param(c, "bytes") == "8" && param(c, "chunks") == "16") << c.label;
-    EXPECT_EQ(param(c, "host_memory") == "-", param(c, "direction") == "d2d") << c.label;
-    EXPECT_NE(param(c, "host_memory"), "pinned") << "cpu memory is never pinned";
+    EXPECT_FALSE(c.param("bytes") == "8" && c.param("chunks") == "16") << c.label;
+    EXPECT_EQ(c.param("host_memory") == "-", c.param("direction") == "d2d") << c.label;
+    EXPECT_NE(c.param("host_memory"), "pinned") << "cpu memory is never pinned";
   }
   EXPECT_EQ(directions, (std::set<std::string>{"h2d", "d2h", "d2d"}));
 }
@@ -137,16 +130,15 @@ TEST_P(TransferRun, TinySweepVerifiesAndReportsItsPeaks) {
   for (const auto& r : out.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
     EXPECT_EQ(r.spec.device, device());
-    EXPECT_EQ(r.work.bytes, std::stod(param(r.spec, "bytes"))) << r.spec.label;
+    EXPECT_EQ(r.work.bytes, std::stod(r.spec.param("bytes"))) << r.spec.label;
     EXPECT_EQ(r.work.flops, 0);
   }
   // Each peak is the best rate of its group's rows.
   for (const char* group : {"h2d_pageable", "d2h_pageable", "d2d"}) {
     double best = 0;
     for (const auto& r : out.results) {
-      const std::string kind = param(r.spec, "host_memory");
-      if (param(r.spec, "direction") + (kind == "-" ? "" : "_" + kind) == group)
-        best = std::max(best, r.gbps);
+      const std::string kind = r.spec.param("host_memory");
+      if (r.spec.param("direction") + (kind == "-" ? "" : "_" + kind) == group) best = std::max(best, r.gbps);
     }
     const Finding* f = find(out.findings, std::string("peak_gbps_") + group);
     ASSERT_NE(f, nullptr) << group;
