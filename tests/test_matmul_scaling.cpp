@@ -72,8 +72,8 @@ TYPED_TEST(GemmBlock, EveryLoopOrderMatchesHostLoop) {
   using T = typename TypeParam::value_type;
   with_memory_space(this->device(), [&](auto space) {
     using View = Kokkos::View<T*, typename decltype(space)::type>;
-    for (const kernels::GemmDims d :
-         {kernels::GemmDims{7, 13, 9, 11, 15, 14}, kernels::GemmDims{70, 35, 300, 301, 36, 37}}) {
+    for (const GemmDims d :
+         {GemmDims{7, 13, 9, 11, 15, 14}, GemmDims{70, 35, 300, 301, 36, 37}}) {
       View a("test::a", d.m * d.lda), b("test::b", d.k * d.ldb), c0("test::c0", d.m * d.ldc);
       kernels::fill_small_integers(a, 3);
       kernels::fill_small_integers(b, 4);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/backend.hpp"
+#include "core/gemm_dims.hpp"
 #include "kernels/elementwise.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -15,12 +16,6 @@
 #include <cstdint>
 
 namespace minigpu::kernels {
-
-/// C(m×n) and A(m×k)·B(k×n) inside row-major storage whose rows are lda, ldb, ldc long.
-struct GemmDims {
-  std::int64_t m = 0, n = 0, k = 0;
-  std::int64_t lda = 0, ldb = 0, ldc = 0;
-};
 
 namespace detail {
 

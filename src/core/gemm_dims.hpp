@@ -1,0 +1,18 @@
+// The shape of one matrix product over row-major storage, shared by the kernels and the
+// vendor BLAS calls in the backend layer.
+#pragma once
+
+#include <cstdint>
+
+namespace minigpu {
+
+/// C(m×n) and A(m×k)·B(k×n) inside row-major storage whose rows are lda, ldb, ldc long.
+struct GemmDims {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t lda = 0, ldb = 0, ldc = 0;
+};
+
+/// The dims of a dense product of contiguous row-major matrices: lda = k, ldb = ldc = n.
+inline GemmDims dense_gemm(std::int64_t m, std::int64_t n, std::int64_t k) { return {m, n, k, k, n, n}; }
+
+}  // namespace minigpu
