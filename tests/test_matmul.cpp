@@ -4,10 +4,9 @@
 #include "core/tensor.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/fill_integers.hpp"
+#include "kernels/gemm.hpp"
 #include "kernels/matmul_check.hpp"
 #include "kernels/matmul_reference.hpp"
-#include "kernels/matmul_tiled.hpp"
-#include "kernels/matmul_vendor.hpp"
 #include "test_support.hpp"
 
 #include <string>
@@ -45,7 +44,8 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
-      {1, 1, 1}, {7, 7, 7}, {17, 17, 17}, {63, 63, 63}, {65, 65, 65}, {17, 33, 5}, {40, 7, 65}, {3, 50, 16}};
+      {1, 1, 1},   {7, 7, 7},   {17, 17, 17}, {63, 63, 63}, {65, 65, 65},  {129, 129, 129},
+      {17, 33, 5}, {40, 7, 65}, {3, 50, 16},  {37, 129, 5}, {130, 3, 257}, {1, 200, 300}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {
@@ -56,9 +56,9 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
       with_views(
           d,
           [&](const auto& cv, const auto& av, const auto& bv) {
-            if (std::string(kernel) == "tiled") kernels::matmul_tiled(cv, av, bv, m, n, k);
+            if (std::string(kernel) == "tiled") kernels::matmul(GemmKernel::native, cv, av, bv, m, n, k);
             if (std::string(kernel) == "reference") kernels::matmul_reference(cv, av, bv, m, n, k);
-            if (std::string(kernel) == "vendor") kernels::matmul_vendor(cv, av, bv, m, n, k);
+            if (std::string(kernel) == "vendor") kernels::matmul(GemmKernel::vendor, cv, av, bv, m, n, k);
           },
           c, a, b);
       EXPECT_EQ(c.to_vector(), host_product(a.to_vector(), b.to_vector(), m, n, k))

@@ -12,22 +12,27 @@
 namespace minigpu {
 namespace {
 
-/// Counts launches of the kernel labelled `label` through Kokkos's profiling hooks, an
-/// observer outside the experiment, while it lives.
+/// Counts launches of the kernel labelled `label`, and entries into regions of that name,
+/// through Kokkos's profiling hooks, an observer outside the experiment, while it lives.
 class LaunchCounter {
  public:
   explicit LaunchCounter(const char* label) {
     label_ = label;
     count_ = 0;
     Kokkos::Tools::Experimental::set_begin_parallel_for_callback(&LaunchCounter::begin);
+    Kokkos::Tools::Experimental::set_push_region_callback(&LaunchCounter::region);
   }
-  ~LaunchCounter() { Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr); }
+  ~LaunchCounter() {
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+    Kokkos::Tools::Experimental::set_push_region_callback(nullptr);
+  }
   LaunchCounter(const LaunchCounter&) = delete;
   LaunchCounter& operator=(const LaunchCounter&) = delete;
   static long count() { return count_; }
 
  private:
-  static void begin(const char* name, std::uint32_t, std::uint64_t*) {
+  static void begin(const char* name, std::uint32_t, std::uint64_t*) { region(name); }
+  static void region(const char* name) {
     if (std::strcmp(name, label_) == 0) ++count_;
   }
   static inline const char* label_ = "";
@@ -50,7 +55,7 @@ TEST(LaunchCounterProbe, SeesOneLaunchPerKernel) {
 TEST_P(MultiGpuConcurrency, BothModesVerifyDoTheirMultipliesAndReportEfficiency) {
   const int ranks = comm::Communicator::world().size(), rank = comm::Communicator::world().rank();
   const int repetitions = 2, per_gpu = 3;
-  LaunchCounter counter("minigpu::matmul_reference");
+  LaunchCounter counter("minigpu::gemm");
   const RunOutcome out = testing::run_yaml(
       "run: {repetitions: 2, warmups: 0}\n"
       "experiments:\n  - name: multi_gpu_concurrency\n    n: 24\n    multiplies_per_gpu: 3\n"

@@ -2,7 +2,9 @@
 #include "app/run_command.hpp"
 
 #include "comm/collectives.hpp"
+#include "core/backend_blas.hpp"
 #include "core/binding.hpp"
+#include "core/cpu_info.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "experiments/registry.hpp"
@@ -10,6 +12,7 @@
 #include "experiments/runner.hpp"
 #include "io/console_writer.hpp"
 #include "io/run_record.hpp"
+#include "minigpu_build_info.hpp"
 #include "minigpu_version.hpp"
 
 #include <cstdio>
@@ -73,8 +76,21 @@ io::Provenance provenance(const RunPlan& plan, const RunContext& ctx) {
                {"cpu", host.cpu_model},
                {"logical_cores", host.logical_cores},
                {"memory_bytes", host.memory_bytes}};
-  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
-  j["environment"] = {{"OPENBLAS_CORETYPE", coretype ? coretype : ""}};
+  const CpuCaches& caches = cpu_caches();
+  j["host"]["vector_isa"] = kHostVectorIsa;
+  j["host"]["vector_bytes"] = kHostVectorBytes;
+  j["host"]["cache_bytes"] = {{"l1d", caches.l1d}, {"l2", caches.l2}, {"l3", caches.l3}};
+  j["build"] = {
+      {"compiler", MINIGPU_HOST_COMPILER}, {"type", MINIGPU_BUILD_TYPE}, {"flags", MINIGPU_HOST_FLAGS}};
+  const HostBlasInfo blas = host_blas_info();
+  j["blas"] = {{"library", blas.library}, {"config", blas.config}, {"core", blas.core}};
+  j["threads"] = {{"kokkos_host", Kokkos::DefaultHostExecutionSpace().concurrency()}, {"blas", blas.threads}};
+  j["environment"] = nlohmann::json::object();
+  for (const char* name :
+       {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "KOKKOS_NUM_THREADS"}) {
+    const char* value = std::getenv(name);
+    j["environment"][name] = value ? value : "";
+  }
   nlohmann::json devices = nlohmann::json::array();
   for (Device d : try_all_gpus()) devices.push_back(describe(d));
   j["devices"] = {{"num_gpus", num_gpus()}, {"gpus", devices}, {"emulated", gpus_are_emulated()}};
@@ -119,7 +135,10 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   }
   // 2. Run every case; rank 0 prints rows as they finish.
   io::Provenance record = provenance(plan, ctx);
-  if (mpi.is_root()) console.rank_map(record.fields["mpi"]["ranks"]);
+  if (mpi.is_root()) {
+    console.host_build(record.fields);
+    console.rank_map(record.fields["mpi"]["ranks"]);
+  }
   RunOutcome outcome = run_plan(plan, ctx, [&](const CaseResult& r, int index, int total, double elapsed) {
     if (mpi.is_root()) console.case_finished(r, index, total, elapsed);
   });

@@ -32,6 +32,11 @@ std::vector<std::string> read_choices(ConfigNode& node, const std::string& key,
   return out;
 }
 
+GemmKernel read_gemm_kernel(ConfigNode& node, const std::string& key) {
+  return node.get_choice(key, {"vendor", "native"}, "vendor") == "native" ? GemmKernel::native
+                                                                          : GemmKernel::vendor;
+}
+
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key) {
   std::vector<DType> out;
   for (const auto& name : read_choices(node, key, {"float32", "float64"}, {to_string(fallback)})) {

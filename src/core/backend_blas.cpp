@@ -1,8 +1,11 @@
-// cuBLAS behind backend_blas.hpp. One handle per process, created at first use, bound to the
-// stream of Kokkos's default CUDA instance (so GEMMs and Kokkos kernels stay in one queue)
-// and destroyed when Kokkos finalises, while the CUDA context still exists.
+// CBLAS and cuBLAS behind backend_blas.hpp. cuBLAS: one handle per process, created at first
+// use, bound to the stream of Kokkos's default CUDA instance (so GEMMs and Kokkos kernels
+// stay in one queue) and destroyed when Kokkos finalises, while the CUDA context still exists.
 #include "core/backend_blas.hpp"
 
+#include <cblas.h>
+
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -11,6 +14,70 @@
 #endif
 
 namespace minigpu {
+namespace {
+
+// Both BLAS interfaces count in int: a dimension that does not fit is an error, not a wrap.
+int blas_int(std::int64_t n, const char* library) {
+  if (n < 0 || n > std::numeric_limits<int>::max()) {
+    throw std::overflow_error(std::string(library) + " gemm: dimension " + std::to_string(n) +
+                              " does not fit an int");
+  }
+  return static_cast<int>(n);
+}
+
+struct BlasDims {
+  int m, n, k, lda, ldb, ldc;
+};
+
+// BLAS checks leading dimensions even where they address nothing (lda when k = 0).
+BlasDims blas_dims(const GemmDims& d, const char* library) {
+  return {blas_int(d.m, library),
+          blas_int(d.n, library),
+          blas_int(d.k, library),
+          blas_int(std::max<std::int64_t>(d.lda, 1), library),
+          blas_int(std::max<std::int64_t>(d.ldb, 1), library),
+          blas_int(std::max<std::int64_t>(d.ldc, 1), library)};
+}
+
+void cblas_gemm(const float* a, const float* b, float* c, const BlasDims& d, float alpha, float beta) {
+  cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d.n, d.m, d.k, alpha, b, d.ldb, a, d.lda, beta, c,
+              d.ldc);
+}
+void cblas_gemm(const double* a, const double* b, double* c, const BlasDims& d, double alpha, double beta) {
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, d.n, d.m, d.k, alpha, b, d.ldb, a, d.lda, beta, c,
+              d.ldc);
+}
+
+}  // namespace
+
+template <class T>
+void host_vendor_gemm(const T* a, const T* b, T* c, const GemmDims& d, bool accumulate, const T* alpha) {
+  if (d.m == 0 || d.n == 0) return;
+  cblas_gemm(a, b, c, blas_dims(d, "CBLAS"), alpha ? *alpha : T(1), accumulate ? T(1) : T(0));
+}
+
+HostBlasInfo host_blas_info() {
+  HostBlasInfo info;
+#if defined(OPENBLAS_VERSION)
+  info.library = OPENBLAS_VERSION;
+  while (!info.library.empty() && info.library.front() == ' ') info.library.erase(0, 1);
+  while (!info.library.empty() && info.library.back() == ' ') info.library.pop_back();
+  info.config = openblas_get_config();
+  info.core = openblas_get_corename();
+  info.threads = openblas_get_num_threads();
+#else
+  info.library = "CBLAS";
+#endif
+  return info;
+}
+
+void set_host_blas_threads(int threads) {
+#if defined(OPENBLAS_VERSION)
+  openblas_set_num_threads(threads);
+#else
+  (void)threads;
+#endif
+}
 
 #if defined(MINIGPU_HAVE_CUBLAS)
 namespace {
@@ -33,42 +100,61 @@ cublasHandle_t handle() {
   return h;
 }
 
-int blas_int(std::int64_t n) {
-  if (n < 0 || n > std::numeric_limits<int>::max()) {
-    throw std::overflow_error("cuBLAS gemm: dimension " + std::to_string(n) + " does not fit an int");
-  }
-  return static_cast<int>(n);
+// α and β as GPU-resident scalars: with α computed by an earlier kernel, cuBLAS must read
+// both from device memory (CUBLAS_POINTER_MODE_DEVICE), so 0 and 1 live there too.
+template <class T>
+const T* device_zero_one() {
+  static const T* constants = [] {
+    Kokkos::View<T*, GpuMemSpace> view("minigpu::cublas_zero_one", 2);
+    Kokkos::deep_copy(Kokkos::subview(view, 1), T(1));
+    auto* keep = new Kokkos::View<T*, GpuMemSpace>(view);
+    Kokkos::push_finalize_hook([keep] { delete keep; });
+    return keep->data();
+  }();
+  return constants;
 }
 
-// cuBLAS is column-major; row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ over the same memory.
-void gemm(const float* a, const float* b, float* c, int m, int n, int k) {
-  const float one = 1, zero = 0;
-  check(cublasSgemm(handle(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n),
+void cublas_gemm(cublasHandle_t h, const float* a, const float* b, float* c, const BlasDims& d,
+                 const float* alpha, const float* beta) {
+  check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, d.n, d.m, d.k, alpha, b, d.ldb, a, d.lda, beta, c, d.ldc),
         "cublasSgemm");
 }
-void gemm(const double* a, const double* b, double* c, int m, int n, int k) {
-  const double one = 1, zero = 0;
-  check(cublasDgemm(handle(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, n, a, k, &zero, c, n),
+void cublas_gemm(cublasHandle_t h, const double* a, const double* b, double* c, const BlasDims& d,
+                 const double* alpha, const double* beta) {
+  check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, d.n, d.m, d.k, alpha, b, d.ldb, a, d.lda, beta, c, d.ldc),
         "cublasDgemm");
 }
 
 }  // namespace
 
 template <class T>
-void gpu_vendor_gemm(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k) {
-  if (m == 0 || n == 0) return;
-  gemm(a, b, c, blas_int(m), blas_int(n), blas_int(k));
+void gpu_vendor_gemm(const T* a, const T* b, T* c, const GemmDims& d, bool accumulate, const T* alpha) {
+  if (d.m == 0 || d.n == 0) return;
+  const BlasDims dims = blas_dims(d, "cuBLAS");
+  const cublasHandle_t h = handle();
+  if (!alpha) {
+    const T one = 1, beta = accumulate ? T(1) : T(0);
+    check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+    cublas_gemm(h, a, b, c, dims, &one, &beta);
+    return;
+  }
+  check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
+  cublas_gemm(h, a, b, c, dims, alpha, device_zero_one<T>() + (accumulate ? 1 : 0));
+  check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
 }
 #else
 template <class T>
-void gpu_vendor_gemm(const T*, const T*, T*, std::int64_t, std::int64_t, std::int64_t) {
+void gpu_vendor_gemm(const T*, const T*, T*, const GemmDims&, bool, const T*) {
   throw std::logic_error("gpu_vendor_gemm: this build has no GPU BLAS");
 }
 #endif
 
-template void gpu_vendor_gemm<float>(const float*, const float*, float*, std::int64_t, std::int64_t,
-                                     std::int64_t);
-template void gpu_vendor_gemm<double>(const double*, const double*, double*, std::int64_t, std::int64_t,
-                                      std::int64_t);
+#define MINIGPU_DEFINE_VENDOR_GEMM(fn, T) \
+  template void fn<T>(const T*, const T*, T*, const GemmDims&, bool, const T*);
+MINIGPU_DEFINE_VENDOR_GEMM(host_vendor_gemm, float)
+MINIGPU_DEFINE_VENDOR_GEMM(host_vendor_gemm, double)
+MINIGPU_DEFINE_VENDOR_GEMM(gpu_vendor_gemm, float)
+MINIGPU_DEFINE_VENDOR_GEMM(gpu_vendor_gemm, double)
+#undef MINIGPU_DEFINE_VENDOR_GEMM
 
 }  // namespace minigpu

@@ -1,10 +1,12 @@
-// The GPU runtime's own BLAS (cuBLAS on CUDA builds): the one place miniGPU calls it.
-// Part of the backend layer, like backend.hpp: nothing outside core/backend* names a runtime.
+// The vendor BLAS: CBLAS (OpenBLAS on Debian) for host memory, the GPU runtime's BLAS
+// (cuBLAS on CUDA builds) for GPU memory. The one place miniGPU calls either; part of the
+// backend layer, like backend.hpp: nothing outside core/backend* names a BLAS library.
 #pragma once
 
 #include "core/backend.hpp"
+#include "core/gemm_dims.hpp"
 
-#include <cstdint>
+#include <string>
 
 namespace minigpu {
 
@@ -15,16 +17,39 @@ inline constexpr bool kHasGpuVendorGemm = true;
 inline constexpr bool kHasGpuVendorGemm = false;
 #endif
 
-/// C = A·B for row-major A (m×k), B (k×n) and C (m×n), contiguous in GPU memory, in
-/// full precision (no reduced-precision tensor-core modes). Queued on the default GPU
-/// execution space instance like a Kokkos kernel: no host sync. Throws std::logic_error on
-/// a build without a GPU BLAS and std::runtime_error when the library reports an error.
+/// C = α·A·B, or C += α·A·B when `accumulate`, for row-major matrices in host memory (see
+/// GemmDims), through CBLAS on the calling thread. α is 1, or *alpha where `alpha` points
+/// into the memory C lives in (a value an earlier kernel computed: no host round trip).
+/// BLAS is column-major, and row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ over the same
+/// memory: nothing is transposed or copied.
 template <class T>
-void gpu_vendor_gemm(const T* a, const T* b, T* c, std::int64_t m, std::int64_t n, std::int64_t k);
+void host_vendor_gemm(const T* a, const T* b, T* c, const GemmDims& d, bool accumulate, const T* alpha);
 
-extern template void gpu_vendor_gemm<float>(const float*, const float*, float*, std::int64_t, std::int64_t,
-                                            std::int64_t);
-extern template void gpu_vendor_gemm<double>(const double*, const double*, double*, std::int64_t,
-                                             std::int64_t, std::int64_t);
+/// The same for GPU memory, in full precision (no reduced-precision tensor-core modes),
+/// queued on the default GPU execution space instance like a Kokkos kernel: no host sync.
+/// Throws std::logic_error on a build without a GPU BLAS and std::runtime_error when the
+/// library reports an error.
+template <class T>
+void gpu_vendor_gemm(const T* a, const T* b, T* c, const GemmDims& d, bool accumulate, const T* alpha);
+
+#define MINIGPU_DECLARE_VENDOR_GEMM(fn, T) \
+  extern template void fn<T>(const T*, const T*, T*, const GemmDims&, bool, const T*);
+MINIGPU_DECLARE_VENDOR_GEMM(host_vendor_gemm, float)
+MINIGPU_DECLARE_VENDOR_GEMM(host_vendor_gemm, double)
+MINIGPU_DECLARE_VENDOR_GEMM(gpu_vendor_gemm, float)
+MINIGPU_DECLARE_VENDOR_GEMM(gpu_vendor_gemm, double)
+#undef MINIGPU_DECLARE_VENDOR_GEMM
+
+/// What serves host_vendor_gemm, for run records: figures from two BLAS never compare.
+struct HostBlasInfo {
+  std::string library;  ///< "OpenBLAS 0.3.21", or "CBLAS" when the library does not say
+  std::string config;   ///< openblas_get_config(): build options and threading model
+  std::string core;     ///< openblas_get_corename(): the kernel set chosen for this CPU
+  int threads = 1;      ///< threads one BLAS call may use
+};
+HostBlasInfo host_blas_info();
+
+/// Caps the threads one host BLAS call uses (OpenBLAS; a no-op for a BLAS with no such call).
+void set_host_blas_threads(int threads);
 
 }  // namespace minigpu

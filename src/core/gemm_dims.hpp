@@ -12,6 +12,11 @@ struct GemmDims {
   std::int64_t lda = 0, ldb = 0, ldc = 0;
 };
 
+/// Which matrix multiply runs: the vendor BLAS (the default everywhere: what a user would
+/// call) or miniGPU's own kernel (`native`), to see how close a hand-written one comes.
+enum class GemmKernel { vendor, native };
+inline const char* to_string(GemmKernel k) { return k == GemmKernel::vendor ? "vendor" : "native"; }
+
 /// The dims of a dense product of contiguous row-major matrices: lda = k, ldb = ldc = n.
 inline GemmDims dense_gemm(std::int64_t m, std::int64_t n, std::int64_t k) { return {m, n, k, k, n, n}; }
 

@@ -1,6 +1,8 @@
 // Kokkos start-up through the argv interface, the one both Kokkos 3.4 and 4.x accept.
 #include "core/kokkos_session.hpp"
 
+#include "core/backend_blas.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <cstdlib>
@@ -8,14 +10,41 @@
 #include <vector>
 
 namespace minigpu {
+namespace {
+
+// Kokkos 3.x spells the host thread count --kokkos-threads, 4.x --kokkos-num-threads; users
+// may write either, and get the one this Kokkos reads.
+#if KOKKOS_VERSION >= 30700
+constexpr const char* kThreadsFlag = "--kokkos-num-threads";
+#else
+constexpr const char* kThreadsFlag = "--kokkos-threads";
+#endif
+
+bool is_threads_flag(const std::string& arg) {
+  return arg.rfind("--kokkos-threads", 0) == 0 || arg.rfind("--kokkos-num-threads", 0) == 0;
+}
+
+std::string threads_flag_for_this_kokkos(const std::string& arg) {
+  const auto eq = arg.find('=');
+  return std::string(kThreadsFlag) + (eq == std::string::npos ? "" : arg.substr(eq));
+}
+
+}  // namespace
 
 KokkosSession::KokkosSession(int& argc, char** argv, int device_id) {
   // Kokkos also answers un-prefixed flags such as --help; hand it only --kokkos-* flags
   // and leave everything else in argv for our own parser.
   std::vector<char*> kokkos_argv{argv[0]};
+  std::vector<std::string> owned;  // rewritten flags; reserved so pointers into it stay valid
+  owned.reserve(static_cast<std::size_t>(argc) + 2);
+  bool user_chose_threads = std::getenv("KOKKOS_NUM_THREADS") || std::getenv("OMP_NUM_THREADS");
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]).rfind("--kokkos-", 0) == 0) {
+    const std::string arg = argv[i];
+    if (is_threads_flag(arg)) {
+      user_chose_threads = true;
+      kokkos_argv.push_back(owned.emplace_back(threads_flag_for_this_kokkos(arg)).data());
+    } else if (arg.rfind("--kokkos-", 0) == 0) {
       kokkos_argv.push_back(argv[i]);
     } else {
       argv[kept++] = argv[i];
@@ -30,8 +59,13 @@ KokkosSession::KokkosSession(int& argc, char** argv, int device_id) {
     user_chose =
         user_chose || arg.rfind("--kokkos-device-id", 0) == 0 || arg.rfind("--kokkos-num-devices", 0) == 0;
   }
-  std::string device_flag = "--kokkos-device-id=" + std::to_string(device_id);
-  if (device_id >= 0 && !user_chose) kokkos_argv.push_back(device_flag.data());
+  if (device_id >= 0 && !user_chose) {
+    kokkos_argv.push_back(owned.emplace_back("--kokkos-device-id=" + std::to_string(device_id)).data());
+  }
+  // One host thread per rank unless the user asked for more, in Kokkos and in the BLAS alike:
+  // a rank is then one core, and scaling figures count cores honestly.
+  if (!user_chose_threads) kokkos_argv.push_back(owned.emplace_back(std::string(kThreadsFlag) + "=1").data());
+  if (!std::getenv("OPENBLAS_NUM_THREADS") && !std::getenv("OMP_NUM_THREADS")) set_host_blas_threads(1);
   int kokkos_argc = static_cast<int>(kokkos_argv.size());
   kokkos_argv.push_back(nullptr);
   Kokkos::initialize(kokkos_argc, kokkos_argv.data());

@@ -7,7 +7,9 @@ namespace minigpu {
 class KokkosSession {
  public:
   /// `device_id` >= 0 binds Kokkos to that GPU unless the user chose one already
-  /// (--kokkos-device-id, --kokkos-num-devices or KOKKOS_DEVICE_ID).
+  /// (--kokkos-device-id, --kokkos-num-devices or KOKKOS_DEVICE_ID). Host code gets one
+  /// thread, in Kokkos and the host BLAS, unless --kokkos-threads (or --kokkos-num-threads),
+  /// KOKKOS_NUM_THREADS, OMP_NUM_THREADS or OPENBLAS_NUM_THREADS says otherwise.
   KokkosSession(int& argc, char** argv, int device_id = -1);
   ~KokkosSession();
   KokkosSession(const KokkosSession&) = delete;

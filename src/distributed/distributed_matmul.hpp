@@ -5,6 +5,7 @@
 //          (cut where either partition of k starts a part) the owning column broadcasts
 //          A(I, panel) along process row I and the owning row B(panel, J) down column J;
 //          every rank adds A(I, panel)·B(panel, J) to its C block
+// The local products run the chosen GemmKernel: the vendor BLAS (default) or the native one.
 // A and B are small-integer formulas of global indices (kernels/generated_matrix.hpp): every
 // rank builds only its own blocks, and checks need no stored copy of them.
 #pragma once
@@ -16,7 +17,7 @@
 #include "core/dispatch.hpp"
 #include "core/shape.hpp"
 #include "kernels/block_partition.hpp"
-#include "kernels/gemm_block.hpp"
+#include "kernels/gemm.hpp"
 #include "kernels/generated_matrix.hpp"
 
 #include <algorithm>
@@ -58,8 +59,8 @@ template <class T, class Mem>
 class BlockedMatmul : public DistributedMatmul {
  public:
   using View = Kokkos::View<T*, Mem>;
-  BlockedMatmul(const comm::Communicator& comm, std::int64_t n)
-      : comm_(comm), rank_(comm.rank()), size_(comm.size()), n_(n) {}
+  BlockedMatmul(const comm::Communicator& comm, std::int64_t n, GemmKernel kernel)
+      : comm_(comm), rank_(comm.rank()), size_(comm.size()), n_(n), kernel_(kernel) {}
 
   double identity_error() const override {
     using Vec = Kokkos::View<double*, Mem>;
@@ -113,6 +114,7 @@ class BlockedMatmul : public DistributedMatmul {
   comm::Communicator comm_;
   int rank_ = 0, size_ = 1;
   std::int64_t n_;
+  GemmKernel kernel_;
   LocalBlock block_;
   View c_;
 };
@@ -123,7 +125,8 @@ class RowMatmul : public BlockedMatmul<T, Mem> {
   using typename Base::View;
 
  public:
-  RowMatmul(const comm::Communicator& comm, std::int64_t n, comm::CommPath path) : Base(comm, n) {
+  RowMatmul(const comm::Communicator& comm, std::int64_t n, comm::CommPath path, GemmKernel kernel)
+      : Base(comm, n, kernel) {
     const auto part = kernels::block_partition(n, this->size_);
     const std::int64_t row0 = part.offsets[this->rank_], rows = part.counts[this->rank_];
     this->block_ = {row0, rows, 0, n};
@@ -144,7 +147,7 @@ class RowMatmul : public BlockedMatmul<T, Mem> {
     comm::allgatherv_in_place(b_, counts_, offsets_, this->comm_, transport_);
     end_phase("comm");
     const std::int64_t n = this->n_;
-    kernels::gemm_block(this->c_, a_, b_, {this->block_.rows, n, n, n, n, n}, false);
+    kernels::gemm(this->kernel_, this->c_, a_, b_, {this->block_.rows, n, n, n, n, n}, false);
     end_phase("compute");
   }
 
@@ -163,8 +166,8 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   /// `grid.rows · grid.cols` must be the communicator's size; panels wider than `max_panel`
   /// (if > 0) are cut, which only bounds the panel buffers.
   SummaMatmul(const comm::Communicator& comm, std::int64_t n, kernels::ProcessGrid grid, comm::CommPath path,
-              std::int64_t max_panel)
-      : Base(comm, n), grid_(grid) {
+              GemmKernel kernel, std::int64_t max_panel)
+      : Base(comm, n, kernel), grid_(grid) {
     my_row_ = this->rank_ / grid.cols;
     my_col_ = this->rank_ % grid.cols;
     row_comm_ = comm.split(my_row_, my_col_);  // rank in row_comm_ = process column
@@ -212,7 +215,7 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
                                                     : comm::subrange(b_panel_, 0, w * nc);
       if (grid_.rows > 1) comm::broadcast(b_src, b_owner, col_comm_, transport_);
       end_phase("comm");
-      kernels::gemm_block(this->c_, a_src, b_src, {mr, nc, w, lda, nc, nc}, s > 0);
+      kernels::gemm(this->kernel_, this->c_, a_src, b_src, {mr, nc, w, lda, nc, nc}, s > 0);
       end_phase("compute");
     }
   }
@@ -234,13 +237,13 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
 inline std::unique_ptr<DistributedMatmul> make_distributed_matmul(Decomposition d, DType dtype, Device device,
                                                                   const comm::Communicator& comm,
                                                                   std::int64_t n, kernels::ProcessGrid grid,
-                                                                  comm::CommPath path,
+                                                                  comm::CommPath path, GemmKernel kernel,
                                                                   std::int64_t max_panel = 0) {
   return dispatch(device, dtype, [&](auto place) -> std::unique_ptr<DistributedMatmul> {
     using T = typename decltype(place)::value_type;
     using Mem = typename decltype(place)::memory_space;
-    if (d == Decomposition::row) return std::make_unique<detail::RowMatmul<T, Mem>>(comm, n, path);
-    return std::make_unique<detail::SummaMatmul<T, Mem>>(comm, n, grid, path, max_panel);
+    if (d == Decomposition::row) return std::make_unique<detail::RowMatmul<T, Mem>>(comm, n, path, kernel);
+    return std::make_unique<detail::SummaMatmul<T, Mem>>(comm, n, grid, path, kernel, max_panel);
   });
 }
 

@@ -1,18 +1,22 @@
 // logging: the chapter's exercise 3 — what does logging a value every step cost when the
 // value lives on the GPU? `steps` steps of an n×n matmul, normalised so values stay finite:
-//   Y = A·X_t;  log[t] = ‖Y‖_F;  X_{t+1} = Y / ‖Y‖_F        (X_0 reset at each repetition)
-// sync_each_step copies ‖Y‖_F to the host every step (a host sync, like print() or .item());
-// device_log writes it into a device log at index t and copies the log to the host once.
-// Both run the same kernels; the difference in time is the cost of the per-step sync.
+//   Y_t = A·X_t;  log[t] = 1/‖Y_t‖_F;  X_{t+1} = Y_t·log[t]      (X_0 fixed)
+// One step is two launches with the vendor kernel (the default): the GEMM, scaled by the
+// previous step's log entry read in device memory (Y_t = log[t-1]·A·Y_{t-1}), and one
+// reduction that writes the log entry; nothing is allocated or copied. The log keeps the
+// reciprocal norm because that is the factor the next GEMM needs; the host inverts it when it
+// reads the log. The native kernel takes no α, so it adds one scaling pass per step.
+// sync_each_step copies log[t] to the host every step (a host sync, like print() or .item());
+// device_log copies the whole log to the host once, at the end.
 // Accounting per repetition (s = sizeof(T)):
-//   flops = steps·(2n³ + 3n²)   (matmul; squares and sum for the norm; the division)
-//   bytes = 2n²·s (reset X) + steps·(6n²+2)·s  (matmul reads A, X, writes Y: 3n²; norm reads
-//           Y: n²; division reads Y, writes X: 2n²; the norm stored, then copied to the host)
+//   flops = steps·(2n³ + 3n²)   (matmul; the scaling; squares and sum for the norm)
+//   bytes = steps·(4n²+2)·s     (matmul reads A, X, writes Y: 3n²; norm reads Y: n²; the entry
+//           stored, then copied to the host), plus steps·2n²·s for the native scaling pass
 #include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/matmul_reference.hpp"
+#include "kernels/gemm.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/scale.hpp"
 
@@ -31,6 +35,7 @@ constexpr double kHostCheckFlops = 4e8;
 
 struct LoggingCase {
   Mode mode = Mode::device_log;
+  GemmKernel kernel = GemmKernel::vendor;
   std::int64_t n = 0, steps = 0;
 };
 
@@ -64,9 +69,7 @@ class LoggingState : public LogState {
       : c_(c),
         a_("minigpu::logging::A", c.n * c.n),
         x0_("minigpu::logging::X0", c.n * c.n),
-        x_("minigpu::logging::X", c.n * c.n),
-        y_("minigpu::logging::AX", c.n * c.n),
-        norm_("minigpu::logging::norm", 1),
+        y_{View("minigpu::logging::Y_even", c.n * c.n), View("minigpu::logging::Y_odd", c.n * c.n)},
         log_("minigpu::logging::device_log", c.steps),
         host_log_("minigpu::logging::host_log", c.steps) {
     // Positive entries give A a dominant real eigenvalue well above the rest, so the
@@ -76,23 +79,35 @@ class LoggingState : public LogState {
   }
 
   void run() override {
-    const std::int64_t n = c_.n;
+    const GemmDims dims = dense_gemm(c_.n, c_.n, c_.n);
     const bool sync = c_.mode == Mode::sync_each_step;
-    Kokkos::deep_copy(x_, x0_);
     for (std::int64_t t = 0; t < c_.steps; ++t) {
-      kernels::matmul_reference(y_, a_, x_, n, n, n);
-      const auto norm = sync ? Kokkos::subview(norm_, 0) : Kokkos::subview(log_, t);
-      kernels::frobenius_norm_into(y_, norm);
+      const View& y = y_[t % 2];
+      const View& x = t == 0 ? x0_ : y_[(t - 1) % 2];
+      const auto entry = Kokkos::subview(log_, t);
+      if (c_.kernel == GemmKernel::native) {
+        kernels::gemm(GemmKernel::native, y, a_, x, dims, false);  // x was scaled in place last step
+        kernels::inverse_frobenius_norm_into(y, entry);
+        kernels::scale_by_device_scalar(y, entry);
+      } else if (t == 0) {
+        kernels::gemm_vendor(y, a_, x, dims, false);
+        kernels::inverse_frobenius_norm_into(y, entry);
+      } else {
+        kernels::gemm_vendor_scaled(y, a_, x, dims, Kokkos::subview(log_, t - 1));
+        kernels::inverse_frobenius_norm_into(y, entry);
+      }
       // deep_copy to the host waits for the device: the sync the chapter warns about.
-      if (sync) Kokkos::deep_copy(Kokkos::subview(host_log_, t), norm);
-      kernels::divide_by_device_scalar(x_, y_, norm);
+      if (sync) Kokkos::deep_copy(Kokkos::subview(host_log_, t), entry);
     }
     if (!sync) Kokkos::deep_copy(host_log_, log_);
   }
 
+  /// The norms the host received: the inverses of the logged factors.
   std::vector<double> logged() const override {
     Kokkos::fence();
-    return std::vector<double>(host_log_.data(), host_log_.data() + c_.steps);
+    std::vector<double> norms(static_cast<std::size_t>(c_.steps));
+    for (std::int64_t t = 0; t < c_.steps; ++t) norms[t] = 1.0 / static_cast<double>(host_log_(t));
+    return norms;
   }
 
   std::vector<double> host_reference(std::int64_t steps) const override {
@@ -121,7 +136,7 @@ class LoggingState : public LogState {
 
  private:
   LoggingCase c_;
-  View a_, x0_, x_, y_, norm_, log_;
+  View a_, x0_, y_[2], log_;
   Kokkos::View<T*, Kokkos::HostSpace> host_log_;
 };
 
@@ -132,18 +147,22 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get_int("n", 100, 1, 100000);
     steps_ = node.get_int("steps", 1000, 1, 10000000);
+    kernel_ = read_gemm_kernel(node);
     const Device device = read_device(node);
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (Mode mode : {Mode::sync_each_step, Mode::device_log}) {
         CaseSpec c;
         c.label = name_of(mode);
-        c.params = {{"n", std::to_string(n_)}, {"steps", std::to_string(steps_)}, {"mode", name_of(mode)}};
+        c.params = {{"n", std::to_string(n_)},
+                    {"steps", std::to_string(steps_)},
+                    {"mode", name_of(mode)},
+                    {"kernel", to_string(kernel_)}};
         c.device = device;
         c.dtype = dtype;
-        c.device_bytes = (4 * static_cast<std::uint64_t>(n_ * n_) + 1 + static_cast<std::uint64_t>(steps_)) *
-                         size_of(dtype);
-        add_case(c, {mode, n_, steps_});
+        c.device_bytes =
+            (4 * static_cast<std::uint64_t>(n_ * n_) + static_cast<std::uint64_t>(steps_)) * size_of(dtype);
+        add_case(c, {mode, kernel_, n_, steps_});
       }
     }
   }
@@ -160,7 +179,8 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
   Work work() const override {
     const double n = static_cast<double>(n_), steps = static_cast<double>(steps_);
     const double elem = static_cast<double>(size_of(current().dtype));
-    return {(2 * n * n + steps * (6 * n * n + 2)) * elem, steps * (2 * n * n * n + 3 * n * n)};
+    const double per_step = (kernel_ == GemmKernel::native ? 6 : 4) * n * n + 2;
+    return {steps * per_step * elem, steps * (2 * n * n * n + 3 * n * n)};
   }
 
   void teardown() override { log_.reset(); }
@@ -178,13 +198,14 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
                                    : "no measurable cost of a host sync (difference within noise)";
       out.push_back({"", "sync_over_device_log", sync->second / log->second, "x",
                      to_string(dtype) + ", n=" + std::to_string(n_) + ", " + std::to_string(steps_) +
-                         " steps: " + cost});
+                         " steps, " + to_string(kernel_) + " matmul: " + cost});
     }
     return out;
   }
 
  private:
   std::int64_t n_ = 100, steps_ = 1000;
+  GemmKernel kernel_ = GemmKernel::vendor;
   std::unique_ptr<LogState> log_;
   std::map<DType, std::vector<double>> references_;             // host recurrence per dtype
   std::map<DType, std::pair<Mode, std::vector<double>>> logs_;  // the last log per dtype

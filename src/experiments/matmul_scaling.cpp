@@ -4,7 +4,7 @@
 //   row    allgather B's row blocks (comm), then C_r = A_r·B over the rank's rows (compute)
 //   summa  on a pr×pc grid, per panel of k: broadcast A(I, panel) along process rows and
 //          B(panel, J) down process columns (comm), then C_IJ += A(I, panel)·B(panel, J) (compute)
-// The local kernel is kernels/gemm_block.hpp: for p in k: C(i, j) += A(i, p)·B(p, j), blocked.
+// The local products run `kernel`: vendor (the BLAS, default) or native (kernels/gemm.hpp).
 // mode strong keeps n fixed: speedup t1/tp, efficiency t1/(p·tp); mode weak grows n with
 // ∛p so work per rank stays fixed: efficiency t1/tp. Messages go `staged` through host
 // memory or `direct` from device memory (gpu_aware_mpi).
@@ -122,6 +122,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
       grid_ = kernels::ProcessGrid{static_cast<int>(g[0]), static_cast<int>(g[1])};
     }
     device_ = read_device(node);
+    kernel_ = read_gemm_kernel(node);
     try {
       path_ =
           comm::choose_comm_path(node.get_choice("gpu_aware_mpi", {"auto", "on", "off"}, "auto"), device_);
@@ -138,7 +139,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
           c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(n);
           c.params = {{"mode", weak_ ? "weak" : "strong"}, {"decomposition", name},
                       {"ranks", std::to_string(p)},        {"n", std::to_string(n)},
-                      {"grid", grid_text(grid)},           {"comm_path", comm::to_string(path_)}};
+                      {"grid", grid_text(grid)},           {"comm_path", comm::to_string(path_)},
+                      {"kernel", to_string(kernel_)}};
           c.device = device_;
           c.dtype = dt;
           c.device_bytes = device_bytes_per_rank(
@@ -155,8 +157,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
     if (!sub_.is_null()) {
-      engine_ =
-          make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid, path_);
+      engine_ = make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid,
+                                        path_, kernel_);
     }
   }
 
@@ -226,6 +228,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   ScalingCase case_;
   comm::Communicator sub_;
   std::unique_ptr<DistributedMatmul> engine_;
+  GemmKernel kernel_ = GemmKernel::vendor;
 };
 
 std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseResult>& results) const {

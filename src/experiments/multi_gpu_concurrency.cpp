@@ -1,7 +1,7 @@
 // multi_gpu_concurrency: the chapter's exercise 4. k matrix multiplies C = A·B of n×n,
 // done one after another on one GPU (rank 0; the other ranks idle) vs at the same time on
 // k GPUs (k = the job's ranks, one multiply each, every rank bound to its own GPU).
-//   reference loop: C(i,j) = sum_p A(i,p)·B(p,j), the kernels::matmul_reference kernel
+//   each multiply runs `kernel`: vendor (the BLAS, default) or native (kernels/gemm.hpp)
 //   accounting: flops = 2·n³ per multiply, k·multiplies_per_gpu multiplies per repetition in
 //   both cases (the same total work, so the time ratio is the speedup); bytes = 3·n²·sizeof(T)
 //   per multiply (compulsory traffic).
@@ -10,7 +10,7 @@
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/matmul_reference.hpp"
+#include "kernels/gemm.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,6 +21,7 @@ namespace {
 
 struct ConcurrencyCase {
   bool sequential = false;
+  GemmKernel kernel = GemmKernel::vendor;
   std::int64_t n = 0;
   std::int64_t multiplies = 0;  ///< on this rank: k·per_gpu on rank 0 in sequence, else per_gpu
 };
@@ -42,7 +43,7 @@ class ConcurrencyState : public CaseState {
 
   void run() override {
     for (std::int64_t i = 0; i < c_.multiplies; ++i)
-      kernels::matmul_reference(out_, a_, b_, c_.n, c_.n, c_.n);
+      kernels::matmul(c_.kernel, out_, a_, b_, c_.n, c_.n, c_.n);
   }
 
   /// Sampled rows of C against a host inner product in double: an independent reference.
@@ -78,6 +79,7 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
   void configure(ConfigNode& node, const RunContext& ctx) override {
     ctx_ = ctx;
     n_ = node.get_int("n", 256, 1, 100000);
+    kernel_ = read_gemm_kernel(node);
     per_gpu_ = node.get_int("multiplies_per_gpu", 1, 1, 10000);
     const Device device = read_device(node);
     clear_cases();
@@ -89,12 +91,13 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
         c.params = {{"mode", mode},
                     {"k", std::to_string(ctx_.ranks)},
                     {"n", std::to_string(n_)},
-                    {"multiplies_per_gpu", std::to_string(per_gpu_)}};
+                    {"multiplies_per_gpu", std::to_string(per_gpu_)},
+                    {"kernel", to_string(kernel_)}};
         c.device = device;
         c.dtype = dtype;
         c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
         const std::int64_t mine = sequential ? (ctx_.rank == 0 ? per_gpu_ * ctx_.ranks : 0) : per_gpu_;
-        add_case(c, {sequential, n_, mine});
+        add_case(c, {sequential, kernel_, n_, mine});
       }
     }
   }
@@ -126,6 +129,7 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
  private:
   RunContext ctx_;
   std::int64_t n_ = 256, per_gpu_ = 1;
+  GemmKernel kernel_ = GemmKernel::vendor;
 };
 
 MINIGPU_REGISTER_EXPERIMENT(

@@ -17,6 +17,17 @@ std::string rate(double value) { return value > 0 ? fmt("%10.3f", value) : std::
 
 }  // namespace
 
+void ConsoleWriter::host_build(const nlohmann::json& p) {
+  const auto& blas = p["blas"];
+  const std::string core = blas["core"].get<std::string>();
+  os_ << "host: " << p["host"]["cpu"].get<std::string>() << ", " << p["host"]["vector_isa"].get<std::string>()
+      << "; built " << p["build"]["compiler"].get<std::string>() << ' '
+      << p["build"]["flags"].get<std::string>() << "; BLAS " << blas["library"].get<std::string>()
+      << (core.empty() ? "" : " (" + core + " kernels)")
+      << "; threads per rank: " << p["threads"]["kokkos_host"].get<int>() << " Kokkos, "
+      << p["threads"]["blas"].get<int>() << " BLAS\n";
+}
+
 void ConsoleWriter::rank_map(const nlohmann::json& ranks) {
   os_ << "ranks:\n";
   for (const auto& r : ranks) {

@@ -13,6 +13,8 @@ namespace minigpu::io {
 class ConsoleWriter {
  public:
   explicit ConsoleWriter(std::ostream& os) : os_(os) {}
+  /// CPU, vector width, compiler flags, host BLAS and threads: what figures depend on.
+  void host_build(const nlohmann::json& provenance);
   /// One line per rank: host, local rank, device id and name.
   void rank_map(const nlohmann::json& ranks);
   void case_finished(const CaseResult& r, int index, int total, double elapsed_s);

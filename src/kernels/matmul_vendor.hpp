@@ -1,14 +1,15 @@
 // The vendor matrix multiply: the library a user would call instead of writing a kernel.
-//   - KokkosKernels' gemm where the build found a KokkosKernels built against this very
-//     Kokkos that can instantiate gemm for any type (not ETI-only; it calls cuBLAS or a host
-//     BLAS itself);
-//   - otherwise, on GPU memory, the GPU runtime's BLAS (cuBLAS) through core/backend_blas.
+//   - host-accessible memory: CBLAS (OpenBLAS on Debian), which every build has;
+//   - GPU memory: the GPU runtime's BLAS (cuBLAS on CUDA builds), through core/backend_blas;
+//   - any other space: KokkosKernels' gemm, where the build found one built against this
+//     very Kokkos that instantiates gemm for any type (not ETI-only).
 // has_vendor_gemm<MemorySpace>() says at compile time whether a space has one.
 #pragma once
 
 #include "core/backend.hpp"
 #include "core/backend_blas.hpp"
 #include "core/device.hpp"
+#include "core/gemm_dims.hpp"
 
 #if defined(MINIGPU_HAVE_KOKKOSKERNELS)
 #include <KokkosBlas3_gemm.hpp>
@@ -25,47 +26,88 @@
 
 namespace minigpu::kernels {
 
-/// True when matmul_vendor can run on Views in memory space Mem.
+template <class Mem>
+constexpr bool host_blas_serves() {
+  return Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace, Mem>::accessible;
+}
+
+/// True when gemm_vendor can run on Views in memory space Mem.
 template <class Mem>
 constexpr bool has_vendor_gemm() {
 #if defined(MINIGPU_HAVE_KOKKOSKERNELS_GEMM)
   return true;
 #else
-  return kHasGpuVendorGemm && kHasGpuBackend && std::is_same_v<Mem, GpuMemSpace>;
+  return host_blas_serves<Mem>() || (kHasGpuVendorGemm && std::is_same_v<Mem, GpuMemSpace>);
 #endif
 }
 
-/// True when matmul_vendor can run on the memory of device `d`.
+/// True when gemm_vendor can run on the memory of device `d`.
 inline bool has_vendor_gemm(Device d) {
   return uses_host_memory(d) ? has_vendor_gemm<HostMemSpace>() : has_vendor_gemm<GpuMemSpace>();
 }
 
-/// C = A·B for row-major flat Views (A m×k, B k×n, C m×n), queued like a kernel (no host
-/// sync). BLAS is column-major, and row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ over the
-/// same memory, so nothing is transposed or copied.
+namespace detail {
+
+// α = *alpha (a scalar in C's memory) or 1 when alpha is null.
+template <class CView, class AView, class BView>
+void gemm_vendor(const CView& c, const AView& a, const BView& b, const GemmDims& d, bool accumulate,
+                 const typename CView::non_const_value_type* alpha) {
+  using Mem = typename CView::memory_space;
+  using T = typename CView::non_const_value_type;
+  static_assert(
+      std::is_same_v<Mem, typename AView::memory_space> && std::is_same_v<Mem, typename BView::memory_space>,
+      "gemm_vendor: A, B and C must live in one memory space");
+  if constexpr (host_blas_serves<Mem>()) {
+    host_vendor_gemm<T>(a.data(), b.data(), c.data(), d, accumulate, alpha);
+  } else if constexpr (kHasGpuVendorGemm && std::is_same_v<Mem, GpuMemSpace>) {
+    gpu_vendor_gemm<T>(a.data(), b.data(), c.data(), d, accumulate, alpha);
+  } else {
+#if defined(MINIGPU_HAVE_KOKKOSKERNELS_GEMM)
+    // KokkosKernels takes α by value: a device α costs this one host round trip.
+    T host_alpha = 1;
+    if (alpha) Kokkos::deep_copy(host_alpha, Kokkos::View<const T, Mem, Kokkos::MemoryUnmanaged>(alpha));
+    // Column-major Cᵀ = Bᵀ·Aᵀ over the same memory, as the BLAS calls do.
+    using Dev = Kokkos::Device<typename CView::execution_space, Mem>;
+    using Stride = Kokkos::LayoutStride;
+    using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+    Kokkos::View<T**, Stride, Dev, Unmanaged> ct(c.data(), Stride(d.n, 1, d.m, d.ldc));
+    Kokkos::View<const T**, Stride, Dev, Unmanaged> bt(b.data(), Stride(d.n, 1, d.k, d.ldb));
+    Kokkos::View<const T**, Stride, Dev, Unmanaged> at(a.data(), Stride(d.k, 1, d.m, d.lda));
+    KokkosBlas::gemm("N", "N", host_alpha, bt, at, accumulate ? T(1) : T(0), ct);
+#else
+    (void)alpha;
+    throw std::logic_error(std::string("gemm_vendor: no vendor GEMM for memory space ") + Mem::name() +
+                           " in this build");
+#endif
+  }
+}
+
+}  // namespace detail
+
+/// C = A·B, or C += A·B when `accumulate`, for row-major flat Views (see GemmDims), queued
+/// like a kernel: a GPU BLAS call does not sync the host; a host BLAS call returns when done,
+/// as a host kernel does.
+template <class CView, class AView, class BView>
+void gemm_vendor(const CView& c, const AView& a, const BView& b, const GemmDims& d, bool accumulate) {
+  detail::gemm_vendor(c, a, b, d, accumulate, nullptr);
+}
+
+/// C = α·A·B with α the value of a rank-0 View in C's memory, written by an earlier kernel:
+/// the product is scaled without the host ever reading α.
+template <class CView, class AView, class BView, class AlphaView>
+void gemm_vendor_scaled(const CView& c, const AView& a, const BView& b, const GemmDims& d,
+                        const AlphaView& alpha) {
+  static_assert(
+      AlphaView::rank == 0 && std::is_same_v<typename AlphaView::memory_space, typename CView::memory_space>,
+      "gemm_vendor_scaled: alpha is a rank-0 View in C's memory space");
+  detail::gemm_vendor(c, a, b, d, false, alpha.data());
+}
+
+/// C = A·B for contiguous row-major flat Views (A m×k, B k×n, C m×n).
 template <class CView, class AView, class BView>
 void matmul_vendor(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
                    std::int64_t k) {
-  using Mem = typename CView::memory_space;
-  static_assert(
-      std::is_same_v<Mem, typename AView::memory_space> && std::is_same_v<Mem, typename BView::memory_space>,
-      "matmul_vendor: A, B and C must live in one memory space");
-#if defined(MINIGPU_HAVE_KOKKOSKERNELS_GEMM)
-  using T = typename CView::non_const_value_type;
-  using Dev = Kokkos::Device<typename CView::execution_space, Mem>;
-  using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-  Kokkos::View<T**, Kokkos::LayoutLeft, Dev, Unmanaged> ct(c.data(), n, m);
-  Kokkos::View<const T**, Kokkos::LayoutLeft, Dev, Unmanaged> bt(b.data(), n, k);
-  Kokkos::View<const T**, Kokkos::LayoutLeft, Dev, Unmanaged> at(a.data(), k, m);
-  KokkosBlas::gemm("N", "N", T(1), bt, at, T(0), ct);
-#else
-  if constexpr (has_vendor_gemm<Mem>()) {
-    gpu_vendor_gemm(a.data(), b.data(), c.data(), m, n, k);
-  } else {
-    throw std::logic_error(std::string("matmul_vendor: no vendor GEMM for memory space ") + Mem::name() +
-                           " in this build");
-  }
-#endif
+  gemm_vendor(c, a, b, dense_gemm(m, n, k), false);
 }
 
 }  // namespace minigpu::kernels

@@ -28,13 +28,16 @@ void sum_into(const InView& in, const OutView& out) {
       KOKKOS_LAMBDA(const std::int64_t i, T& acc) { acc += in(i); }, out);
 }
 
-/// Sum of squares whose final step takes the root: the norm in one reduction, one launch.
-template <class InView>
+/// Sum of squares whose final step takes the root (or its reciprocal): the norm in one
+/// reduction, one launch.
+template <class InView, bool Reciprocal = false>
 struct SquaredSumRoot {
   using value_type = typename InView::non_const_value_type;
   InView in;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, value_type& acc) const { acc += in(i)*in(i); }
-  KOKKOS_INLINE_FUNCTION void final(value_type& acc) const { acc = kmath::sqrt(acc); }
+  KOKKOS_INLINE_FUNCTION void final(value_type& acc) const {
+    acc = Reciprocal ? value_type(1) / kmath::sqrt(acc) : kmath::sqrt(acc);
+  }
 };
 
 /// out() = sqrt(sum of in(i)^2), computed and stored on the device of `in`.
@@ -43,6 +46,15 @@ void frobenius_norm_into(const InView& in, const OutView& out) {
   require_same_space<InView, OutView>();
   Kokkos::parallel_reduce("minigpu::frobenius_norm", RangeOf<InView>(0, in.extent(0)),
                           SquaredSumRoot<InView>{in}, out);
+}
+
+/// out() = 1 / sqrt(sum of in(i)^2): the factor that normalises `in`, in the same single
+/// reduction, so a following kernel can scale by it without a division per element.
+template <class InView, class OutView>
+void inverse_frobenius_norm_into(const InView& in, const OutView& out) {
+  require_same_space<InView, OutView>();
+  Kokkos::parallel_reduce("minigpu::inverse_frobenius_norm", RangeOf<InView>(0, in.extent(0)),
+                          SquaredSumRoot<InView, true>{in}, out);
 }
 
 }  // namespace minigpu::kernels

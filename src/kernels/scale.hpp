@@ -21,4 +21,15 @@ void divide_by_device_scalar(const OutView& out, const InView& in, const Divisor
       KOKKOS_LAMBDA(const std::int64_t i) { out(i) = in(i) / divisor(); });
 }
 
+/// v(i) *= factor(), with factor a rank-0 View in v's memory written by an earlier kernel.
+template <class View, class FactorView>
+void scale_by_device_scalar(const View& v, const FactorView& factor) {
+  static_assert(FactorView::rank == 0, "the factor is a rank-0 View");
+  static_assert(std::is_same_v<typename View::memory_space, typename FactorView::memory_space>,
+                "the factor must live in the memory space of the View");
+  Kokkos::parallel_for(
+      "minigpu::scale_by_device_scalar", RangeOf<View>(0, v.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) { v(i) *= factor(); });
+}
+
 }  // namespace minigpu::kernels

@@ -1,0 +1,33 @@
+// The matrix multiply every experiment runs, chosen by GemmKernel: the vendor BLAS (what a
+// user would call: the default) or miniGPU's native kernel for the Views' execution space.
+#pragma once
+
+#include "core/gemm_dims.hpp"
+#include "kernels/gemm_block.hpp"
+#include "kernels/matmul_vendor.hpp"
+
+namespace minigpu::kernels {
+
+/// C = A·B, or C += A·B when `accumulate`, for row-major flat Views (see GemmDims). Each
+/// call is a Kokkos Tools region named "minigpu::gemm", so profilers (and tests) see BLAS
+/// calls, which launch no Kokkos kernel, as well as native ones.
+template <class CView, class AView, class BView>
+void gemm(GemmKernel kernel, const CView& c, const AView& a, const BView& b, const GemmDims& d,
+          bool accumulate) {
+  Kokkos::Profiling::pushRegion("minigpu::gemm");
+  if (kernel == GemmKernel::vendor) {
+    gemm_vendor(c, a, b, d, accumulate);
+  } else {
+    gemm_block(c, a, b, d, accumulate);
+  }
+  Kokkos::Profiling::popRegion();
+}
+
+/// C = A·B for contiguous row-major flat Views (A m×k, B k×n, C m×n).
+template <class CView, class AView, class BView>
+void matmul(GemmKernel kernel, const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
+            std::int64_t k) {
+  gemm(kernel, c, a, b, dense_gemm(m, n, k), false);
+}
+
+}  // namespace minigpu::kernels
