@@ -1,11 +1,11 @@
-# -march=native for host code when MINIGPU_NATIVE_ARCH is on and the compiler takes it; with
-# nvcc (Kokkos's nvcc_wrapper) it is handed to the host compiler. MINIGPU_HOST_FLAGS is what
+# -march=native for host code when MINIGPU_NATIVE_ARCH is on and the compiler takes it; Kokkos's
+# nvcc_wrapper hands flags it does not know to the host compiler. MINIGPU_HOST_FLAGS is what
 # run.json records: the build type's flags plus these.
 set(MINIGPU_ARCH_FLAGS "")
 if(MINIGPU_NATIVE_ARCH)
   include(CheckCXXCompilerFlag)
   if("CUDA" IN_LIST Kokkos_DEVICES)
-    set(MINIGPU_ARCH_FLAGS -Xcompiler=-march=native)
+    set(MINIGPU_ARCH_FLAGS -march=native)
   else()
     check_cxx_compiler_flag(-march=native MINIGPU_HAS_MARCH_NATIVE)
     if(MINIGPU_HAS_MARCH_NATIVE)

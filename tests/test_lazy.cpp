@@ -59,7 +59,7 @@ TEST(LazyConfig, BadValuesNameTheirKey) {
 TEST(LazyConfig, OneUnfencedCasePerDtype) {
   const RunPlan plan = testing::plan_yaml("experiments:\n  - name: lazy\n    elements: 1e3\n");
   const auto& cases = plan.experiments.at(0).cases;
-  ASSERT_EQ(cases.size(), 3u);
+  ASSERT_EQ(cases.size(), 4u);  // fenced, unfenced, host_detour, fused
   int unfenced = 0;
   for (const auto& c : cases) {
     EXPECT_EQ(c.dtype, DType::f32) << "run.dtype is the default";
@@ -71,7 +71,7 @@ TEST(LazyConfig, OneUnfencedCasePerDtype) {
   EXPECT_EQ(unfenced, 1);
   const RunPlan both =
       testing::plan_yaml("experiments:\n  - name: lazy\n    elements: 1e3\n    dtypes: [float32, float64]\n");
-  EXPECT_EQ(both.experiments.at(0).cases.size(), 6u);
+  EXPECT_EQ(both.experiments.at(0).cases.size(), 8u);
 }
 
 RunOutcome run_chain(Device d, std::int64_t n, int repetitions) {
@@ -98,12 +98,14 @@ TEST_P(LazyRun, TinyChainVerifiesAndCountsItsWork) {
   const std::int64_t n = 3001;
   const RunOutcome out = run_chain(device(), n, 2);
   EXPECT_TRUE(out.all_verified);
-  ASSERT_EQ(out.results.size(), 6u);
+  ASSERT_EQ(out.results.size(), 8u);
   for (const auto& r : out.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
     EXPECT_EQ(r.spec.device, device());
     const double size = r.spec.dtype == DType::f32 ? 4 : 8;
-    EXPECT_EQ(r.work.bytes, (r.spec.param("variant") == "host_detour" ? 6 : 4) * n * size) << r.spec.label;
+    const std::string variant = r.spec.param("variant");
+    const double passes = variant == "host_detour" ? 6 : variant == "fused" ? 2 : 4;
+    EXPECT_EQ(r.work.bytes, passes * n * size) << r.spec.label;
     EXPECT_EQ(r.work.flops, 5.0 * n);
   }
   for (DType dtype : {DType::f32, DType::f64}) {
@@ -118,6 +120,9 @@ TEST_P(LazyRun, TinyChainVerifiesAndCountsItsWork) {
     const Finding* detour = find(out.findings, "host_detour_over_fenced", dtype);
     ASSERT_NE(detour, nullptr) << to_string(dtype);
     EXPECT_DOUBLE_EQ(detour->value, median_ratio(out, dtype, "host_detour"));
+    const Finding* fused = find(out.findings, "unfused_over_fused", dtype);
+    ASSERT_NE(fused, nullptr) << to_string(dtype);
+    EXPECT_DOUBLE_EQ(fused->value, 1.0 / median_ratio(out, dtype, "fused"));
   }
 }
 

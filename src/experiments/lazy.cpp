@@ -2,9 +2,12 @@
 //   y(i) = x(i)*x(i) - 0.5;   z(i) = y(i)*y(i)*y(i) - 0.2
 // timed three ways: fenced (the clock stops after Kokkos::fence()), unfenced (the clock stops
 // when the launches return: the mistake behind a "GPU time: 0.001 s" cell), and host_detour
-// (y copied to host memory and back between the two kernels, the chapter's CPU/GPU ping-pong).
+// (y copied to host memory and back between the two kernels, the chapter's CPU/GPU ping-pong);
+// and fused: both steps in one pass (kernels::SquareCubeChain), y kept in registers — what a
+// compiler like torch.compile makes of the chain, and the memory-bound ceiling's test.
 // Accounting per repetition: bytes = 4·n·sizeof(T) (read x, write y, read y, write z), plus
-// 2·n·sizeof(T) for the detour's two copies; flops = 5·n (2 for the square step, 3 for the cube).
+// 2·n·sizeof(T) for the detour's two copies, 2·n·sizeof(T) fused (read x, write z);
+// flops = 5·n (2 for the square step, 3 for the cube).
 // x, y, z and the host copy of y are allocated in setup: an allocation would synchronise.
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
@@ -25,9 +28,12 @@ constexpr double kShiftZ = 0.2;
 constexpr std::uint64_t kSeed = 2024;
 constexpr std::int64_t kMaxSamples = std::int64_t(1) << 20;
 
-enum class Timing { fenced, unfenced, host_detour };
+enum class Timing { fenced, unfenced, host_detour, fused };
 const char* name_of(Timing t) {
-  return t == Timing::fenced ? "fenced" : t == Timing::unfenced ? "unfenced" : "host_detour";
+  return t == Timing::fenced     ? "fenced"
+         : t == Timing::unfenced ? "unfenced"
+         : t == Timing::fused    ? "fused"
+                                 : "host_detour";
 }
 
 struct LazyCase {
@@ -42,14 +48,19 @@ class ChainState : public CaseState {
 
   explicit ChainState(const LazyCase& c)
       : detour_(c.timing == Timing::host_detour),
+        fused_(c.timing == Timing::fused),
         x_("minigpu::lazy::x", c.elements),
-        y_("minigpu::lazy::y", c.elements),
+        y_("minigpu::lazy::y", fused_ ? 0 : c.elements),
         z_("minigpu::lazy::z", c.elements),
         y_host_("minigpu::lazy::y_host", detour_ ? c.elements : 0) {
     kernels::fill_uniform(x_, kSeed, T(-1), T(1));
   }
 
   void run() override {
+    if (fused_) {
+      kernels::map(z_, x_, kernels::SquareCubeChain<T>{T(kShiftY), T(kShiftZ)});
+      return;
+    }
     kernels::map(y_, x_, kernels::SquareMinus<T>{T(kShiftY)});
     if (detour_) {
       Kokkos::deep_copy(y_host_, y_);
@@ -82,7 +93,7 @@ class ChainState : public CaseState {
   }
 
  private:
-  bool detour_;
+  bool detour_, fused_;
   View x_, y_, z_;
   Kokkos::View<T*, Kokkos::HostSpace> y_host_;
 };
@@ -100,7 +111,7 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const std::uint64_t bytes = static_cast<std::uint64_t>(elements_) * size_of(dtype);
-      for (Timing timing : {Timing::fenced, Timing::unfenced, Timing::host_detour}) {
+      for (Timing timing : {Timing::fenced, Timing::unfenced, Timing::host_detour, Timing::fused}) {
         CaseSpec c;
         c.label = std::string("chain ") + name_of(timing) + " n=" + std::to_string(elements_);
         c.params = {{"variant", name_of(timing)}, {"elements", std::to_string(elements_)}};
@@ -108,7 +119,7 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
         c.dtype = dtype;
         c.fence_after_run = timing != Timing::unfenced;
         const bool host_copy_on_device = timing == Timing::host_detour && uses_host_memory(device_);
-        c.device_bytes = bytes * (host_copy_on_device ? 4 : 3);
+        c.device_bytes = bytes * (host_copy_on_device ? 4 : timing == Timing::fused ? 2 : 3);
         add_case(c, {timing, elements_});
       }
     }
@@ -116,8 +127,9 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
 
   Work work() const override {
     const double pass = static_cast<double>(elements_) * static_cast<double>(size_of(current().dtype));
-    const bool detour = case_of(current()).timing == Timing::host_detour;
-    return {pass * (detour ? 6 : 4), 5.0 * static_cast<double>(elements_)};
+    const Timing timing = case_of(current()).timing;
+    const double passes = timing == Timing::host_detour ? 6 : timing == Timing::fused ? 2 : 4;
+    return {pass * passes, 5.0 * static_cast<double>(elements_)};
   }
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
@@ -136,6 +148,13 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
              prefix + (runs_synchronously(device_) ? "backend runs kernels synchronously: fenced and "
                                                      "unfenced timings agree up to timing noise"
                                                    : "unfenced time measures only kernel launches")});
+      }
+      const auto fused = timings.find(Timing::fused);
+      if (fused != timings.end() && fused->second->seconds.median > 0) {
+        out.push_back({"", "unfused_over_fused", base / fused->second->seconds.median, "x",
+                       prefix + "two passes over memory (y written and read back) vs one: " +
+                           io::significant(fused->second->gbps) + " GB/s fused, " +
+                           io::significant(fenced->second->gbps) + " GB/s unfused"});
       }
       const auto detour = timings.find(Timing::host_detour);
       if (detour != timings.end()) {

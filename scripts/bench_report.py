@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Pairs the rows of a minigpu_bench JSON file (Google Benchmark, with repetitions) and
+checks each ratio against its bar: ours and the reference were measured in one process.
+Prints one row per pair; exits 1 when any ratio misses its bar.
+  bench_report.py BENCH.json [--markdown]"""
+import json
+import sys
+from collections import defaultdict
+
+
+def medians(path):
+    """run name -> median real time (s), from the 'median' aggregates (or single runs)."""
+    data = json.load(open(path))
+    unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    single, median = {}, {}
+    for b in data["benchmarks"]:
+        name = b.get("run_name", b["name"]).removesuffix("/real_time")
+        seconds = b["real_time"] * unit[b.get("time_unit", "ns")]
+        if b.get("error_occurred"):
+            median[name] = float("nan")
+        elif b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                median[name] = seconds
+        else:
+            single.setdefault(name, []).append(seconds)
+    for name, times in single.items():
+        median.setdefault(name, sorted(times)[len(times) // 2])
+    return data.get("context", {}), median
+
+
+def pairs(times):
+    """(group, case, ours, reference, ratio, bar, target, direction) for every checked pair.
+    ratio > 1 means ours is faster, except for logging (ours/reference time, lower is better)."""
+    rows = []
+    for name in sorted(times):
+        parts = name.split("/")
+        if parts[0] == "gemm" and parts[3] in ("vendor", "native"):
+            n = int(parts[2].split(":")[1])
+            ref = times.get("/".join(parts[:3] + ["blas"]))
+            if ref is None:
+                continue
+            if parts[3] == "vendor":
+                bar, target = 0.95, 0.95
+            else:
+                bar, target = (0.60, 0.80) if 512 <= n <= 2048 else (None, None)
+            rows.append(("gemm " + parts[3], f"{parts[1]} n={n}", times[name], ref, ref / times[name],
+                         bar, target, ">="))
+        elif parts[0] == "logging" and parts[2] == "minigpu":
+            ref = times.get("/".join(parts[:2] + ["reference"]))
+            if ref is not None:
+                rows.append(("logging step", parts[1], times[name], ref, times[name] / ref, 1.10, 1.10, "<="))
+        elif parts[0] == "stream" and parts[2] == "chain_fused":
+            for other, moved in (("memcpy", 2), ("triad", 3)):
+                ref = times.get("/".join(parts[:2] + [other]))
+                if ref is not None:
+                    # Bandwidths: the fused chain and memcpy move 2 arrays, the triad 3.
+                    ratio = (2 / times[name]) / (moved / ref)
+                    rows.append(("fused chain vs " + other, parts[1], times[name], ref, ratio, 0.80, 0.80, ">="))
+        elif parts[0] == "copy" and parts[2] == "deep_copy":
+            size = int(parts[1].split(":")[1])
+            ref = times.get("/".join(parts[:2] + ["memcpy"]))
+            if ref is not None:
+                bar = 0.90 if size >= 1 << 20 else None
+                rows.append(("deep_copy vs memcpy", human(size), times[name], ref, ref / times[name], bar, bar, ">="))
+    return rows
+
+
+def human(size):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024:
+            return f"{size} {unit}"
+        size //= 1024
+    return f"{size} TiB"
+
+
+def main():
+    context, times = medians(sys.argv[1])
+    markdown = "--markdown" in sys.argv
+    failed = 0
+    for key in ("minigpu_cpu", "minigpu_vector_isa", "minigpu_flags", "minigpu_blas", "OPENBLAS_CORETYPE"):
+        print(f"{key.removeprefix('minigpu_')}: {context.get(key, '?')}")
+    header = ["benchmark", "case", "ours (s)", "reference (s)", "ratio", "bar", "verdict"]
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+    else:
+        print(f"{'benchmark':24}{'case':16}{'ours (s)':>12}{'ref (s)':>12}{'ratio':>8}  {'bar':>7}  verdict")
+    for group, case, ours, ref, ratio, bar, target, direction in pairs(times):
+        if bar is None:
+            verdict, bar_text = "info", "-"
+        else:
+            ok = ratio >= bar if direction == ">=" else ratio <= bar
+            verdict = "PASS" if ok else "FAIL"
+            failed += not ok
+            bar_text = f"{direction}{bar:.2f}"
+        cells = [group, case, f"{ours:.4g}", f"{ref:.4g}", f"{ratio:.3f}", bar_text, verdict]
+        if markdown:
+            print("| " + " | ".join(cells) + " |")
+        else:
+            print(f"{cells[0]:24}{cells[1]:16}{cells[2]:>12}{cells[3]:>12}{cells[4]:>8}  {cells[5]:>7}  {cells[6]}")
+    print(f"{failed} ratio(s) missed their bar" if failed else "every ratio met its bar", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+// Performance bars of issue 10, each as a pair of Google Benchmark runs in this one process:
+// our kernel and the reference a user would otherwise call, on the same buffers' sizes.
+//   gemm/<dtype>/n:<n>/{vendor,native,blas}   kernels::matmul vs cblas_?gemm called directly
+//   logging/<dtype>/{minigpu,reference}       one step of the logging experiment vs BLAS gemm +
+//                                             a plain norm loop (per-step time)
+//   stream/<dtype>/{chain_fused,chain_unfused,memcpy,triad}   memory-bound passes
+//   copy/bytes:<b>/{deep_copy,memcpy}          Kokkos::deep_copy between host buffers vs memcpy
+// scripts/bench_report.py pairs the rows and checks the bars; scripts/bench.sh runs both.
+// Every rate is bytes (or flops) of useful work per second, counted the same way on both sides.
+#include "comm/mpi_session.hpp"
+#include "config/config_node.hpp"
+#include "core/backend_blas.hpp"
+#include "core/cpu_info.hpp"
+#include "core/environment.hpp"
+#include "core/kokkos_session.hpp"
+#include "experiments/registry.hpp"
+#include "kernels/elementwise.hpp"
+#include "kernels/gemm.hpp"
+#include "kernels/power_shift.hpp"
+
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+#include <yaml-cpp/yaml.h>
+
+#include "minigpu_build_info.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace minigpu {
+namespace {
+
+using Host = Kokkos::HostSpace;
+
+template <class T>
+const char* dtype_name() {
+  return sizeof(T) == 4 ? "float32" : "float64";
+}
+
+void cblas_gemm(const float* a, const float* b, float* c, int n, float alpha) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, alpha, a, n, b, n, 0.0f, c, n);
+}
+void cblas_gemm(const double* a, const double* b, double* c, int n, double alpha) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, alpha, a, n, b, n, 0.0, c, n);
+}
+
+template <class T>
+void gemm_pair(benchmark::State& state, std::int64_t n, const std::string& which) {
+  Kokkos::View<T*, Host> a("bench::A", n * n), b("bench::B", n * n), c("bench::C", n * n);
+  kernels::fill_uniform(a, 1, T(-1), T(1));
+  kernels::fill_uniform(b, 2, T(-1), T(1));
+  Kokkos::fence();
+  for (auto _ : state) {
+    if (which == "blas") {
+      cblas_gemm(a.data(), b.data(), c.data(), static_cast<int>(n), T(1));
+    } else {
+      kernels::matmul(which == "vendor" ? GemmKernel::vendor : GemmKernel::native, c, a, b, n, n, n);
+    }
+    Kokkos::fence();
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * double(n) * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The logging experiment itself, through the registry, as `minigpu run` would configure it.
+template <class T>
+void logging_step(benchmark::State& state) {
+  const std::int64_t steps = 200;
+  auto experiment = ExperimentRegistry::find("logging")->make();
+  YAML::Node yaml = YAML::Load("{n: 100, steps: " + std::to_string(steps) + ", device: cpu, dtypes: [" +
+                               dtype_name<T>() + "]}");
+  ConfigNode node(yaml, "bench", "logging");
+  experiment->configure(node, RunContext{});
+  for (const CaseSpec& spec : experiment->cases()) {
+    if (spec.param("mode") == "device_log") experiment->setup(spec);
+  }
+  for (auto _ : state) {
+    experiment->run_once();
+    Kokkos::fence();
+  }
+  if (!experiment->verify().passed) state.SkipWithError("logging did not verify");
+  state.counters["us/step"] = benchmark::Counter(double(steps) * 1e-6, benchmark::Counter::kIsIterationInvariantRate |
+                                                                           benchmark::Counter::kInvert);
+}
+
+// What one logging step must at least do: the BLAS gemm (scaled) and a norm, nothing else.
+template <class T>
+void logging_reference(benchmark::State& state) {
+  const int n = 100, steps = 200;
+  std::vector<T> a(n * n), y0(n * n), y1(n * n);
+  for (int i = 0; i < n * n; ++i) a[i] = y0[i] = T((i * 7919) % 1000) / T(1000);
+  for (auto _ : state) {
+    T scale = 1;
+    for (int t = 0; t < steps; ++t) {
+      std::vector<T>& x = t % 2 ? y1 : y0;
+      std::vector<T>& y = t % 2 ? y0 : y1;
+      cblas_gemm(a.data(), x.data(), y.data(), n, scale);
+      T sum = 0;
+      for (int i = 0; i < n * n; ++i) sum += y[i] * y[i];
+      scale = T(1) / std::sqrt(sum);
+    }
+    benchmark::DoNotOptimize(scale);
+  }
+  state.counters["us/step"] = benchmark::Counter(double(steps) * 1e-6, benchmark::Counter::kIsIterationInvariantRate |
+                                                                           benchmark::Counter::kInvert);
+}
+
+// Memory-bound passes over arrays far larger than the caches; bytes = elements read + written.
+template <class T>
+void stream_pass(benchmark::State& state, const std::string& which) {
+  const std::int64_t n = std::int64_t(1) << 25;
+  Kokkos::View<T*, Host> x("bench::x", n), y("bench::y", n), z("bench::z", n);
+  kernels::fill_uniform(x, 3, T(-1), T(1));
+  kernels::fill_uniform(y, 4, T(-1), T(1));
+  Kokkos::deep_copy(z, T(0));
+  Kokkos::fence();
+  double moved = 0;
+  for (auto _ : state) {
+    if (which == "chain_fused") {
+      kernels::map(z, x, kernels::SquareCubeChain<T>{T(0.5), T(0.2)});
+      moved = 2;
+    } else if (which == "chain_unfused") {
+      kernels::map(y, x, kernels::SquareMinus<T>{T(0.5)});
+      kernels::map(z, y, kernels::CubeMinus<T>{T(0.2)});
+      moved = 4;
+    } else if (which == "memcpy") {
+      std::memcpy(z.data(), x.data(), n * sizeof(T));
+      moved = 2;
+    } else {  // STREAM triad on the host execution space
+      const T s = T(3);
+      Kokkos::parallel_for(
+          "bench::triad", kernels::RangeOf<decltype(z)>(0, n),
+          KOKKOS_LAMBDA(const std::int64_t i) { z(i) = x(i) + s * y(i); });
+      moved = 3;
+    }
+    Kokkos::fence();
+    benchmark::DoNotOptimize(z.data());
+  }
+  state.counters["GB/s"] =
+      benchmark::Counter(moved * double(n) * sizeof(T) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void copy_pair(benchmark::State& state, std::int64_t bytes, const std::string& which) {
+  Kokkos::View<char*, Host> src("bench::src", bytes), dst("bench::dst", bytes);
+  std::memset(src.data(), 1, bytes);  // first touch outside the timed loop: warm buffers
+  std::memset(dst.data(), 2, bytes);
+  for (auto _ : state) {
+    if (which == "deep_copy") {
+      Kokkos::deep_copy(dst, src);
+    } else {
+      std::memcpy(dst.data(), src.data(), bytes);
+    }
+    benchmark::DoNotOptimize(dst.data());
+  }
+  state.counters["GB/s"] = benchmark::Counter(2.0 * double(bytes) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+template <class T>
+void register_dtype() {
+  const std::string dt = dtype_name<T>();
+  for (std::int64_t n : {64, 128, 256, 512, 1024, 2048}) {
+    for (const char* which : {"blas", "vendor", "native"}) {
+      benchmark::RegisterBenchmark(("gemm/" + dt + "/n:" + std::to_string(n) + "/" + which).c_str(),
+                                   [n, which](benchmark::State& s) { gemm_pair<T>(s, n, which); })
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+  benchmark::RegisterBenchmark(("logging/" + dt + "/minigpu").c_str(), logging_step<T>)->UseRealTime();
+  benchmark::RegisterBenchmark(("logging/" + dt + "/reference").c_str(), logging_reference<T>)->UseRealTime();
+  for (const char* which : {"chain_fused", "chain_unfused", "memcpy", "triad"}) {
+    benchmark::RegisterBenchmark(("stream/" + dt + "/" + which).c_str(),
+                                 [which](benchmark::State& s) { stream_pass<T>(s, which); })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+}  // namespace
+}  // namespace minigpu
+
+int main(int argc, char** argv) {
+  minigpu::MpiSession mpi(&argc, &argv);
+  minigpu::KokkosSession kokkos(argc, argv);  // one thread, in Kokkos and the BLAS
+  benchmark::Initialize(&argc, argv);
+  const minigpu::HostBlasInfo blas = minigpu::host_blas_info();
+  benchmark::AddCustomContext("minigpu_cpu", minigpu::host_info().cpu_model);
+  benchmark::AddCustomContext("minigpu_vector_isa", minigpu::kHostVectorIsa);
+  benchmark::AddCustomContext("minigpu_flags", MINIGPU_HOST_COMPILER " " MINIGPU_HOST_FLAGS);
+  benchmark::AddCustomContext("minigpu_blas", blas.library + " (" + blas.core + " kernels, " +
+                                                  std::to_string(blas.threads) + " thread)");
+  const char* coretype = std::getenv("OPENBLAS_CORETYPE");
+  benchmark::AddCustomContext("OPENBLAS_CORETYPE", coretype ? coretype : "unset");
+  minigpu::register_dtype<float>();
+  minigpu::register_dtype<double>();
+  for (std::int64_t bytes = 1 << 10; bytes <= (std::int64_t(1) << 30); bytes <<= 2) {
+    for (const char* which : {"deep_copy", "memcpy"}) {
+      benchmark::RegisterBenchmark(("copy/bytes:" + std::to_string(bytes) + "/" + which).c_str(),
+                                   [bytes, which](benchmark::State& s) { minigpu::copy_pair(s, bytes, which); })
+          ->UseRealTime();
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
