@@ -85,7 +85,7 @@ TYPED_TEST(LinearLayer, GradientKernelsMatchHost) {
           const auto& b) {
         kernels::linear_residual(e, xv, yv, w, b, 4, 3);
         kernels::mse_gradient(g, xv, e, 4, 3);
-        kernels::sgd_step(w, b, g, l, 1, T(0.5), 3);
+        kernels::sgd_step(w, b, g, l, 1, T(0.5), T(0.5), 3);
       },
       err, grad, log, x, yt, net.weight(), net.bias());
   // Host: err = Xw + b - y, grad_w = Xᵀerr/4, grad_b = mean(err), loss = Σerr²/8.
@@ -130,28 +130,31 @@ TYPED_TEST(LinearLayer, TrainingConvergesTheSameWayInEveryMode) {
   const std::vector<T> w_true = {2, -3.4, 1, 0.5};
   const auto data = make_regression_data<T>(500, w_true, T(4.2), T(0.01), 11);  // 500 = 15·32 + 20
   const Device d = this->device();
-  std::vector<std::vector<T>> params, losses;
-  for (bool copy : {true, false}) {
-    for (bool sync : {true, false}) {
-      SgdOptions o;
-      o.batch_size = 32;
-      o.epochs = 3;
-      o.lr = 0.5;
-      o.copy_batches = copy;
-      o.sync_loss = sync;
-      auto [p, l] =
-          uses_host_memory(d) ? train<T, HostMemSpace>(d, data, o) : train<T, GpuMemSpace>(d, data, o);
-      params.push_back(p);
-      losses.push_back(l);
+  for (GemmKernel kernel : {GemmKernel::vendor, GemmKernel::native}) {
+    std::vector<std::vector<T>> params, losses;
+    for (bool copy : {true, false}) {
+      for (bool sync : {true, false}) {
+        SgdOptions o;
+        o.batch_size = 32;
+        o.epochs = 3;
+        o.lr = 0.5;
+        o.copy_batches = copy;
+        o.sync_loss = sync;
+        o.kernel = kernel;
+        auto [p, l] =
+            uses_host_memory(d) ? train<T, HostMemSpace>(d, data, o) : train<T, GpuMemSpace>(d, data, o);
+        params.push_back(p);
+        losses.push_back(l);
+      }
     }
-  }
-  ASSERT_EQ(losses[0].size(), 48u);
-  EXPECT_LT(losses[0].back(), losses[0].front() * 1e-3);
-  for (std::size_t j = 0; j < w_true.size(); ++j) EXPECT_NEAR(params[0][j], w_true[j], 0.05) << j;
-  EXPECT_NEAR(params[0].back(), 4.2, 0.05);
-  for (std::size_t m = 1; m < 4; ++m) {
-    EXPECT_EQ(params[m], params[0]) << "mode " << m << " on " << d;
-    EXPECT_EQ(losses[m], losses[0]) << "mode " << m << " on " << d;
+    ASSERT_EQ(losses[0].size(), 48u);
+    EXPECT_LT(losses[0].back(), losses[0].front() * 1e-3);
+    for (std::size_t j = 0; j < w_true.size(); ++j) EXPECT_NEAR(params[0][j], w_true[j], 0.05) << j;
+    EXPECT_NEAR(params[0].back(), 4.2, 0.05);
+    for (std::size_t m = 1; m < 4; ++m) {
+      EXPECT_EQ(params[m], params[0]) << "mode " << m << " on " << d << " with " << to_string(kernel);
+      EXPECT_EQ(losses[m], losses[0]) << "mode " << m << " on " << d << " with " << to_string(kernel);
+    }
   }
 }
 

@@ -2,6 +2,8 @@
 // layer lives on the chosen device; it is trained by minibatch SGD on synthetic data
 //   X ~ U[-1, 1)^(samples×in),  y = X·w* + b* + U[-0.01, 0.01),  w* = [2, -3.4, 2, ...], b* = 4.2
 // with L = Σ (x·w + b − y)² / (2B), grad_w = Xᵀ·err / B, grad_b = mean(err) (kernels/linear.hpp).
+// `kernel`: vendor (default) computes X·w and errᵀ·X with BLAS GEMMs, native with fused
+// row and column kernels of its own.
 // Cases per dtype:
 //   rule parameters   run_once: out = net(X) on one batch; verify: weight, bias and output live
 //                     on the device, host writes of the parameters read back exactly, out = host X·w + b
@@ -39,6 +41,7 @@ constexpr std::uint64_t kDataSeed = 2024, kInitSeed = 7;
 struct Settings {
   std::int64_t in = 8, samples = 4096, batch = 64, epochs = 3;
   double lr = 0.2;
+  GemmKernel kernel = GemmKernel::vendor;
   Device device;
   std::int64_t steps() const { return sgd_steps(samples, batch, epochs); }
 };
@@ -217,6 +220,7 @@ class Training : public CaseState {
     o.copy_batches = copy;
     o.sync_loss = sync;
     o.init_seed = kInitSeed;
+    o.kernel = s.kernel;
     return o;
   }
 
@@ -254,6 +258,7 @@ class LinearExperiment : public CaseList<LinearCase> {
     if (!(s_.lr > 0) || !std::isfinite(s_.lr)) node.fail("lr", "must be a positive number");
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);
+    s_.kernel = read_gemm_kernel(node);
     clear_cases();
     const auto add = [&](DType dtype, const LinearCase& lc) {
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";
@@ -265,7 +270,8 @@ class LinearExperiment : public CaseList<LinearCase> {
                   {"loss", loss},
                   {"batch_size", std::to_string(s_.batch)},
                   {"samples", std::to_string(s_.samples)},
-                  {"in_features", std::to_string(s_.in)}};
+                  {"in_features", std::to_string(s_.in)},
+                  {"kernel", to_string(s_.kernel)}};
       c.device = s_.device;
       c.dtype = dtype;
       c.device_bytes = size_of(dtype) * device_elements(s_, lc.parameters, lc.copy);

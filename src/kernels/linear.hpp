@@ -38,19 +38,29 @@ void linear_residual(const EView& err, const XView& x, const YView& y, const WVi
       });
 }
 
+/// err(i) += b(0) − y(i): the residual, where err already holds the product x·w (from a GEMM).
+template <class EView, class YView, class BView>
+void add_bias_residual(const EView& err, const YView& y, const BView& b, std::int64_t rows) {
+  Kokkos::parallel_for(
+      "minigpu::add_bias_residual", RangeOf<EView>(0, rows),
+      KOKKOS_LAMBDA(const std::int64_t i) { err(i) += b(0) - y(i); });
+}
+
 /// grad(j) = Σ_i x(i,j)·err(i) / rows for j < in, grad(in) = Σ err / rows and
-/// grad(in+1) = Σ err² / (2·rows), the batch loss. One team per entry reduces over the rows,
-/// so the gradient and the loss stay on the device.
+/// grad(in+1) = Σ err² / (2·rows), the batch loss, for j from `first` on (first = in when a
+/// GEMM computed the weight gradient). One team per entry reduces over the rows, so the
+/// gradient and the loss stay on the device.
 template <class GView, class XView, class EView>
-void mse_gradient(const GView& grad, const XView& x, const EView& err, std::int64_t rows, std::int64_t in) {
+void mse_gradient(const GView& grad, const XView& x, const EView& err, std::int64_t rows, std::int64_t in,
+                  std::int64_t first = 0) {
   using T = typename GView::non_const_value_type;
   using Policy = Kokkos::TeamPolicy<typename GView::execution_space>;
   using Member = typename Policy::member_type;
   const T scale = T(1) / static_cast<T>(rows);
   Kokkos::parallel_for(
-      "minigpu::mse_gradient", Policy(static_cast<int>(in + 2), Kokkos::AUTO),
+      "minigpu::mse_gradient", Policy(static_cast<int>(in + 2 - first), Kokkos::AUTO),
       KOKKOS_LAMBDA(const Member& team) {
-        const std::int64_t j = team.league_rank();
+        const std::int64_t j = first + team.league_rank();
         T total = 0;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, rows),
@@ -64,14 +74,16 @@ void mse_gradient(const GView& grad, const XView& x, const EView& err, std::int6
       });
 }
 
-/// w −= lr·grad(0..in−1), b −= lr·grad(in), and the batch loss grad(in+1) goes to loss_log(step).
+/// w −= lr_w·grad(0..in−1), b −= lr·grad(in), and the batch loss grad(in+1) goes to
+/// loss_log(step). lr_w = lr/rows when grad(0..in−1) is an unscaled GEMM result, else lr.
 template <class WView, class BView, class GView, class LView>
 void sgd_step(const WView& w, const BView& b, const GView& grad, const LView& loss_log, std::int64_t step,
-              typename WView::non_const_value_type lr, std::int64_t in) {
+              typename WView::non_const_value_type lr, typename WView::non_const_value_type lr_w,
+              std::int64_t in) {
   Kokkos::parallel_for(
       "minigpu::sgd_step", RangeOf<WView>(0, in + 1), KOKKOS_LAMBDA(const std::int64_t j) {
         if (j < in) {
-          w(j) -= lr * grad(j);
+          w(j) -= lr_w * grad(j);
         } else {
           b(0) -= lr * grad(in);
           loss_log(step) = grad(in + 1);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kernels/elementwise.hpp"
+#include "kernels/gemm.hpp"
 #include "kernels/linear.hpp"
 #include "models/linear_layer.hpp"
 
@@ -48,6 +49,8 @@ struct SgdOptions {
   double lr = 0.1;
   bool copy_batches = false;  ///< true: per-batch host→device copies; false: dataset on the device
   bool sync_loss = false;     ///< true: each batch's loss copied to the host; false: once at the end
+  /// vendor: x·w and errᵀ·x are BLAS GEMMs; native: fused row and column kernels.
+  GemmKernel kernel = GemmKernel::vendor;
   std::uint64_t init_seed = 7;
 };
 
@@ -104,9 +107,18 @@ class SgdTrainer {
           Kokkos::deep_copy(x, Kokkos::subview(x_host_, xr));
           Kokkos::deep_copy(y, Kokkos::subview(y_host_, yr));
         }
-        kernels::linear_residual(err_, x, y, w_, b_, rows, in_);
-        kernels::mse_gradient(grad_, x, err_, rows, in_);
-        kernels::sgd_step(w_, b_, grad_, loss_log_, step, lr, in_);
+        if (o_.kernel == GemmKernel::native) {
+          kernels::linear_residual(err_, x, y, w_, b_, rows, in_);
+          kernels::mse_gradient(grad_, x, err_, rows, in_);
+          kernels::sgd_step(w_, b_, grad_, loss_log_, step, lr, lr, in_);
+        } else {
+          // err = x·w (rows×in times in×1), then + b − y; grad_w = errᵀ·x (1×rows times rows×in).
+          kernels::gemm(GemmKernel::vendor, err_, x, w_, {rows, 1, in_, in_, 1, 1}, false);
+          kernels::add_bias_residual(err_, y, b_, rows);
+          kernels::gemm(GemmKernel::vendor, grad_, err_, x, {1, in_, rows, rows, in_, in_}, false);
+          kernels::mse_gradient(grad_, x, err_, rows, in_, in_);
+          kernels::sgd_step(w_, b_, grad_, loss_log_, step, lr, lr / static_cast<T>(rows), in_);
+        }
         if (o_.sync_loss) Kokkos::deep_copy(Kokkos::subview(losses_, step), Kokkos::subview(grad_, in_ + 1));
       }
     }
