@@ -3,12 +3,13 @@
 // flops = 2·m·n·k. Two loop orders, picked by where the Views' execution space runs:
 //   host  MR×NR tiles of C kept in vector registers while a KB-long stretch of k streams
 //         by; every B element loaded feeds MR rows
-//   GPU   Tile×Tile blocks of A and B staged in team scratch, one thread per C element
+//   GPU   kernels/gemm_gpu.hpp: shared-memory blocks, a register tile of C per thread
 #pragma once
 
 #include "core/backend.hpp"
 #include "core/gemm_dims.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/gemm_gpu.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -123,64 +124,13 @@ void gemm_block_host(const CView& c, const AView& a, const BView& b, GemmDims d,
       });
 }
 
-/// GPU loop order: each team computes one Tile×Tile block of C from blocks of A and B in
-/// team scratch. Runs on any backend (one thread per team on the host), so it is testable.
-template <int Tile = 16, class CView, class AView, class BView>
-void gemm_block_tiled(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate) {
-  using T = typename CView::non_const_value_type;
-  using Exec = typename CView::execution_space;
-  using Policy = Kokkos::TeamPolicy<Exec>;
-  using Member = typename Policy::member_type;
-  using Scratch = Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  constexpr int tile_elems = Tile * Tile;
-  const std::int64_t tiles_n = (d.n + Tile - 1) / Tile;
-  const int league = static_cast<int>(((d.m + Tile - 1) / Tile) * tiles_n);
-  if (league == 0) return;
-  const std::size_t scratch_bytes = 3 * Scratch::shmem_size(tile_elems);
-
-  auto body = KOKKOS_LAMBDA(const Member& team) {
-    const std::int64_t i0 = (team.league_rank() / tiles_n) * Tile;
-    const std::int64_t j0 = (team.league_rank() % tiles_n) * Tile;
-    Scratch as(team.team_scratch(0), tile_elems);
-    Scratch bs(team.team_scratch(0), tile_elems);
-    // C's block accumulates in scratch because a team may have fewer threads than elements.
-    Scratch cs(team.team_scratch(0), tile_elems);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile_elems), [&](const int e) { cs(e) = T(0); });
-    for (std::int64_t p0 = 0; p0 < d.k; p0 += Tile) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile_elems), [&](const int e) {
-        const std::int64_t r = e / Tile, q = e % Tile;
-        as(e) = (i0 + r < d.m && p0 + q < d.k) ? a((i0 + r) * d.lda + p0 + q) : T(0);
-        bs(e) = (p0 + r < d.k && j0 + q < d.n) ? b((p0 + r) * d.ldb + j0 + q) : T(0);
-      });
-      team.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile_elems), [&](const int e) {
-        const int r = e / Tile, q = e % Tile;
-        T acc = cs(e);
-        for (int s = 0; s < Tile; ++s) acc += as(r * Tile + s) * bs(s * Tile + q);
-        cs(e) = acc;
-      });
-      team.team_barrier();  // the next blocks may not overwrite as/bs while they are read
-    }
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile_elems), [&](const int e) {
-      const std::int64_t i = i0 + e / Tile, j = j0 + e % Tile;
-      if (i < d.m && j < d.n) c(i * d.ldc + j) = accumulate ? c(i * d.ldc + j) + cs(e) : cs(e);
-    });
-  };
-  Policy probe(league, 1);
-  probe.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
-  const int team_size = std::min(tile_elems, probe.team_size_max(body, Kokkos::ParallelForTag()));
-  Policy policy(league, team_size);
-  policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
-  Kokkos::parallel_for("minigpu::gemm_block_tiled", policy, body);
-}
-
 /// C = A·B (or C += A·B when `accumulate`) in the loop order suited to C's execution space.
 template <class CView, class AView, class BView>
 void gemm_block(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate) {
   if constexpr (Kokkos::SpaceAccessibility<typename CView::execution_space, Kokkos::HostSpace>::accessible) {
     gemm_block_host(c, a, b, d, accumulate);
   } else {
-    gemm_block_tiled(c, a, b, d, accumulate);
+    gemm_gpu(c, a, b, d, accumulate);
   }
 }
 
