@@ -77,7 +77,7 @@ TEST_P(LoggingExperimentRun, BothModesVerifyAgreeAndReportTheRatio) {
   }
   EXPECT_TRUE(outcome.all_verified);
   // The device_log case runs second and is checked against the sync_each_step log as well.
-  EXPECT_EQ(outcome.results[1].spec.label, "device_log");
+  EXPECT_EQ(outcome.results[1].spec.label, "device_log vendor");
   EXPECT_NE(outcome.results[1].check.detail.find("vs sync_each_step"), std::string::npos)
       << outcome.results[1].check.detail;
   EXPECT_NE(outcome.results[0].check.detail.find("first 50 steps vs host"), std::string::npos)

@@ -264,7 +264,8 @@ class LinearExperiment : public CaseList<LinearCase> {
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";
       const char* loss = lc.parameters ? "-" : lc.sync ? "sync_each_batch" : "on_device";
       CaseSpec c;
-      c.label = lc.parameters ? std::string("parameters") : std::string("train ") + data + " " + loss;
+      c.label = lc.parameters ? std::string("parameters")
+                              : std::string("train ") + data + " " + loss + " " + to_string(s_.kernel);
       c.params = {{"rule", lc.parameters ? "parameters" : "train"},
                   {"data", data},
                   {"loss", loss},

@@ -153,7 +153,7 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (Mode mode : {Mode::sync_each_step, Mode::device_log}) {
         CaseSpec c;
-        c.label = name_of(mode);
+        c.label = std::string(name_of(mode)) + " " + to_string(kernel_);
         c.params = {{"n", std::to_string(n_)},
                     {"steps", std::to_string(steps_)},
                     {"mode", name_of(mode)},

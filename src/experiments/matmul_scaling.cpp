@@ -136,7 +136,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
           const auto grid = grid_for(d, static_cast<int>(p));
           const std::int64_t n = size_for(p);
           CaseSpec c;
-          c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(n);
+          c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(n) + " " + to_string(kernel_);
           c.params = {{"mode", weak_ ? "weak" : "strong"}, {"decomposition", name},
                       {"ranks", std::to_string(p)},        {"n", std::to_string(n)},
                       {"grid", grid_text(grid)},           {"comm_path", comm::to_string(path_)},

@@ -87,7 +87,8 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
       for (bool sequential : {true, false}) {
         const char* mode = sequential ? "sequential" : "concurrent";
         CaseSpec c;
-        c.label = std::string(mode) + " k=" + std::to_string(ctx_.ranks) + " n=" + std::to_string(n_);
+        c.label = std::string(mode) + " k=" + std::to_string(ctx_.ranks) + " n=" + std::to_string(n_) + " " +
+                  to_string(kernel_);
         c.params = {{"mode", mode},
                     {"k", std::to_string(ctx_.ranks)},
                     {"n", std::to_string(n_)},
