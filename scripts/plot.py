@@ -194,9 +194,10 @@ def ratio_title(record, experiment, names):
 def plot_lazy(plt, rows, record, label):
     fig, (ax,) = new_figure(plt, "lazy — fenced vs unfenced timing of y = x²−0.5; z = y³−0.2", label)
     by = {(r["dtype"], r["device"], r["variant"]): r for r in rows}
-    order = [c for c in ("fenced", "unfenced", "host_detour") if any(k[2] == c for k in by)]
+    order = [c for c in ("fenced", "unfenced", "host_detour", "fused") if any(k[2] == c for k in by)]
     grouped_bars(ax, sorted({(r["dtype"], r["device"]) for r in rows}), order, lambda g, s: by.get((*g, s)))
-    ax.set_title(ratio_title(record, "lazy", ["unfenced_over_fenced", "host_detour_over_fenced"]), fontsize=9)
+    ax.set_title(ratio_title(record, "lazy", ["unfenced_over_fenced", "host_detour_over_fenced", "unfused_over_fused"]),
+                 fontsize=9)
     ax.set_xlabel(f"dtype / device  ({', '.join(sorted({r['elements'] for r in rows}))} elements)")
     return fig
 

@@ -18,7 +18,7 @@ void gemm(GemmKernel kernel, const CView& c, const AView& a, const BView& b, con
   if (kernel == GemmKernel::vendor) {
     gemm_vendor(c, a, b, d, accumulate);
   } else {
-    gemm_block(c, a, b, d, accumulate);
+    gemm_native(c, a, b, d, accumulate);
   }
   Kokkos::Profiling::popRegion();
 }

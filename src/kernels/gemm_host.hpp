@@ -1,0 +1,253 @@
+// The project's native host matrix product, C = A·B or C += A·B over row-major Views, in the
+// GotoBLAS/BLIS scheme. flops = 2·m·n·k against only (m·k + k·n + m·n) elements of data, so the
+// product can run at the FMA units' rate only if every element fetched from memory is reused
+// many times from a cache close to the core. Loops, outermost first:
+//   jc  NC columns of B and C        the packed KC×NC block of B lives in L3
+//   pc  KC long stretch of k         B[pc, jc] packed once into NR-wide column micro-panels
+//   ic  MC rows, in parallel         each worker packs A[ic, pc] into MR-tall row micro-panels,
+//                                    which stay in its L2 while the whole B block streams past
+//   jr  NR columns                   one KC×NR micro-panel of B stays in L1 ...
+//   ir  MR rows                      ... while the micro-kernel runs over each MR×KC panel of A,
+//                                    keeping its MR×NR tile of C in vector registers for KC
+//                                    rank-1 updates (MR broadcasts + NR/W loads per MR·NR FMAs)
+// Packing makes both operands contiguous in the order the micro-kernel reads them and pads
+// ragged edges with zeros, so the micro-kernel has no edge path: only C's write-back is guarded.
+// KC, MC and NC come from the caches the OS reports (cpu_caches()), MR and NR from the vector
+// width this build targets (kHostVectorBytes).
+#pragma once
+
+#include "core/backend.hpp"
+#include "core/cpu_info.hpp"
+#include "core/gemm_dims.hpp"
+#include "kernels/elementwise.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace minigpu::kernels {
+
+namespace detail {
+
+// Register tile per element type. With 32 vector registers (AVX-512) a 12 × 2-vector tile takes
+// 24 accumulators and leaves room for the B loads and A broadcasts; on Zen 5 it ran within noise
+// of 8×3, 6×4 and 14×2 for float and double. With 16 registers (AVX2, SSE) 6 × 2 is the classic fit.
+template <class T>
+struct HostTile {
+  static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));  // lanes per vector
+  static constexpr int MR = kHostVectorBytes >= 64 ? 12 : 6;
+  static constexpr int NV = 2;  // vectors per row of the tile
+  static constexpr int NR = NV * W;
+};
+
+#if defined(MINIGPU_HOST_VECTOR_TYPES)
+template <class T>
+struct HostVec {
+  typedef T type __attribute__((vector_size(kHostVectorBytes)));
+};
+#endif
+
+struct HostBlocking {
+  std::int64_t kc = 0, mc = 0, nc = 0;
+};
+
+// Cache blocking from the cache sizes. KC: the KC×NR micro-panel of B, reused by every MR-row
+// panel of A, takes half of L1 and the streaming A panel (MR×KC) most of the rest; sizing B plus A
+// into half of L1 instead gave double a KC near 100 and cost 5% at n = 512 (Zen 5), as each tile's
+// C traffic is spread over fewer rank-1 updates. MC: the packed A block (MC×KC) in half of L2.
+// NC: the packed B block (KC×NC) in half of L3, capped because some hypervisors report the whole
+// socket's L3 and a larger NC only delays the first reuse.
+template <class T>
+HostBlocking host_blocking() {
+  using Tile = HostTile<T>;
+  const CpuCaches& caches = cpu_caches();
+  const std::int64_t bytes = sizeof(T);
+  auto round_down = [](std::int64_t v, std::int64_t unit) { return std::max(unit, v / unit * unit); };
+  HostBlocking b;
+  b.kc = round_down(std::min<std::int64_t>(caches.l1d / 2 / (Tile::NR * bytes), 512), 8);
+  b.mc = round_down(caches.l2 / 2 / (b.kc * bytes), Tile::MR);
+  b.nc = round_down(std::min<std::int64_t>(caches.l3 / 2 / (b.kc * bytes), 4096), Tile::NR);
+  return b;
+}
+
+// A reusable 64-byte aligned scratch buffer per thread and per use (0: packed A, 1: packed B), so
+// steady-state calls allocate nothing. Growing it discards the old contents: callers repack.
+template <class T, int Use>
+T* host_scratch(std::int64_t elems) {
+  static thread_local std::vector<T> storage;
+  constexpr std::size_t pad = 64 / sizeof(T);
+  if (storage.size() < static_cast<std::size_t>(elems) + pad) storage.resize(elems + pad);
+  const std::uintptr_t raw = reinterpret_cast<std::uintptr_t>(storage.data());
+  return reinterpret_cast<T*>((raw + 63) & ~std::uintptr_t(63));
+}
+
+// rows×kc of A (rows ≤ MR) as one micro-panel: MR values of a column of A per step of k. Walking k
+// outermost keeps the stores contiguous (the MR row streams are read in parallel), which measured
+// 1.3-1.5x faster than row by row; this transpose is the one packing cost that does not vectorise.
+template <class T>
+void pack_a_panel(T* dst, const T* a, std::int64_t lda, std::int64_t rows, std::int64_t kc) {
+  constexpr int MR = HostTile<T>::MR;
+  if (rows == MR) {
+    for (std::int64_t p = 0; p < kc; ++p, dst += MR) {
+      for (int r = 0; r < MR; ++r) dst[r] = a[r * lda + p];
+    }
+  } else {
+    for (std::int64_t p = 0; p < kc; ++p, dst += MR) {
+      for (int r = 0; r < MR; ++r) dst[r] = r < rows ? a[r * lda + p] : T(0);
+    }
+  }
+}
+
+// kc×cols of B (cols ≤ NR) as one micro-panel: NR values of a row of B per step of k. A
+// fixed-size memcpy, because element copies between two T* came out as scalar moves (aliasing).
+template <class T>
+void pack_b_panel(T* dst, const T* b, std::int64_t ldb, std::int64_t cols, std::int64_t kc) {
+  constexpr int NR = HostTile<T>::NR;
+  for (std::int64_t p = 0; p < kc; ++p, dst += NR, b += ldb) {
+    if (cols == NR) {
+      std::memcpy(dst, b, NR * sizeof(T));
+    } else {
+      for (int j = 0; j < NR; ++j) dst[j] = j < cols ? b[j] : T(0);
+    }
+  }
+}
+
+// One MR×NR tile of C from packed panels: C = acc, or C += acc when load_c. Only rows×cols of
+// the tile are written, so the padded lanes never touch memory beyond C.
+template <class T>
+inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __restrict__ b, T* c,
+                         std::int64_t ldc, int rows, int cols, bool load_c) {
+  constexpr int MR = HostTile<T>::MR, NR = HostTile<T>::NR;
+  alignas(64) T tile[MR * NR];
+#if defined(MINIGPU_HOST_VECTOR_TYPES)
+  using V = typename HostVec<T>::type;
+  constexpr int NV = HostTile<T>::NV, W = HostTile<T>::W;
+  // C's lines are written once per tile; asking for them now hides their miss behind the k loop.
+  for (int r = 0; r < rows; ++r) {
+    __builtin_prefetch(c + r * ldc, 1);
+    __builtin_prefetch(c + r * ldc + cols - 1, 1);
+  }
+  V acc[MR][NV] = {};
+  for (std::int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
+    V bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) __builtin_memcpy(&bv[v], b + v * W, sizeof(V));
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const T ar = a[r];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] += ar * bv[v];
+    }
+  }
+  if (rows == MR && cols == NR) {
+    // All of C's loads before any store: rows ldc apart can share address bits 0-11, and a load
+    // issued after a store to such an address waits on a false store-forwarding dependence.
+    if (load_c) {
+      for (int r = 0; r < MR; ++r) {
+        for (int v = 0; v < NV; ++v) {
+          V old;
+          __builtin_memcpy(&old, c + r * ldc + v * W, sizeof(V));
+          acc[r][v] += old;
+        }
+      }
+    }
+    for (int r = 0; r < MR; ++r) {
+      for (int v = 0; v < NV; ++v) __builtin_memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(V));
+    }
+    return;
+  }
+  for (int r = 0; r < MR; ++r) {
+    for (int v = 0; v < NV; ++v) __builtin_memcpy(tile + r * NR + v * W, &acc[r][v], sizeof(V));
+  }
+#else
+  for (int e = 0; e < MR * NR; ++e) tile[e] = T(0);
+  for (std::int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
+    for (int r = 0; r < MR; ++r) {
+      for (int j = 0; j < NR; ++j) tile[r * NR + j] += a[r] * b[j];
+    }
+  }
+#endif
+  for (int r = 0; r < rows; ++r) {
+    for (int j = 0; j < cols; ++j)
+      c[r * ldc + j] = load_c ? c[r * ldc + j] + tile[r * NR + j] : tile[r * NR + j];
+  }
+}
+
+}  // namespace detail
+
+/// C = A·B (or C += A·B when `accumulate`) for row-major Views in host-accessible memory
+/// (unit stride; rows lda/ldb/ldc long, see GemmDims).
+template <class CView, class AView, class BView>
+void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate) {
+  using T = typename CView::non_const_value_type;
+  using Tile = detail::HostTile<T>;
+  using Exec = typename CView::execution_space;
+  static_assert(Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible,
+                "gemm_host runs its loops on C's execution space, which must be a host space");
+  constexpr std::int64_t MR = Tile::MR, NR = Tile::NR;
+  if (d.m <= 0 || d.n <= 0) return;
+  T* const cp = c.data();
+  const T* const ap = a.data();
+  const T* const bp = b.data();
+  if (d.k <= 0) {  // an empty sum: C = 0, or C unchanged
+    if (!accumulate) {
+      for (std::int64_t i = 0; i < d.m; ++i) std::fill(cp + i * d.ldc, cp + i * d.ldc + d.n, T(0));
+    }
+    return;
+  }
+  static const detail::HostBlocking blocking = detail::host_blocking<T>();
+  // Blocks of equal size under each cap: k = KC + 1 as KC and 1 would make a second pass over C
+  // for a single rank-1 update.
+  auto balanced = [](std::int64_t total, std::int64_t cap, std::int64_t unit) {
+    const std::int64_t blocks = (total + cap - 1) / cap;
+    return ((total + blocks - 1) / blocks + unit - 1) / unit * unit;
+  };
+  // Every worker needs a block of rows: with few rows per thread, smaller MC blocks beat idle ones.
+  const std::int64_t workers = std::max(1, Exec().concurrency());
+  const std::int64_t rows_each = ((d.m + workers - 1) / workers + MR - 1) / MR * MR;
+  const std::int64_t mc = balanced(d.m, std::min(blocking.mc, rows_each), MR);
+  const std::int64_t kc_max = balanced(d.k, blocking.kc, 1), nc_max = balanced(d.n, blocking.nc, NR);
+  const std::int64_t m_blocks = (d.m + mc - 1) / mc;
+  // B's packed block is shared by all workers; it belongs to the calling thread and is only read
+  // inside the parallel loops that follow its packing.
+  T* const b_pack = detail::host_scratch<T, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
+  using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+
+  // Plain host lambdas, not KOKKOS_LAMBDA: the bodies use thread_local buffers, which GPU
+  // compilers reject in (host-)device code.
+  for (std::int64_t jc = 0; jc < d.n; jc += nc_max) {
+    const std::int64_t nc = std::min(nc_max, d.n - jc), n_panels = (nc + NR - 1) / NR;
+    for (std::int64_t pc = 0; pc < d.k; pc += kc_max) {
+      const std::int64_t kc = std::min(kc_max, d.k - pc);
+      const bool load_c = accumulate || pc > 0;
+      Kokkos::parallel_for("minigpu::gemm_host_pack_b", Policy(0, n_panels), [=](const std::int64_t q) {
+        detail::pack_b_panel(b_pack + q * NR * kc, bp + pc * d.ldb + jc + q * NR, d.ldb,
+                             std::min(NR, nc - q * NR), kc);
+      });
+      Kokkos::parallel_for("minigpu::gemm_host", Policy(0, m_blocks), [=](const std::int64_t blk) {
+        const std::int64_t ic = blk * mc, rows = std::min(mc, d.m - ic), m_panels = (rows + MR - 1) / MR;
+        T* const a_pack = detail::host_scratch<T, 0>(m_panels * MR * kc);
+        for (std::int64_t q = 0; q < m_panels; ++q) {
+          detail::pack_a_panel(a_pack + q * MR * kc, ap + (ic + q * MR) * d.lda + pc, d.lda,
+                               std::min(MR, rows - q * MR), kc);
+        }
+        for (std::int64_t jr = 0; jr < n_panels; ++jr) {
+          const int cols = static_cast<int>(std::min(NR, nc - jr * NR));
+          for (std::int64_t ir = 0; ir < m_panels; ++ir) {
+            const int tile_rows = static_cast<int>(std::min(MR, rows - ir * MR));
+            detail::micro_kernel(kc, a_pack + ir * MR * kc, b_pack + jr * NR * kc,
+                                 cp + (ic + ir * MR) * d.ldc + jc + jr * NR, d.ldc, tile_rows, cols, load_c);
+          }
+        }
+      });
+    }
+  }
+  // Host backends that run kernels asynchronously must finish before the caller reads C or a
+  // later call on this thread regrows the packed-B buffer.
+  Exec().fence();
+}
+
+}  // namespace minigpu::kernels
