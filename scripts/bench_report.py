@@ -32,7 +32,12 @@ def pairs(times):
     """(group, case, ours, reference, ratio, bar, target, direction) for every checked pair.
     ratio > 1 means ours is faster, except for logging (ours/reference time, lower is better)."""
     rows = []
-    for name in sorted(times):
+
+    def natural(name):  # gemm n=64 before n=128, 1 KiB before 1 MiB
+        return [(0, int(p.split(":")[1]), "") if ":" in p and p.split(":")[1].isdigit() else (1, 0, p)
+                for p in name.split("/")]
+
+    for name in sorted(times, key=natural):
         parts = name.split("/")
         if parts[0] == "gemm" and parts[3] in ("vendor", "native"):
             n = int(parts[2].split(":")[1])
