@@ -1,9 +1,12 @@
 // The logging experiment's kernels against host loops, its input errors, and the experiment
 // end to end at a tiny size.
+#include "config/config_node.hpp"
 #include "core/errors.hpp"
 #include "experiment_harness.hpp"
+#include "experiments/registry.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/scale.hpp"
+#include "kokkos_events.hpp"
 #include "ops/tensor_factory.hpp"
 #include "test_support.hpp"
 
@@ -43,6 +46,32 @@ TYPED_TEST(LoggingKernels, NormaliseByDeviceNormMatchesHost) {
   EXPECT_EQ(logged[3], T(0));
   const auto xh = x.to_vector();
   for (std::size_t i = 0; i < xh.size(); ++i) EXPECT_EQ(xh[i], yh[i] / logged[2]) << i;
+}
+
+// A step costs its GEMM and one reduction, nothing more: observed through Kokkos's tool hooks
+// (the vendor GEMM is a region; the reduction writes the log entry that scales the next GEMM).
+TEST(LoggingStep, OneGemmAndOneReductionPerStepNoAllocationNoCopy) {
+  const std::int64_t steps = 7;
+  for (const char* mode : {"device_log", "sync_each_step"}) {
+    auto experiment = ExperimentRegistry::find("logging")->make();
+    YAML::Node yaml = YAML::Load("{n: 9, steps: 7, device: cpu, dtypes: [float64]}");
+    ConfigNode node(yaml, "test", "logging");
+    experiment->configure(node, RunContext{});
+    for (const CaseSpec& spec : experiment->cases()) {
+      if (spec.param("mode") == mode) experiment->setup(spec);
+    }
+    testing::KokkosEventCounter counter("minigpu::gemm");
+    experiment->run_once();
+    Kokkos::fence();
+    const bool sync = std::string(mode) == "sync_each_step";
+    EXPECT_EQ(testing::KokkosEventCounter::named(), steps) << mode << ": one GEMM per step";
+    EXPECT_EQ(testing::KokkosEventCounter::parallel_reduces(), steps) << mode << ": one reduction per step";
+    EXPECT_EQ(testing::KokkosEventCounter::parallel_fors(), 0) << mode << ": no other kernel";
+    EXPECT_EQ(testing::KokkosEventCounter::allocations(), 0) << mode << ": nothing allocated while running";
+    EXPECT_EQ(testing::KokkosEventCounter::deep_copies(), sync ? steps : 1)
+        << mode << ": the log reaches the host once per step, or once";
+    EXPECT_TRUE(experiment->verify().passed) << mode;
+  }
 }
 
 void expect_input_error(const std::string& experiment_yaml, const std::string& key) {

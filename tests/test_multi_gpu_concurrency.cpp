@@ -3,59 +3,33 @@
 #include "comm/communicator.hpp"
 #include "core/errors.hpp"
 #include "experiment_harness.hpp"
+#include "kokkos_events.hpp"
 #include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 namespace minigpu {
 namespace {
 
-/// Counts launches of the kernel labelled `label`, and entries into regions of that name,
-/// through Kokkos's profiling hooks, an observer outside the experiment, while it lives.
-class LaunchCounter {
- public:
-  explicit LaunchCounter(const char* label) {
-    label_ = label;
-    count_ = 0;
-    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(&LaunchCounter::begin);
-    Kokkos::Tools::Experimental::set_push_region_callback(&LaunchCounter::region);
-  }
-  ~LaunchCounter() {
-    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
-    Kokkos::Tools::Experimental::set_push_region_callback(nullptr);
-  }
-  LaunchCounter(const LaunchCounter&) = delete;
-  LaunchCounter& operator=(const LaunchCounter&) = delete;
-  static long count() { return count_; }
-
- private:
-  static void begin(const char* name, std::uint32_t, std::uint64_t*) { region(name); }
-  static void region(const char* name) {
-    if (std::strcmp(name, label_) == 0) ++count_;
-  }
-  static inline const char* label_ = "";
-  static inline long count_ = 0;
-};
+using testing::KokkosEventCounter;
 
 class MultiGpuConcurrency : public testing::OnEachDevice {};
 MINIGPU_ON_EACH_DEVICE(MultiGpuConcurrency);
 
-TEST(LaunchCounterProbe, SeesOneLaunchPerKernel) {
-  LaunchCounter counter("minigpu::matmul_reference");
+TEST(KokkosEventCounterProbe, SeesOneLaunchPerKernel) {
+  KokkosEventCounter counter("minigpu::matmul_reference");
   const RunOutcome out = testing::run_yaml(
       "run: {repetitions: 1, warmups: 0}\n"
       "experiments:\n  - {name: matmul, sizes: [4], devices: [cpu], variants: [reference], dtypes: "
       "[float32]}\n");
   ASSERT_EQ(out.results.size(), 1u);
-  EXPECT_EQ(LaunchCounter::count(), 1) << "one repetition launches the reference kernel once";
+  EXPECT_EQ(KokkosEventCounter::named(), 1) << "one repetition launches the reference kernel once";
 }
 
 TEST_P(MultiGpuConcurrency, BothModesVerifyDoTheirMultipliesAndReportEfficiency) {
   const int ranks = comm::Communicator::world().size(), rank = comm::Communicator::world().rank();
   const int repetitions = 2, per_gpu = 3;
-  LaunchCounter counter("minigpu::gemm");
+  KokkosEventCounter counter("minigpu::gemm");
   const RunOutcome out = testing::run_yaml(
       "run: {repetitions: 2, warmups: 0}\n"
       "experiments:\n  - name: multi_gpu_concurrency\n    n: 24\n    multiplies_per_gpu: 3\n"
@@ -64,7 +38,7 @@ TEST_P(MultiGpuConcurrency, BothModesVerifyDoTheirMultipliesAndReportEfficiency)
   // Sequential: rank 0 does all k·m multiplies per repetition and the others none;
   // concurrent: every rank does its m. Per dtype, repetitions of each mode.
   const long mine = 2L * repetitions * ((rank == 0 ? ranks * per_gpu : 0) + per_gpu);
-  EXPECT_EQ(LaunchCounter::count(), mine) << "rank " << rank << " of " << ranks;
+  EXPECT_EQ(KokkosEventCounter::named(), mine) << "rank " << rank << " of " << ranks;
   for (const auto& r : out.results) EXPECT_EQ(r.spec.device, device());
   ASSERT_EQ(out.results.size(), 4u);
   EXPECT_TRUE(out.all_verified);

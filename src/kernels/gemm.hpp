@@ -8,19 +8,15 @@
 
 namespace minigpu::kernels {
 
-/// C = A·B, or C += A·B when `accumulate`, for row-major flat Views (see GemmDims). Each
-/// call is a Kokkos Tools region named "minigpu::gemm", so profilers (and tests) see BLAS
-/// calls, which launch no Kokkos kernel, as well as native ones.
+/// C = A·B, or C += A·B when `accumulate`, for row-major flat Views (see GemmDims).
 template <class CView, class AView, class BView>
 void gemm(GemmKernel kernel, const CView& c, const AView& a, const BView& b, const GemmDims& d,
           bool accumulate) {
-  Kokkos::Profiling::pushRegion("minigpu::gemm");
   if (kernel == GemmKernel::vendor) {
     gemm_vendor(c, a, b, d, accumulate);
   } else {
     gemm_native(c, a, b, d, accumulate);
   }
-  Kokkos::Profiling::popRegion();
 }
 
 /// C = A·B for contiguous row-major flat Views (A m×k, B k×n, C m×n).

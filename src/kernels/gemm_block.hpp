@@ -19,14 +19,17 @@
 
 namespace minigpu::kernels {
 
-/// C = A·B (or C += A·B when `accumulate`) with the native kernel for C's execution space.
+/// C = A·B (or C += A·B when `accumulate`) with the native kernel for C's execution space,
+/// inside a Kokkos Tools region "minigpu::gemm" like the vendor GEMM's.
 template <class CView, class AView, class BView>
 void gemm_native(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate) {
+  Kokkos::Profiling::pushRegion("minigpu::gemm");
   if constexpr (Kokkos::SpaceAccessibility<typename CView::execution_space, Kokkos::HostSpace>::accessible) {
     gemm_host(c, a, b, d, accumulate);
   } else {
     gemm_gpu(c, a, b, d, accumulate);
   }
+  Kokkos::Profiling::popRegion();
 }
 
 /// out(r·cols + q) = in(r·in_ld + q): a rows×cols sub-block made contiguous for sending.

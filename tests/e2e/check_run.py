@@ -40,9 +40,18 @@ def check_results(out_dir, ranks=None):
         errors.append("rank map does not cover every rank")
     if ranks is not None and record["mpi"]["size"] != ranks:
         errors.append(f"MPI size {record['mpi']['size']}, expected {ranks} (one MPI job, not {ranks} singletons)")
-    for key in ("minigpu", "kokkos", "host", "started", "finished", "resolved_input"):
+    for key in ("minigpu", "kokkos", "host", "build", "blas", "threads", "started", "finished", "resolved_input"):
         if key not in record:
             errors.append(f"run.json lacks {key}")
+    # Figures depend on these: they must be recorded, and one thread per rank is the default.
+    if not record.get("blas", {}).get("library"):
+        errors.append("run.json names no BLAS library")
+    if not record.get("host", {}).get("vector_isa") or "flags" not in record.get("build", {}):
+        errors.append("run.json lacks the vector ISA or the compiler flags")
+    chosen = [v for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "KOKKOS_NUM_THREADS") if os.environ.get(v)]
+    threads = record.get("threads", {})
+    if not chosen and (threads.get("blas"), threads.get("kokkos_host")) != (1, 1):
+        errors.append(f"expected one BLAS and one Kokkos thread per rank by default, got {threads}")
     if not errors:
         print(f"{run_dir}: {len(rows)} rows verified from {len(seen)} experiments on {record['mpi']['size']} rank(s)")
     return errors
