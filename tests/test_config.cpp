@@ -65,6 +65,19 @@ TEST(Config, OutOfRangeValues) {
   expect_input_error("run: {emulate_gpus: -2}\nexperiments: [{name: devices}]\n", {"run.emulate_gpus"});
 }
 
+// A run name is a directory name: "x\0y" once truncated to "x" and a failed run removed
+// <output_dir>/x, so anything the OS would read differently is refused up front.
+TEST(Config, RunNamesThatAreNotPlainDirectoryNamesAreRefused) {
+  const std::string tail = "experiments: [{name: devices}]\n";
+  for (const std::string& name :
+       std::vector<std::string>{"\"x\\0y\"", "\"a\\tb\"", "\"a\\nb\"", "\".\"", "\"..\"", "a/b", "\"a\\\\b\"",
+                                std::string(101, 'n')}) {
+    expect_input_error("run: {name: " + name + "}\n" + tail, {"run.name", "directory name"});
+  }
+  EXPECT_EQ(testing::plan_yaml("run: {name: \"résumé λ-1\"}\n" + tail).run.name, "résumé λ-1");
+  EXPECT_EQ(testing::plan_yaml("run: {name: " + std::string(100, 'n') + "}\n" + tail).run.name.size(), 100u);
+}
+
 TEST(Config, UnknownExperimentListsTheKnownOnes) {
   expect_input_error("experiments:\n  - name: warp_drive\n",
                      {":2:5:", "unknown experiment 'warp_drive'", "devices"});

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <unistd.h>
@@ -144,6 +145,10 @@ TEST(Writers, RunDirectoryIsCompleteAndNeverOverwritten) {
   namespace fs = std::filesystem;
   const fs::path root = fs::temp_directory_path() / ("minigpu-writer-" + std::to_string(::getpid()));
   fs::remove_all(root);
+  // A user's directory that happens to carry the temporary's old fixed name is left alone.
+  const fs::path users = root / "demo-20260101T000000Z.partial";
+  fs::create_directories(users);
+  std::ofstream(users / "keep.txt") << "mine\n";
   const std::string first = io::write_run_directory(root.string(), "demo", "20260101T000000Z", "a\n", record);
   const std::string second =
       io::write_run_directory(root.string(), "demo", "20260101T000000Z", "b\n", record);
@@ -151,6 +156,8 @@ TEST(Writers, RunDirectoryIsCompleteAndNeverOverwritten) {
   EXPECT_EQ(fs::path(second).filename(), "demo-20260101T000000Z-1");
   EXPECT_TRUE(fs::exists(fs::path(first) / "results.csv"));
   EXPECT_TRUE(fs::exists(fs::path(second) / "run.json"));
+  EXPECT_TRUE(fs::exists(users / "keep.txt")) << "a directory the run did not create was removed";
+  fs::remove_all(users);
   int entries = 0;
   for (const auto& e : fs::directory_iterator(root)) {
     EXPECT_EQ(e.path().string().find(".partial"), std::string::npos) << "no temporary left behind";

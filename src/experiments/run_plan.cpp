@@ -33,11 +33,25 @@ int positive_int(ConfigNode& node, const std::string& key, std::int64_t fallback
   return static_cast<int>(node.get_int(key, fallback, min, 1000000));
 }
 
+// A run name becomes a directory name: no separators, no control characters (a NUL would
+// truncate the path the OS sees), not "." or "..", and short enough for any filesystem.
+constexpr std::size_t kMaxRunNameBytes = 100;
+std::string run_name_problem(const std::string& name) {
+  if (name.empty()) return "must not be empty";
+  if (name.size() > kMaxRunNameBytes) return "is longer than " + std::to_string(kMaxRunNameBytes) + " bytes";
+  if (name == "." || name == "..") return "must not be '.' or '..'";
+  for (unsigned char c : name) {
+    if (c == '/' || c == '\\') return "must not contain a path separator ('/' or '\\')";
+    if (c < 0x20 || c == 0x7f) return "must not contain control characters (NUL, tab, newline, ...)";
+  }
+  return "";
+}
+
 RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   RunSettings s;
   s.name = run.get<std::string>("name", file_stem(path));
-  if (s.name.empty() || s.name.find('/') != std::string::npos)
-    run.fail("name", "must be a non-empty name without '/'");
+  const std::string problem = run_name_problem(s.name);
+  if (!problem.empty()) run.fail("name", "the run name becomes a directory name and " + problem);
   s.output_dir = run.get<std::string>("output_dir", s.output_dir);
   s.warmups = positive_int(run, "warmups", s.warmups, 0);
   s.repetitions = positive_int(run, "repetitions", s.repetitions, 1);

@@ -2,6 +2,9 @@
 #include "io/run_record.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -127,9 +130,12 @@ std::string write_run_directory(const std::string& output_dir, const std::string
                                 const nlohmann::json& record) {
   fs::create_directories(output_dir);
   const fs::path base = fs::path(output_dir) / (run_name + "-" + stamp);
-  const fs::path partial = fs::path(base.string() + ".partial");
-  fs::remove_all(partial);
-  fs::create_directory(partial);
+  // A directory of our own, created here under a unique name: the only one ever removed.
+  std::string templ = base.string() + ".partial-XXXXXX";
+  if (!mkdtemp(templ.data())) {
+    throw std::runtime_error("cannot create a directory in " + output_dir + ": " + std::strerror(errno));
+  }
+  const fs::path partial = templ;
   try {
     write_file(partial / "results.csv", csv);
     write_file(partial / "run.json", record.dump(2) + "\n");
