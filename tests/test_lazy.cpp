@@ -54,6 +54,9 @@ TEST(LazyConfig, BadValuesNameTheirKey) {
   expect_input_error("    dtypes: [int8]\n", "dtypes");
   expect_input_error("    device: somewhere\n", "device");
   expect_input_error("    device: gpu:4\n", "device");
+  // 2^61 float64 elements are 2^64 bytes, which wrapped to 0, passed the memory check and
+  // overran a 200-byte allocation.
+  expect_input_error("    elements: 2305843009213693952\n    dtypes: [float64]\n", "elements");
 }
 
 TEST(LazyConfig, OneUnfencedCasePerDtype) {

@@ -207,10 +207,17 @@ TEST(MatmulScalingConfig, BadSizesGridsAndRanksNameTheirKey) {
   } else {
     expect_input_error(head + "    n: 0\n", "n", "between 1 and");
   }
-  expect_input_error(head + "    grid: [2, 3]\n", "grid", "a process grid that cannot be formed");
+  expect_input_error(head + "    grid: [2, 3]\n", "grid",
+                     size >= 3 ? "a process grid that cannot be formed" : "at most the job's");
+  if (size > 1) {
+    expect_input_error(head + "    ranks: [" + std::to_string(size) + "]\n    grid: [1, 1]\n", "grid",
+                       "a process grid that cannot be formed");
+  }
   expect_input_error(
       head + "    ranks: [" + std::to_string(size) + "]\n    grid: [" + std::to_string(size + 1) + ", 1]\n",
-      "grid", "cannot be formed");
+      "grid", "at most the job's");
+  // 7 · 7905747460161236407 wraps to 1 in 64 bits: it once passed as a 1-rank grid and crashed.
+  expect_input_error(head + "    ranks: [1]\n    grid: [7, 7905747460161236407]\n", "grid", "at most the job's");
   expect_input_error(head + "    ranks: [1, " + std::to_string(size + 1) + "]\n", "ranks", "job's");
   expect_input_error(head + "    decompositions: [cannon]\n", "decompositions",
                      "'cannon' is not one of: row, summa");

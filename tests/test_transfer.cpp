@@ -76,6 +76,8 @@ TEST(TransferConfig, BadValuesNameTheirKey) {
   expect_input_error("    device: tpu\n", "device");
   expect_input_error("    device: gpu:7\n", "device");
   expect_input_error("    sise: [1KiB]\n", "sise");
+  // 2^62 bytes: the per-node estimate wrapped at 2 ranks and failed late with exit 3.
+  expect_input_error("    sizes: [4611686018427387904]\n", "sizes");
 }
 
 TEST(TransferConfig, CasesCoverTheSweepAndSkipChunksSmallerThanAByte) {

@@ -11,6 +11,7 @@
 // x, y, z and the host copy of y are allocated in setup: an allocation would synchronise.
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
+#include "core/checked.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -27,6 +28,9 @@ constexpr double kShiftY = 0.5;
 constexpr double kShiftZ = 0.2;
 constexpr std::uint64_t kSeed = 2024;
 constexpr std::int64_t kMaxSamples = std::int64_t(1) << 20;
+// 2^40 elements (8 TiB of float64 per array) is beyond any device; the bound keeps every
+// byte count below exact in 64 bits.
+constexpr std::int64_t kMaxElements = std::int64_t(1) << 40;
 
 enum class Timing { fenced, unfenced, host_detour, fused };
 const char* name_of(Timing t) {
@@ -107,10 +111,11 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     device_ = read_device(node);
-    elements_ = node.get_int("elements", 100000000, 1);
+    elements_ = node.get_int("elements", 100000000, 1, kMaxElements);
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
-      const std::uint64_t bytes = static_cast<std::uint64_t>(elements_) * size_of(dtype);
+      const auto bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(elements_), size_of(dtype),
+                                                    "lazy: bytes of one array");
       for (Timing timing : {Timing::fenced, Timing::unfenced, Timing::host_detour, Timing::fused}) {
         CaseSpec c;
         c.label = std::string("chain ") + name_of(timing) + " n=" + std::to_string(elements_);
@@ -119,7 +124,11 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
         c.dtype = dtype;
         c.fence_after_run = timing != Timing::unfenced;
         const bool host_copy_on_device = timing == Timing::host_detour && uses_host_memory(device_);
-        c.device_bytes = bytes * (host_copy_on_device ? 4 : timing == Timing::fused ? 2 : 3);
+        c.device_bytes = checked_mul<std::uint64_t>(bytes,
+                                                    host_copy_on_device       ? 4
+                                                    : timing == Timing::fused ? 2
+                                                                              : 3,
+                                                    "lazy: bytes of a case");
         add_case(c, {timing, elements_});
       }
     }

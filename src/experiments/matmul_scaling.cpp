@@ -112,6 +112,10 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     if (node.has("grid")) {
       const auto g = node.get_list<std::int64_t>("grid", {});
       if (g.size() != 2 || g[0] < 1 || g[1] < 1) node.fail("grid", "must be [pr, pc], two positive integers");
+      // Sides beyond the job size can form no grid; bounding them first keeps pr·pc exact.
+      if (g[0] > ctx.ranks || g[1] > ctx.ranks) {
+        node.fail("grid", "each side must be at most the job's " + std::to_string(ctx.ranks) + " ranks");
+      }
       for (std::int64_t p : ranks_) {
         if (g[0] * g[1] != p) {
           node.fail("grid", "[" + std::to_string(g[0]) + ", " + std::to_string(g[1]) +

@@ -3,6 +3,7 @@
 
 #include "comm/collectives.hpp"
 #include "core/binding.hpp"
+#include "core/checked.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "experiments/stats.hpp"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <limits>
 #include <stdexcept>
 
 namespace minigpu {
@@ -107,9 +109,10 @@ void check_memory_fits(const RunPlan& plan) {
   for (const auto& planned : plan.experiments) {
     for (const auto& spec : planned.cases) {
       const std::uint64_t sharers = uses_host_memory(spec.device) ? host_sharers : gpu_sharers;
-      const std::uint64_t needed = spec.device_bytes * sharers;
+      const auto product = product_if_fits(spec.device_bytes, sharers);
+      const std::uint64_t needed = product ? *product : std::numeric_limits<std::uint64_t>::max();
       const std::uint64_t available = device_memory_bytes(spec.device);
-      if (needed > available) {
+      if (!product || needed > available) {
         throw InputError(plan.input_file + ": experiment '" + planned.name + "' case '" + spec.label +
                          "' needs " + io::human_bytes(spec.device_bytes) + " per rank on " +
                          describe(spec.device) + " (" + std::to_string(sharers) + " rank(s) share it: " +

@@ -10,6 +10,7 @@
 // the backend has it (kHasPinnedHostMemory), else only pageable is measured.
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
+#include "core/checked.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/byte_copy.hpp"
@@ -23,6 +24,8 @@ namespace {
 
 constexpr std::uint64_t kSeed = 0x7A5F3E2D1C0B0A09ULL;
 constexpr std::int64_t kMaxChunks = std::int64_t(1) << 20;
+// 2^50 bytes (1 PiB) per copy is beyond any machine; the bound keeps byte sums exact.
+constexpr std::int64_t kMaxBytes = std::int64_t(1) << 50;
 
 enum class Direction { h2d, d2h, d2d };
 const char* name_of(Direction d) { return d == Direction::h2d ? "h2d" : d == Direction::d2h ? "d2h" : "d2d"; }
@@ -90,6 +93,10 @@ class TransferExperiment : public CaseList<TransferCase> {
     std::vector<std::int64_t> default_sizes;
     for (std::int64_t b = 1024; b <= (std::int64_t(1) << 30); b *= 4) default_sizes.push_back(b);
     const auto sizes = node.get_byte_list("sizes", default_sizes);
+    for (auto bytes : sizes) {
+      if (bytes > kMaxBytes)
+        node.fail("sizes", "every size must be at most 1 PiB (" + std::to_string(kMaxBytes) + " bytes)");
+    }
     const auto directions = read_choices(node, "directions", {"h2d", "d2h", "d2d"}, {"h2d", "d2h", "d2d"});
     const auto kinds = read_choices(node, "host_memory", {"pageable", "pinned"}, {"pageable", "pinned"});
     const auto chunks = node.get_list<std::int64_t>("chunks", {1, 16, 256});
@@ -132,7 +139,9 @@ class TransferExperiment : public CaseList<TransferCase> {
                         {"chunks", std::to_string(k)}};
             c.device = device_;
             // Host buffers count too where the device's memory is the host's.
-            c.device_bytes = static_cast<std::uint64_t>(bytes) * (d2d || uses_host_memory(device_) ? 2 : 1);
+            c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(bytes),
+                                                        d2d || uses_host_memory(device_) ? 2 : 1,
+                                                        "transfer: bytes of a case");
             add_case(c, {direction, pinned, bytes, k});
           }
         }
