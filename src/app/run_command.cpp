@@ -1,6 +1,7 @@
 // The run pipeline in numbered steps; each step's work lives in its own layer.
 #include "app/run_command.hpp"
 
+#include "app/stop_signals.hpp"
 #include "comm/collectives.hpp"
 #include "core/backend_blas.hpp"
 #include "core/binding.hpp"
@@ -17,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
 
@@ -133,26 +135,67 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
     }
     return kExitOk;
   }
-  // 2. Run every case; rank 0 prints rows as they finish.
+  // 2. The run's directory exists before the first case: an unusable output location is bad
+  //    input (exit 2), found now, not after hours of work.
   io::Provenance record = provenance(plan, ctx);
+  std::optional<io::RunDirectory> directory;
+  std::string dir_error;
+  if (mpi.is_root()) {
+    try {
+      directory.emplace(plan.run.output_dir, plan.run.name, compact_stamp(utc_now_iso8601()));
+    } catch (const std::exception& e) {
+      dir_error = plan.run.output_dir_source + ": " + e.what();
+    }
+  }
+  if (!comm::all_ranks(dir_error.empty(), ctx.comm)) {
+    throw InputError(mpi.is_root() ? dir_error : "rank 0 cannot create the run directory");
+  }
+  // 3. Run every case; rank 0 prints rows as they finish and rewrites the directory's files,
+  //    so a run killed outright still leaves its finished cases there.
   if (mpi.is_root()) {
     console.host_build(record.fields);
     console.rank_map(record.fields["mpi"]["ranks"]);
   }
-  RunOutcome outcome = run_plan(plan, ctx, [&](const CaseResult& r, int index, int total, double elapsed) {
-    if (mpi.is_root()) console.case_finished(r, index, total, elapsed);
-  });
-  // 3. Rank 0 writes the record; every rank agrees on the exit code.
+  install_stop_handlers();
+  std::vector<CaseResult> finished;
+  const auto save = [&](const RunOutcome* outcome, const char* status) {
+    record.fields["status"] = status;
+    const auto& results = outcome ? outcome->results : finished;
+    directory->write(io::results_csv(results),
+                     io::run_json(record, results, outcome ? outcome->findings : std::vector<Finding>{}));
+  };
+  record.fields["started"] = utc_now_iso8601();
+  RunOutcome outcome = run_plan(
+      plan, ctx,
+      [&](const CaseResult& r, int index, int total, double elapsed) {
+        if (!mpi.is_root()) return;
+        console.case_finished(r, index, total, elapsed);
+        finished.push_back(r);
+        save(nullptr, "running");
+      },
+      stop_signal_received);
+  // 4. Rank 0 completes the record and moves it into place; every rank agrees on the exit code.
   std::string dir;
   if (mpi.is_root()) {
     record.fields["started"] = outcome.started_utc;
     record.fields["finished"] = outcome.finished_utc;
-    dir = io::write_run_directory(plan.run.output_dir, plan.run.name, compact_stamp(outcome.started_utc),
-                                  io::results_csv(outcome.results),
-                                  io::run_json(record, outcome.results, outcome.findings));
+    record.fields["cases_planned"] = outcome.cases_planned;
+    if (outcome.stop_signal != 0) {
+      record.fields["stop_reason"] = "signal " + std::to_string(outcome.stop_signal) + " (" +
+                                     strsignal(outcome.stop_signal) + "): stopped after " +
+                                     std::to_string(outcome.results.size()) + " of " +
+                                     std::to_string(outcome.cases_planned) + " cases";
+    }
+    save(&outcome, outcome.stop_signal != 0 ? "interrupted" : "complete");
+    dir = directory->finish();
     console.findings(outcome.findings);
     console.summary(outcome.results, dir);
+    if (outcome.stop_signal != 0) {
+      std::cout << "interrupted by " << strsignal(outcome.stop_signal) << ": " << outcome.results.size()
+                << " of " << outcome.cases_planned << " cases finished and kept in " << dir << '\n';
+    }
   }
+  if (outcome.stop_signal != 0) return kExitSignalBase + outcome.stop_signal;
   // 4. Figures, if asked for; a plotting failure is reported but leaves the results intact.
   bool plotted = true;
   if (options.plot && mpi.is_root()) {

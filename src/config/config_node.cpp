@@ -50,13 +50,17 @@ std::string ConfigNode::where(const YAML::Mark& mark) const {
   return file_ + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
 }
 
-void ConfigNode::fail(const std::string& key, const std::string& message) const {
+std::string ConfigNode::locate(const std::string& key) const {
   // Point at the key itself when it exists, else at the mapping that lacks it.
   YAML::Mark mark = node_.Mark();
   for (const auto& kv : node_) {
     if (kv.first.Scalar() == key) mark = kv.first.Mark();
   }
-  throw InputError(where(mark) + ": key '" + (path_.empty() ? key : path_ + "." + key) + "': " + message);
+  return where(mark) + ": key '" + (path_.empty() ? key : path_ + "." + key) + "'";
+}
+
+void ConfigNode::fail(const std::string& key, const std::string& message) const {
+  throw InputError(locate(key) + ": " + message);
 }
 
 bool ConfigNode::has(const std::string& key) const { return static_cast<bool>(node_[key]); }

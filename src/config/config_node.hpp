@@ -44,6 +44,8 @@ class ConfigNode {
   void reject_unknown() const;
   /// Throws InputError "file:line:col: key 'path.key': message" at the key's position.
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  /// "file:line:col: key 'path.key'", as fail() names a key (the mapping's position if absent).
+  std::string locate(const std::string& key) const;
   /// Every value read, defaults filled in.
   const nlohmann::json& resolved() const { return resolved_; }
   const std::string& file() const { return file_; }

@@ -53,6 +53,8 @@ RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   const std::string problem = run_name_problem(s.name);
   if (!problem.empty()) run.fail("name", "the run name becomes a directory name and " + problem);
   s.output_dir = run.get<std::string>("output_dir", s.output_dir);
+  s.output_dir_source = run.locate("output_dir");
+  if (s.output_dir.empty()) run.fail("output_dir", "must not be empty");
   s.warmups = positive_int(run, "warmups", s.warmups, 0);
   s.repetitions = positive_int(run, "repetitions", s.repetitions, 1);
   const std::string dtype = run.get_choice("dtype", {"float32", "float64"}, "float32");
@@ -95,7 +97,11 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
   top.mark_read("run");
   ConfigNode run(run_node, path, "run");
   plan.run = read_run_section(run, path);
-  if (options.output_dir) plan.run.output_dir = *options.output_dir;
+  if (options.output_dir) {
+    plan.run.output_dir = *options.output_dir;
+    plan.run.output_dir_source = "--output-dir";
+    if (plan.run.output_dir.empty()) throw InputError("--output-dir: must not be empty");
+  }
   if (plan.run.emulate_gpus >= 0) set_emulated_gpus(plan.run.emulate_gpus);
   if (plan.run.require_gpu) check_real_gpu(run);
   ctx.default_dtype = plan.run.dtype;

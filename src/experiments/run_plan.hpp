@@ -16,6 +16,7 @@ namespace minigpu {
 struct RunSettings {
   std::string name;
   std::string output_dir = "results";
+  std::string output_dir_source;  ///< where output_dir was set, for errors: "file:l:c: key '…'"
   int warmups = 1;
   int repetitions = 5;
   DType dtype = DType::f32;

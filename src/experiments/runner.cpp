@@ -15,6 +15,7 @@
 #include <chrono>
 #include <ctime>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace minigpu {
@@ -45,15 +46,35 @@ std::vector<std::pair<std::string, Stats>> reduce_phases(
   return out;
 }
 
-CaseResult measure_case(PlannedExperiment& planned, const CaseSpec& spec, const RunContext& ctx) {
+// The signal the ranks agree to stop on (the largest any rank saw), or 0. Collective.
+int agreed_stop(const StopPoll& stop, const comm::Communicator& comm) {
+  const double mine = stop ? static_cast<double>(stop()) : 0.0;
+  return static_cast<int>(comm::max_over_ranks(mine, comm));
+}
+
+// One case; nullopt when a stop was agreed between repetitions (the case is dropped, so a
+// long case does not hold the run past a launcher's grace period).
+std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpec& spec,
+                                       const RunContext& ctx, const StopPoll& stop) {
   Experiment& e = *planned.experiment;
   e.setup(spec);
-  for (int i = 0; i < planned.warmups; ++i) time_one_repetition(e, true, ctx.comm, nullptr);
+  const auto stopped = [&] {
+    if (agreed_stop(stop, ctx.comm) == 0) return false;
+    e.attach_phase_clock(nullptr);
+    Kokkos::fence();
+    e.teardown();
+    return true;
+  };
+  for (int i = 0; i < planned.warmups; ++i) {
+    if (stopped()) return std::nullopt;
+    time_one_repetition(e, true, ctx.comm, nullptr);
+  }
   PhaseClock clock;
   e.attach_phase_clock(&clock);
   std::vector<double> local(planned.repetitions);
   std::vector<std::vector<std::pair<std::string, double>>> phase_reps;
   for (double& t : local) {
+    if (stopped()) return std::nullopt;
     t = time_one_repetition(e, spec.fence_after_run, ctx.comm, &clock);
     phase_reps.push_back(clock.phases());
   }
@@ -122,21 +143,33 @@ void check_memory_fits(const RunPlan& plan) {
   }
 }
 
-RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer) {
+RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer,
+                    const StopPoll& stop) {
   RunOutcome outcome;
   outcome.started_utc = utc_now_iso8601();
   int total = 0;
   for (const auto& planned : plan.experiments) total += static_cast<int>(planned.cases.size());
+  outcome.cases_planned = total;
   const auto t0 = Clock::now();
   int index = 0;
   for (auto& planned : plan.experiments) {
     std::vector<CaseResult> mine;
     for (const auto& spec : planned.cases) {
-      CaseResult r = measure_case(planned, spec, ctx);
+      if ((outcome.stop_signal = agreed_stop(stop, ctx.comm)) != 0) break;
+      std::optional<CaseResult> measured = measure_case(planned, spec, ctx, stop);
+      if (!measured) {
+        outcome.stop_signal = agreed_stop(stop, ctx.comm);
+        break;
+      }
+      CaseResult r = std::move(*measured);
       r.case_index = ++index;
       outcome.all_verified = outcome.all_verified && r.check.passed;
       if (observer) observer(r, index, total, seconds_since(t0));
       mine.push_back(r);
+    }
+    if (outcome.stop_signal != 0) {
+      outcome.results.insert(outcome.results.end(), mine.begin(), mine.end());
+      break;
     }
     for (auto& f : planned.experiment->summarize(mine)) {
       f.experiment = planned.name;

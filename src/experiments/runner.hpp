@@ -16,10 +16,16 @@ struct RunOutcome {
   bool all_verified = true;
   std::string started_utc;
   std::string finished_utc;
+  int stop_signal = 0;  ///< > 0: the run stopped early at a case boundary on this signal
+  int cases_planned = 0;
 };
 
 /// Called on every rank after each case; `index` counts from 1 up to `total`.
 using CaseObserver = std::function<void(const CaseResult&, int index, int total, double elapsed_s)>;
+/// Polled on every rank at each case boundary and between repetitions: a signal number asks
+/// the run to stop there (a case stopped between its repetitions is dropped). The ranks agree
+/// (the largest wins), so all stop at the same point.
+using StopPoll = std::function<int()>;
 
 /// Throws InputError when a case needs more memory than its device has, before allocating.
 void check_memory_fits(const RunPlan& plan);
@@ -29,8 +35,10 @@ void check_memory_fits(const RunPlan& plan);
 double time_one_repetition(Experiment& experiment, bool fence_after, const comm::Communicator& comm,
                            PhaseClock* clock);
 
-/// Runs every case of the plan.
-RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer);
+/// Runs every case of the plan, or those before the boundary where `stop` asked to stop
+/// (findings then come from the experiments that ran all their cases).
+RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer,
+                    const StopPoll& stop = {});
 
 /// "2026-11-20T23:05:00Z".
 std::string utc_now_iso8601();

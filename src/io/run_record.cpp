@@ -32,10 +32,22 @@ nlohmann::json stats_json(const Stats& s) {
   return {{"min", s.min}, {"median", s.median}, {"mean", s.mean}, {"max", s.max}};
 }
 
+std::string os_reason() { return std::strerror(errno); }
+
+// Through a temporary and a rename, so a reader (or a killed run) sees the old file or the new.
 void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path);
+  const fs::path temporary = path.string() + ".tmp";
+  errno = 0;
+  std::ofstream out(temporary);
   out << text;
-  if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+  out.flush();
+  if (!out || (out.close(), !out)) {
+    const std::string reason = errno ? os_reason() : "write failed";
+    throw std::runtime_error("cannot write " + path.string() + ": " + reason);
+  }
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
 }
 
 }  // namespace
@@ -125,28 +137,45 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
   return record;
 }
 
+RunDirectory::RunDirectory(const std::string& output_dir, const std::string& run_name,
+                           const std::string& stamp) {
+  std::error_code ec;
+  fs::create_directories(output_dir, ec);
+  if (ec) throw std::runtime_error("cannot create directory " + output_dir + ": " + ec.message());
+  base_ = (fs::path(output_dir) / (run_name + "-" + stamp)).string();
+  std::string templ = base_ + ".partial-XXXXXX";
+  if (!mkdtemp(templ.data()))
+    throw std::runtime_error("cannot create a directory in " + output_dir + ": " + os_reason());
+  partial_ = templ;
+}
+
+void RunDirectory::write(const std::string& csv, const nlohmann::json& record) {
+  write_file(fs::path(partial_) / "results.csv", csv);
+  write_file(fs::path(partial_) / "run.json", record.dump(2) + "\n");
+}
+
+std::string RunDirectory::finish() {
+  // rename() onto an existing non-empty directory fails, so a taken name is never replaced.
+  fs::path final_path = base_;
+  for (int k = 1; fs::exists(final_path); ++k) final_path = fs::path(base_ + "-" + std::to_string(k));
+  fs::rename(partial_, final_path);
+  return final_path.string();
+}
+
+void RunDirectory::discard() {
+  std::error_code ignored;
+  fs::remove_all(partial_, ignored);
+}
+
 std::string write_run_directory(const std::string& output_dir, const std::string& run_name,
                                 const std::string& stamp, const std::string& csv,
                                 const nlohmann::json& record) {
-  fs::create_directories(output_dir);
-  const fs::path base = fs::path(output_dir) / (run_name + "-" + stamp);
-  // A directory of our own, created here under a unique name: the only one ever removed.
-  std::string templ = base.string() + ".partial-XXXXXX";
-  if (!mkdtemp(templ.data())) {
-    throw std::runtime_error("cannot create a directory in " + output_dir + ": " + std::strerror(errno));
-  }
-  const fs::path partial = templ;
+  RunDirectory dir(output_dir, run_name, stamp);
   try {
-    write_file(partial / "results.csv", csv);
-    write_file(partial / "run.json", record.dump(2) + "\n");
-    // rename() onto an existing non-empty directory fails, so a taken name is never replaced.
-    fs::path final_path = base;
-    for (int k = 1; fs::exists(final_path); ++k)
-      final_path = fs::path(base.string() + "-" + std::to_string(k));
-    fs::rename(partial, final_path);
-    return final_path.string();
+    dir.write(csv, record);
+    return dir.finish();
   } catch (...) {
-    fs::remove_all(partial);
+    dir.discard();
     throw;
   }
 }

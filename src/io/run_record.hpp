@@ -21,6 +21,26 @@ std::string results_csv(const std::vector<CaseResult>& results);
 /// The run record as JSON.
 nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResult>& results,
                         const std::vector<Finding>& findings);
+/// A run's directory while it is written: a temporary of its own, created (mkdtemp) before
+/// the first case, rewritten as each case finishes (so a killed run keeps its finished cases
+/// there), and renamed into place at the end. Errors carry the OS's reason.
+class RunDirectory {
+ public:
+  /// Creates `output_dir` if needed and output_dir/run_name-stamp.partial-XXXXXX.
+  RunDirectory(const std::string& output_dir, const std::string& run_name, const std::string& stamp);
+  /// Replaces results.csv and run.json, each through a temporary file and a rename.
+  void write(const std::string& csv, const nlohmann::json& record);
+  /// Renames the directory to output_dir/run_name-stamp[-k] (never over an existing run) and
+  /// returns that path.
+  std::string finish();
+  /// Removes the temporary directory: the only directory a run ever removes.
+  void discard();
+  const std::string& path() const { return partial_; }
+
+ private:
+  std::string base_, partial_;
+};
+
 /// Writes both files under `output_dir`/`run_name`-`stamp`[-k] and returns the final path.
 /// Never overwrites an existing run directory; leaves nothing behind on failure.
 std::string write_run_directory(const std::string& output_dir, const std::string& run_name,
