@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs `minigpu run` on an invalid input and checks it is rejected properly: exit code 2,
 a one-line error containing the text after '# expect:' in the input, and no results
-directory created. Usage: check_invalid_input.py [LAUNCHER...] MINIGPU INPUT"""
+directory created. An input with a '# own-output-dir' line is run without --output-dir (it
+tests its own output_dir). Usage: check_invalid_input.py [LAUNCHER...] MINIGPU INPUT"""
 import os
 import subprocess
 import sys
@@ -11,13 +12,16 @@ import tempfile
 def main() -> int:
     *command, minigpu, input_path = sys.argv[1:]
     with open(input_path, encoding="utf-8") as f:
-        expected = [line.split("expect:", 1)[1].strip() for line in f if line.startswith("# expect:")]
+        lines = f.read().splitlines()
+    expected = [line.split("expect:", 1)[1].strip() for line in lines if line.startswith("# expect:")]
+    own_output_dir = "# own-output-dir" in lines
     if not expected:
         print(f"{input_path}: no '# expect:' line")
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = os.path.join(tmp, "results")
-        proc = subprocess.run(command + [minigpu, "run", input_path, "--output-dir", out_dir],
+        override = [] if own_output_dir else ["--output-dir", out_dir]
+        proc = subprocess.run(command + [minigpu, "run", input_path] + override,
                               cwd=tmp, capture_output=True, text=True, timeout=120)
         errors = []
         if proc.returncode != 2:
