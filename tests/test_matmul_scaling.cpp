@@ -217,7 +217,8 @@ TEST(MatmulScalingConfig, BadSizesGridsAndRanksNameTheirKey) {
       head + "    ranks: [" + std::to_string(size) + "]\n    grid: [" + std::to_string(size + 1) + ", 1]\n",
       "grid", "at most the job's");
   // 7 · 7905747460161236407 wraps to 1 in 64 bits: it once passed as a 1-rank grid and crashed.
-  expect_input_error(head + "    ranks: [1]\n    grid: [7, 7905747460161236407]\n", "grid", "at most the job's");
+  expect_input_error(head + "    ranks: [1]\n    grid: [7, 7905747460161236407]\n", "grid",
+                     "at most the job's");
   expect_input_error(head + "    ranks: [1, " + std::to_string(size + 1) + "]\n", "ranks", "job's");
   expect_input_error(head + "    decompositions: [cannon]\n", "decompositions",
                      "'cannon' is not one of: row, summa");

@@ -82,8 +82,8 @@ void logging_step(benchmark::State& state) {
     Kokkos::fence();
   }
   if (!experiment->verify().passed) state.SkipWithError("logging did not verify");
-  state.counters["us/step"] = benchmark::Counter(double(steps) * 1e-6, benchmark::Counter::kIsIterationInvariantRate |
-                                                                           benchmark::Counter::kInvert);
+  state.counters["us/step"] = benchmark::Counter(
+      double(steps) * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // What one logging step must at least do: the BLAS gemm (scaled) and a norm, nothing else.
@@ -104,8 +104,8 @@ void logging_reference(benchmark::State& state) {
     }
     benchmark::DoNotOptimize(scale);
   }
-  state.counters["us/step"] = benchmark::Counter(double(steps) * 1e-6, benchmark::Counter::kIsIterationInvariantRate |
-                                                                           benchmark::Counter::kInvert);
+  state.counters["us/step"] = benchmark::Counter(
+      double(steps) * 1e-6, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // Memory-bound passes over arrays far larger than the caches; bytes = elements read + written.
@@ -155,7 +155,8 @@ void copy_pair(benchmark::State& state, std::int64_t bytes, const std::string& w
     }
     benchmark::DoNotOptimize(dst.data());
   }
-  state.counters["GB/s"] = benchmark::Counter(2.0 * double(bytes) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(2.0 * double(bytes) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 template <class T>
@@ -198,8 +199,9 @@ int main(int argc, char** argv) {
   minigpu::register_dtype<double>();
   for (std::int64_t bytes = 1 << 10; bytes <= (std::int64_t(1) << 30); bytes <<= 2) {
     for (const char* which : {"deep_copy", "memcpy"}) {
-      benchmark::RegisterBenchmark(("copy/bytes:" + std::to_string(bytes) + "/" + which).c_str(),
-                                   [bytes, which](benchmark::State& s) { minigpu::copy_pair(s, bytes, which); })
+      benchmark::RegisterBenchmark(
+          ("copy/bytes:" + std::to_string(bytes) + "/" + which).c_str(),
+          [bytes, which](benchmark::State& s) { minigpu::copy_pair(s, bytes, which); })
           ->UseRealTime();
     }
   }
