@@ -196,7 +196,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
     }
   }
   if (outcome.stop_signal != 0) return kExitSignalBase + outcome.stop_signal;
-  // 4. Figures, if asked for; a plotting failure is reported but leaves the results intact.
+  // 5. Figures, if asked for; a plotting failure is reported but leaves the results intact.
   bool plotted = true;
   if (options.plot && mpi.is_root()) {
     std::cout.flush();
