@@ -41,7 +41,40 @@ TEST(Config, UnknownKeysAreErrorsWithPosition) {
                      {":2:3:", "key 'run.repetitons'", "unknown key", "repetitions"});
   expect_input_error("experiments:\n  - name: devices\n    color: red\n",
                      {":3:5:", "experiments[0].color", "unknown"});
-  expect_input_error("experiment:\n  - name: devices\n", {"'experiments'", "is required"});
+  // A misspelt key is named, with its likely intent, at every level; before anything it hides.
+  expect_input_error("experimnets:\n  - name: devices\n",
+                     {":1:1:", "unknown key 'experimnets'", "did you mean 'experiments'?"});
+  expect_input_error("run:\n  repetitons: 3\nexperiments:\n  - name: devices\n",
+                     {"did you mean 'repetitions'?"});
+  expect_input_error("experiments:\n  - name: lazy\n    elemnts: 5\n", {":3:5:", "did you mean 'elements'?"});
+  expect_input_error("experiments:\n  - name: devices\n    color: red\n", {"known keys"});
+}
+
+// What yaml-cpp would accept silently: a repeated key (it keeps the first), a second document
+// (Load keeps the first), and an experiment that expands to nothing.
+TEST(Config, AmbiguousOrEmptyInputsAreRefused) {
+  expect_input_error("run:\n  repetitions: 3\n  repetitions: 7\nexperiments: [{name: devices}]\n",
+                     {":3:3:", "'run.repetitions' appears twice", "first at line 2"});
+  expect_input_error("experiments:\n  - {name: lazy, elements: 5, elements: 6}\n", {"appears twice"});
+  expect_input_error("experiments: [{name: devices}]\n---\nexperiments: [{name: lazy}]\n",
+                     {":3:", "a second YAML document"});
+  expect_input_error("", {"the input is empty"});
+  expect_input_error("experiments:\n  - {name: transfer, sizes: [1KiB], chunks: [4096]}\n",
+                     {"experiments[0].name", "no cases"});
+}
+
+TEST(Config, ValuesAreReportedReadably) {
+  expect_input_error("run: {repetitions: 99999999999999999999}\nexperiments: [{name: devices}]\n",
+                     {"run.repetitions", "too large (max 9223372036854775807)"});
+  const std::string huge(500, 'x');
+  try {
+    testing::plan_yaml("run: {dtype: " + huge + "}\nexperiments: [{name: devices}]\n");
+    ADD_FAILURE() << "a 500-character dtype was accepted";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find(huge), std::string::npos) << "the whole value was echoed";
+    EXPECT_NE(what.find("(500 characters)"), std::string::npos) << what;
+  }
 }
 
 TEST(Config, MissingRequiredKeys) {

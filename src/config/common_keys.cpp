@@ -25,7 +25,7 @@ std::vector<std::string> read_choices(ConfigNode& node, const std::string& key,
     if (std::find(choices.begin(), choices.end(), value) == choices.end()) {
       std::string list;
       for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-      node.fail(key, "'" + value + "' is not one of: " + list);
+      node.fail(key, "'" + shown(value) + "' is not one of: " + list);
     }
     if (std::find(out.begin(), out.end(), value) == out.end()) out.push_back(value);
   }

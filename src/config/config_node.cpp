@@ -3,8 +3,11 @@
 
 #include "core/errors.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
+#include <type_traits>
 
 namespace minigpu {
 namespace {
@@ -36,12 +39,54 @@ bool convert(const YAML::Node& n, std::string& out) {
   return true;
 }
 
+// Edits (insertions, deletions, substitutions) that turn a into b.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// An integer literal too large for 64 bits (yaml-cpp only says it does not convert).
+bool is_integer_literal(const YAML::Node& n) {
+  if (!n.IsScalar() || n.Scalar().empty()) return false;
+  const std::string& s = n.Scalar();
+  const std::size_t start = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  return start < s.size() && std::all_of(s.begin() + static_cast<std::ptrdiff_t>(start), s.end(),
+                                         [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
+
+std::string shown(const std::string& value) {
+  constexpr std::size_t kMaxShown = 80;
+  if (value.size() <= kMaxShown) return value;
+  return value.substr(0, kMaxShown - 3) + "... (" + std::to_string(value.size()) + " characters)";
+}
 
 ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)
     : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {
   if (!node_.IsMap()) {
     throw InputError(where(node_.Mark()) + ": '" + path_ + "' must be a mapping of key: value");
+  }
+  // yaml-cpp keeps both entries of a repeated key and lookups see the first: refuse instead.
+  std::map<std::string, YAML::Mark> first;
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.Scalar();
+    const auto [it, fresh] = first.emplace(key, kv.first.Mark());
+    if (!fresh) {
+      throw InputError(where(kv.first.Mark()) + ": key '" + (path_.empty() ? key : path_ + "." + key) +
+                       "' appears twice in one mapping (first at line " +
+                       std::to_string(it->second.line + 1) + "); say it once");
+    }
   }
 }
 
@@ -76,7 +121,16 @@ template <class T>
 T ConfigNode::required(const std::string& key) {
   if (!has(key)) fail(key, "is required");
   T value{};
-  if (!convert(value_of(key), value)) fail(key, "must be " + type_name(value));
+  const YAML::Node n = value_of(key);
+  if (!convert(n, value)) {
+    if constexpr (std::is_same_v<T, std::int64_t>) {
+      if (is_integer_literal(n)) {
+        fail(key, "'" + shown(n.Scalar()) + "' is too large (max " +
+                      std::to_string(std::numeric_limits<std::int64_t>::max()) + ")");
+      }
+    }
+    fail(key, "must be " + type_name(value));
+  }
   resolved_[key] = value;
   return value;
 }
@@ -147,7 +201,7 @@ std::vector<std::int64_t> ConfigNode::get_byte_list(const std::string& key,
         try {
           value = item.IsScalar() ? parse_bytes(item.Scalar()) : -1;
         } catch (const std::invalid_argument&) {
-          fail(key, "'" + (item.IsScalar() ? item.Scalar() : std::string("?")) +
+          fail(key, "'" + shown(item.IsScalar() ? item.Scalar() : std::string("?")) +
                         "' is not a byte count (e.g. 4096, 64KiB, 1GiB)");
         }
       }
@@ -167,16 +221,24 @@ std::string ConfigNode::get_choice(const std::string& key, const std::vector<std
   }
   std::string list;
   for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-  fail(key, "'" + value + "' is not one of: " + list);
+  fail(key, "'" + shown(value) + "' is not one of: " + list);
 }
 
 void ConfigNode::reject_unknown() const {
   for (const auto& kv : node_) {
     const std::string key = kv.first.Scalar();
     if (read_.count(key)) continue;
-    std::string known;
-    for (const auto& k : read_) known += (known.empty() ? "" : ", ") + k;
-    fail(key, "unknown key (known keys: " + known + ")");
+    std::string known, closest;
+    std::size_t best = key.size();
+    for (const auto& k : read_) {
+      known += (known.empty() ? "" : ", ") + k;
+      const std::size_t d = edit_distance(key, k);
+      if (d < best) best = d, closest = k;
+    }
+    // A slip of a few letters, not a different word.
+    const bool near = !closest.empty() && best <= std::max<std::size_t>(2, closest.size() / 3);
+    fail(key, "unknown key '" + shown(key) + "'" + (near ? "; did you mean '" + closest + "'?" : "") +
+                  " (known keys: " + known + ")");
   }
 }
 

@@ -14,6 +14,9 @@
 namespace minigpu {
 
 /// A YAML mapping at `path` (e.g. "experiments[2]") of input file `file`.
+/// `value` as an error message shows it: cut to 80 characters, saying how long it was.
+std::string shown(const std::string& value);
+
 class ConfigNode {
  public:
   ConfigNode(YAML::Node node, std::string file, std::string path);

@@ -2,6 +2,7 @@
 #include "core/kokkos_session.hpp"
 
 #include "core/backend_blas.hpp"
+#include "core/errors.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -24,9 +25,17 @@ bool is_threads_flag(const std::string& arg) {
   return arg.rfind("--kokkos-threads", 0) == 0 || arg.rfind("--kokkos-num-threads", 0) == 0;
 }
 
+// Kokkos itself would die in std::stoi on a bad count; say what is wrong instead (exit 2).
 std::string threads_flag_for_this_kokkos(const std::string& arg) {
   const auto eq = arg.find('=');
-  return std::string(kThreadsFlag) + (eq == std::string::npos ? "" : arg.substr(eq));
+  const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+  const bool digits = !value.empty() && value.size() <= 6 &&
+                      value.find_first_not_of("0123456789") == std::string::npos && std::stoi(value) > 0;
+  if (!digits) {
+    throw InputError(arg.substr(0, eq) + ": '" + value.substr(0, 80) +
+                     "' is not a thread count (a positive integer, e.g. --kokkos-threads=4)");
+  }
+  return std::string(kThreadsFlag) + "=" + value;
 }
 
 }  // namespace

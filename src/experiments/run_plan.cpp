@@ -8,20 +8,44 @@
 #include "io/format.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace minigpu {
 namespace {
 
+// The whole file as text, or InputError saying why not (a directory, unreadable, ...).
+std::string read_input_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory, not an input file");
+  errno = 0;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open input file: " + std::strerror(errno ? errno : ENOENT));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError(path + ": cannot read input file: " + std::strerror(errno ? errno : EIO));
+  return text;
+}
+
 YAML::Node parse_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open input file");
+  const std::string text = read_input_file(path);
+  std::vector<YAML::Node> documents;
   try {
-    return YAML::Load(in);
+    documents = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                      ": YAML syntax error: " + e.msg);
   }
+  if (documents.empty()) throw InputError(path + ": the input is empty");
+  // yaml-cpp's Load would quietly keep only the first of several documents.
+  if (documents.size() > 1) {
+    const YAML::Mark m = documents[1].Mark();
+    throw InputError(path + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1) +
+                     ": a second YAML document: an input file holds exactly one");
+  }
+  return documents.front();
 }
 
 std::string file_stem(const std::string& path) {
@@ -93,8 +117,11 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
   plan.input_file = path;
   if (!root.IsMap()) throw InputError(path + ": the input must be a mapping with 'run' and 'experiments'");
   ConfigNode top(root, path, "");
-  YAML::Node run_node = root["run"] ? root["run"] : YAML::Node(YAML::NodeType::Map);
+  // A misspelt top-level key is named (with the likely intent) before anything it hides.
   top.mark_read("run");
+  top.mark_read("experiments");
+  top.reject_unknown();
+  YAML::Node run_node = root["run"] ? root["run"] : YAML::Node(YAML::NodeType::Map);
   ConfigNode run(run_node, path, "run");
   plan.run = read_run_section(run, path);
   if (options.output_dir) {
@@ -109,8 +136,6 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
   plan.resolved_input["run"]["output_dir"] = plan.run.output_dir;
 
   if (!root["experiments"]) top.fail("experiments", "is required (a list of experiments to run)");
-  top.mark_read("experiments");
-  top.reject_unknown();
   const YAML::Node list = root["experiments"];
   if (!list.IsSequence() || list.size() == 0) top.fail("experiments", "must be a non-empty list");
   for (const auto& name : options.only) {
@@ -136,6 +161,9 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
     planned.experiment->configure(node, ctx);
     node.reject_unknown();
     planned.cases = planned.experiment->cases();
+    if (planned.cases.empty()) {
+      node.fail("name", "'" + name + "' expands to no cases with these parameters (nothing would run)");
+    }
     plan.resolved_input["experiments"].push_back(node.resolved());
     const bool selected = options.only.empty() ||
                           std::find(options.only.begin(), options.only.end(), name) != options.only.end();

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs `minigpu run` on an invalid input and checks it is rejected properly: exit code 2,
 a one-line error containing the text after '# expect:' in the input, and no results
-directory created. An input with a '# own-output-dir' line is run without --output-dir (it
+directory created. A directory given as INPUT must be refused as such. An input with a '# own-output-dir' line is run without --output-dir (it
 tests its own output_dir). Usage: check_invalid_input.py [LAUNCHER...] MINIGPU INPUT"""
 import os
 import subprocess
@@ -11,8 +11,11 @@ import tempfile
 
 def main() -> int:
     *command, minigpu, input_path = sys.argv[1:]
-    with open(input_path, encoding="utf-8") as f:
-        lines = f.read().splitlines()
+    if os.path.isdir(input_path):  # a directory given as the input file
+        lines = ["# expect: is a directory, not an input file"]
+    else:
+        with open(input_path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
     expected = [line.split("expect:", 1)[1].strip() for line in lines if line.startswith("# expect:")]
     own_output_dir = "# own-output-dir" in lines
     if not expected:

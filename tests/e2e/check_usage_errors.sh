@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Usage errors on the command line exit 2 with one readable line, never a library's raw
+# exception (Kokkos once died in std::stoi on --kokkos-threads=abc, exit 3).
+# Usage: check_usage_errors.sh MINIGPU
+set -u
+minigpu="$1"
+status=0
+expect() {  # expect TEXT ARGS...
+  local text="$1"
+  shift
+  local log rc
+  log="$("$minigpu" "$@" 2>&1)"
+  rc=$?
+  if [ "$rc" -ne 2 ] || ! grep -qF -- "$text" <<<"$log" || [ "$(grep -c "error:" <<<"$log")" -ne 1 ]; then
+    echo "FAIL: minigpu $*: exit $rc, expected 2 and one error line with '$text':"
+    echo "$log"
+    status=1
+  fi
+}
+expect "--kokkos-threads: 'abc' is not a thread count" --kokkos-threads=abc devices
+expect "--kokkos-num-threads: '0' is not a thread count" --kokkos-num-threads=0 devices
+expect "--kokkos-threads: '' is not a thread count" --kokkos-threads= devices
+exit $status
