@@ -8,6 +8,7 @@
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "core/fault_injection.hpp"
 #include "experiments/registry.hpp"
 #include "experiments/run_plan.hpp"
 #include "experiments/runner.hpp"
@@ -24,6 +25,35 @@
 
 namespace minigpu {
 namespace {
+
+// Every collective of the run pairs up only if every rank runs the same cases in the same
+// order; a rank that saw a different environment (another device count, say) could expand
+// the input differently and desynchronise the job. Compared before the first case.
+void require_same_cases_everywhere(const RunPlan& plan, const RunContext& ctx) {
+  std::string mine;
+  for (const auto& e : plan.experiments) {
+    for (const auto& c : e.cases) mine += e.name + " / " + c.label + " / " + to_string(c.dtype) + "\n";
+  }
+  const auto all = comm::allgather_strings(mine, ctx.comm);
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    if (all[r] == all[0]) continue;
+    std::size_t line = 0, at = 0;
+    while (at < all[0].size() && at < all[r].size() && all[0][at] == all[r][at]) {
+      if (all[0][at] == '\n') ++line;
+      ++at;
+    }
+    const auto nth = [](const std::string& list, std::size_t n) {
+      std::size_t begin = 0;
+      for (std::size_t i = 0; i < n && begin != std::string::npos; ++i) begin = list.find('\n', begin) + 1;
+      if (begin == std::string::npos || begin >= list.size()) return std::string("(no case)");
+      return list.substr(begin, list.find('\n', begin) - begin);
+    };
+    throw InputError(plan.input_file + ": rank " + std::to_string(r) +
+                     " expanded a different list of cases: case " + std::to_string(line + 1) + " is '" +
+                     nth(all[r], line) + "' there but '" + nth(all[0], line) +
+                     "' on rank 0 (do all ranks see the same devices and environment?)");
+  }
+}
 
 // Input is judged on every rank; if any rank rejects it, every rank throws the same error,
 // so all exit 2 together instead of some waiting in a collective forever.
@@ -46,6 +76,7 @@ RunPlan load_plan_collectively(const RunOptions& options, RunContext& ctx) {
         throw InputError(r == 0 ? errors[r] : "rank " + std::to_string(r) + ": " + errors[r]);
     }
   }
+  require_same_cases_everywhere(*plan, ctx);
   return std::move(*plan);
 }
 
@@ -159,6 +190,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   install_stop_handlers();
   std::vector<CaseResult> finished;
   const auto save = [&](const RunOutcome* outcome, const char* status) {
+    maybe_inject_fault("write", ctx.rank);
     record.fields["status"] = status;
     const auto& results = outcome ? outcome->results : finished;
     directory->write(io::results_csv(results),

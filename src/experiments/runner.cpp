@@ -6,6 +6,7 @@
 #include "core/checked.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "core/fault_injection.hpp"
 #include "experiments/stats.hpp"
 #include "io/format.hpp"
 
@@ -57,7 +58,9 @@ int agreed_stop(const StopPoll& stop, const comm::Communicator& comm) {
 std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpec& spec,
                                        const RunContext& ctx, const StopPoll& stop) {
   Experiment& e = *planned.experiment;
+  maybe_inject_fault("setup", ctx.rank);
   e.setup(spec);
+  maybe_inject_fault("run", ctx.rank);
   const auto stopped = [&] {
     if (agreed_stop(stop, ctx.comm) == 0) return false;
     e.attach_phase_clock(nullptr);
@@ -98,6 +101,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
     r.gbps = r.work.bytes / r.seconds.median / 1e9;
     r.gflops = r.work.flops / r.seconds.median / 1e9;
   }
+  maybe_inject_fault("verify", ctx.rank);
   Check local_check = e.verify();
   r.check.passed = comm::all_ranks(local_check.passed, ctx.comm);
   r.check.detail = local_check.detail;
