@@ -29,8 +29,42 @@ std::string read_input_file(const std::string& path) {
   return text;
 }
 
+// yaml-cpp 0.7 can spend gigabytes on a few hundred bytes of invalid UTF-8 (found by
+// scripts/fuzz.sh), so the text must be what an input is before yaml-cpp sees it: UTF-8
+// without NUL bytes and of a sane size. Returns "" or what is wrong, with its position.
+constexpr std::size_t kMaxInputBytes = std::size_t(1) << 20;
+std::string text_problem(const std::string& text) {
+  if (text.size() > kMaxInputBytes) return "is larger than 1 MiB: not an input file";
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::string at = ":" + std::to_string(line) + ":" + std::to_string(column) + ": ";
+    if (c == 0) return at + "a NUL byte: not a text file";
+    // The length of a UTF-8 sequence from its lead byte; continuation bytes are 10xxxxxx.
+    const std::size_t length = c < 0x80           ? 1
+                               : (c >> 5) == 0x6  ? 2
+                               : (c >> 4) == 0xE  ? 3
+                               : (c >> 3) == 0x1E ? 4
+                                                  : 0;
+    bool valid = length > 0 && i + length <= text.size();
+    for (std::size_t k = 1; valid && k < length; ++k)
+      valid = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
+    if (!valid) return at + "bytes that are not UTF-8 text";
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += length;
+  }
+  return "";
+}
+
 YAML::Node parse_file(const std::string& path) {
   const std::string text = read_input_file(path);
+  const std::string problem = text_problem(text);
+  if (!problem.empty()) throw InputError(path + (problem[0] == ':' ? "" : ": ") + problem);
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(text);

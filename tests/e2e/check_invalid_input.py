@@ -14,7 +14,7 @@ def main() -> int:
     if os.path.isdir(input_path):  # a directory given as the input file
         lines = ["# expect: is a directory, not an input file"]
     else:
-        with open(input_path, encoding="utf-8") as f:
+        with open(input_path, encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
     expected = [line.split("expect:", 1)[1].strip() for line in lines if line.startswith("# expect:")]
     own_output_dir = "# own-output-dir" in lines
