@@ -45,6 +45,8 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   run->add_option("--output-dir", run_options.output_dir, "Directory for results (overrides run.output_dir)");
   run->add_option("--only", run_options.only, "Run only these experiments (comma-separated)")->delimiter(',');
   run->add_flag("--dry-run", run_options.dry_run, "Validate the input and list its cases; run nothing");
+  run->add_option("--resume", run_options.resume,
+                  "A run directory of this input (e.g. interrupted): keep its finished cases, run the rest");
   run->add_flag("--plot", run_options.plot, "Draw the figures (scripts/plot.py) into the results directory");
 
   try {

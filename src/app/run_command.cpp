@@ -20,8 +20,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
+#include <sstream>
 
 namespace minigpu {
 namespace {
@@ -53,6 +56,42 @@ void require_same_cases_everywhere(const RunPlan& plan, const RunContext& ctx) {
                      nth(all[r], line) + "' there but '" + nth(all[0], line) +
                      "' on rank 0 (do all ranks see the same devices and environment?)");
   }
+}
+
+// The finished cases of an earlier run of this very input (--resume DIR), read on rank 0 and
+// shared, so every rank skips the same cases. Bad directories are bad input (exit 2).
+std::map<std::string, CaseResult> load_resumed(const std::string& dir, const RunPlan& plan,
+                                               const MpiSession& mpi, const RunContext& ctx) {
+  std::map<std::string, CaseResult> resumed;
+  if (dir.empty()) return resumed;
+  std::string text, error;
+  if (mpi.is_root()) {
+    std::ifstream in(dir + "/run.json");
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    text = buffer.str();
+    if (!in) error = "--resume " + dir + ": cannot read run.json there";
+  }
+  text = comm::allgather_strings(error.empty() ? text : "", ctx.comm)[0];
+  error = comm::allgather_strings(error, ctx.comm)[0];
+  if (!error.empty()) throw InputError(error);
+  try {
+    const auto record = nlohmann::json::parse(text);
+    // The same input and settings; where results go may differ.
+    auto before = record.value("resolved_input", nlohmann::json()), now = plan.resolved_input;
+    if (before.contains("run")) before["run"].erase("output_dir");
+    now["run"].erase("output_dir");
+    if (before != now) error = "that run was of a different input (or other settings)";
+    for (auto& [key, result] : io::recorded_results(record)) {
+      if (result.check.passed) resumed.emplace(key, std::move(result));  // failed cases run again
+    }
+  } catch (const nlohmann::json::exception& e) {
+    error = std::string("run.json is not valid JSON: ") + e.what();
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  if (!error.empty()) throw InputError("--resume " + dir + ": " + error);
+  return resumed;
 }
 
 // Input is judged on every rank; if any rank rejects it, every rank throws the same error,
@@ -166,9 +205,11 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
     }
     return kExitOk;
   }
+  const std::map<std::string, CaseResult> resumed = load_resumed(options.resume, plan, mpi, ctx);
   // 2. The run's directory exists before the first case: an unusable output location is bad
   //    input (exit 2), found now, not after hours of work.
   io::Provenance record = provenance(plan, ctx);
+  if (!options.resume.empty()) record.fields["resumed_from"] = options.resume;
   std::optional<io::RunDirectory> directory;
   std::string dir_error;
   if (mpi.is_root()) {
@@ -205,7 +246,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
         finished.push_back(r);
         save(nullptr, "running");
       },
-      stop_signal_received);
+      stop_signal_received, resumed);
   // 4. Rank 0 completes the record and moves it into place; every rank agrees on the exit code.
   std::string dir;
   if (mpi.is_root()) {

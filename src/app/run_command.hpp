@@ -13,7 +13,8 @@ struct RunOptions {
   std::string output_dir;  ///< empty: the input's run.output_dir
   std::vector<std::string> only;
   bool dry_run = false;
-  bool plot = false;  ///< run scripts/plot.py on the results directory when done
+  bool plot = false;   ///< run scripts/plot.py on the results directory when done
+  std::string resume;  ///< a run directory of this input: its finished cases are not run again
 };
 
 /// Returns kExitOk when every case verified, kExitVerifyFailed otherwise.

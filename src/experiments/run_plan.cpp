@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <new>
 
 namespace minigpu {
 namespace {
@@ -61,9 +62,40 @@ std::string text_problem(const std::string& text) {
   return "";
 }
 
+// yaml-cpp 0.7 allocates without bound on a document whose first token is ',' (",\nx" takes
+// gigabytes; found by scripts/fuzz.sh): refuse that before it parses. Returns "" or the problem.
+std::string document_start_problem(const std::string& text) {
+  bool at_document_start = true;
+  std::size_t line = 1;
+  for (std::size_t begin = 0; begin < text.size(); ++line) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string row = text.substr(begin, end - begin);
+    begin = end + 1;
+    const std::size_t first = row.find_first_not_of(" \t\r");
+    if (row.rfind("---", 0) == 0) {
+      at_document_start = true;
+      const std::size_t next = row.find_first_not_of(" \t\r", 3);
+      if (next != std::string::npos && row[next] == ',') {
+        return ":" + std::to_string(line) + ":" + std::to_string(next + 1) +
+               ": a ',' cannot start a YAML document";
+      }
+      continue;
+    }
+    if (!at_document_start || first == std::string::npos || row[first] == '#' || row[first] == '%') continue;
+    if (row[first] == ',') {
+      return ":" + std::to_string(line) + ":" + std::to_string(first + 1) +
+             ": a ',' cannot start a YAML document";
+    }
+    at_document_start = false;
+  }
+  return "";
+}
+
 YAML::Node parse_file(const std::string& path) {
   const std::string text = read_input_file(path);
-  const std::string problem = text_problem(text);
+  std::string problem = text_problem(text);
+  if (problem.empty()) problem = document_start_problem(text);
   if (!problem.empty()) throw InputError(path + (problem[0] == ':' ? "" : ": ") + problem);
   std::vector<YAML::Node> documents;
   try {
@@ -71,6 +103,9 @@ YAML::Node parse_file(const std::string& path) {
   } catch (const YAML::ParserException& e) {
     throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                      ": YAML syntax error: " + e.msg);
+  } catch (const std::bad_alloc&) {
+    // Another input yaml-cpp cannot bound: say so rather than die.
+    throw InputError(path + ": the YAML parser ran out of memory on this input (not a valid input file)");
   }
   if (documents.empty()) throw InputError(path + ": the input is empty");
   // yaml-cpp's Load would quietly keep only the first of several documents.

@@ -9,6 +9,7 @@
 #include "core/fault_injection.hpp"
 #include "experiments/stats.hpp"
 #include "io/format.hpp"
+#include "io/run_record.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -147,8 +148,8 @@ void check_memory_fits(const RunPlan& plan) {
   }
 }
 
-RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer,
-                    const StopPoll& stop) {
+RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer, const StopPoll& stop,
+                    const std::map<std::string, CaseResult>& resumed) {
   RunOutcome outcome;
   outcome.started_utc = utc_now_iso8601();
   int total = 0;
@@ -160,7 +161,16 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
     std::vector<CaseResult> mine;
     for (const auto& spec : planned.cases) {
       if ((outcome.stop_signal = agreed_stop(stop, ctx.comm)) != 0) break;
-      std::optional<CaseResult> measured = measure_case(planned, spec, ctx, stop);
+      std::optional<CaseResult> measured;
+      const auto earlier = resumed.find(io::resume_key(planned.name, spec));
+      if (earlier != resumed.end()) {
+        measured = earlier->second;
+        measured->experiment = planned.name;
+        measured->spec = spec;
+        measured->check.detail += " [resumed]";
+      } else {
+        measured = measure_case(planned, spec, ctx, stop);
+      }
       if (!measured) {
         outcome.stop_signal = agreed_stop(stop, ctx.comm);
         break;

@@ -5,6 +5,7 @@
 #include "experiments/run_plan.hpp"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,10 @@ double time_one_repetition(Experiment& experiment, bool fence_after, const comm:
 
 /// Runs every case of the plan, or those before the boundary where `stop` asked to stop
 /// (findings then come from the experiments that ran all their cases).
+/// Cases whose resume key (io::resume_key) is in `resumed` are not run: their recorded result
+/// is reported instead (every rank must pass the same map).
 RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer,
-                    const StopPoll& stop = {});
+                    const StopPoll& stop = {}, const std::map<std::string, CaseResult>& resumed = {});
 
 /// "2026-11-20T23:05:00Z".
 std::string utc_now_iso8601();

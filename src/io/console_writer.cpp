@@ -53,6 +53,7 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
                 r.seconds.max, rate(r.gbps).c_str(), rate(r.gflops).c_str(),
                 r.check.passed ? "PASS" : "FAIL");
   os_ << row;
+  if (r.check.detail.find("[resumed]") != std::string::npos) os_ << " (resumed)";
   if (!r.check.passed) os_ << " (" << r.check.detail << ')';
   os_ << '\n';
   // A progress line every tenth of a long sweep, so a user can tell it is alive.

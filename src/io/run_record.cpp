@@ -52,6 +52,45 @@ void write_file(const fs::path& path, const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+Stats stats_from_json(const nlohmann::json& j) {
+  return {j.at("min").get<double>(), j.at("median").get<double>(), j.at("mean").get<double>(),
+          j.at("max").get<double>()};
+}
+
+}  // namespace
+
+std::string resume_key(const std::string& experiment, const CaseSpec& spec) {
+  return experiment + " / " + spec.label + " / " + describe(spec.device) + " / " + to_string(spec.dtype);
+}
+
+std::vector<std::pair<std::string, CaseResult>> recorded_results(const nlohmann::json& record) {
+  std::vector<std::pair<std::string, CaseResult>> out;
+  try {
+    for (const auto& j : record.at("results")) {
+      CaseResult r;
+      r.experiment = j.at("experiment").get<std::string>();
+      r.spec.label = j.at("case").get<std::string>();
+      r.repetitions = j.at("repetitions").get<int>();
+      r.seconds = stats_from_json(j.at("seconds"));
+      r.rank_means = stats_from_json(j.at("rank_mean_seconds"));
+      r.work = {j.at("bytes").get<double>(), j.at("flops").get<double>()};
+      r.gbps = j.at("gbps").get<double>();
+      r.gflops = j.at("gflops").get<double>();
+      r.check = {j.at("verified").get<bool>(), j.at("check").get<std::string>()};
+      for (const auto& [name, stats] : j.at("phase_seconds").items())
+        r.phases.emplace_back(name, stats_from_json(stats));
+      const std::string key = r.experiment + " / " + r.spec.label + " / " +
+                              j.at("device").get<std::string>() + " / " + j.at("dtype").get<std::string>();
+      out.emplace_back(key, std::move(r));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("not a miniGPU run record: ") + e.what());
+  }
+  return out;
+}
+
 std::string results_csv(const std::vector<CaseResult>& results) {
   std::vector<std::string> params;
   for (const auto& r : results) {

@@ -21,6 +21,13 @@ std::string results_csv(const std::vector<CaseResult>& results);
 /// The run record as JSON.
 nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResult>& results,
                         const std::vector<Finding>& findings);
+/// The results a run.json recorded, keyed like resume_key(): the measured values, and the
+/// case's experiment, label, device and dtype as text (its spec is the planner's to fill).
+/// Throws std::runtime_error when the record is not a miniGPU run.json.
+std::vector<std::pair<std::string, CaseResult>> recorded_results(const nlohmann::json& record);
+/// "experiment / label / device / dtype": what identifies a case across runs of one input.
+std::string resume_key(const std::string& experiment, const CaseSpec& spec);
+
 /// A run's directory while it is written: a temporary of its own, created (mkdtemp) before
 /// the first case, rewritten as each case finishes (so a killed run keeps its finished cases
 /// there), and renamed into place at the end. Errors carry the OS's reason.

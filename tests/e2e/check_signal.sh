@@ -55,6 +55,24 @@ PY
 }
 
 interrupt single 143 "$minigpu" run "$input"
+# --resume keeps the interrupted run's cases (not measured again) and runs only the rest.
+"$minigpu" run "$input" --output-dir "$out/resumed" --resume "$(ls -d "$out"/single/*)" >"$out/resumed.log" 2>&1 ||
+  { echo "FAIL resume: exit $?"; cat "$out/resumed.log"; status=1; }
+/usr/bin/python3 - "$out/single" "$out/resumed" <<'PY' || status=1
+import glob, json, sys
+before = json.load(open(glob.glob(sys.argv[1] + "/*/run.json")[0]))
+after = json.load(open(glob.glob(sys.argv[2] + "/*/run.json")[0]))
+kept = [r for r in after["results"] if r["check"].endswith("[resumed]")]
+old = {r["case"]: r["seconds"] for r in before["results"]}
+problems = []
+if after.get("status") != "complete" or len(after["results"]) != after["cases_planned"]:
+    problems.append(f"status {after.get('status')}, {len(after['results'])} of {after['cases_planned']} results")
+if sorted(r["case"] for r in kept) != sorted(old) or any(r["seconds"] != old[r["case"]] for r in kept):
+    problems.append("the resumed run did not keep exactly the interrupted run's cases and timings")
+if problems:
+    sys.exit("FAIL resume: " + "; ".join(problems))
+print(f"resume: kept {len(kept)} finished case(s), ran {len(after['results']) - len(kept)}")
+PY
 # Open MPI's mpirun passes SIGTERM on to the ranks after odls_base_sigkill_timeout (1 s) and
 # SIGKILLs them 1 s later: the run must stop between repetitions and write within that second.
 interrupt mpirun_np2 nonzero "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input"

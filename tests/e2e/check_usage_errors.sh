@@ -20,4 +20,11 @@ expect() {  # expect TEXT ARGS...
 expect "--kokkos-threads: 'abc' is not a thread count" --kokkos-threads=abc devices
 expect "--kokkos-num-threads: '0' is not a thread count" --kokkos-num-threads=0 devices
 expect "--kokkos-threads: '' is not a thread count" --kokkos-threads= devices
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+printf 'run: {repetitions: 1, warmups: 0}\nexperiments: [{name: devices}]\n' >"$work/in.yaml"
+expect "--resume $work/none: cannot read run.json there" run "$work/in.yaml" --output-dir "$work/o" --resume "$work/none"
+mkdir -p "$work/other" && echo '{"resolved_input": {"run": {}}, "results": []}' >"$work/other/run.json"
+expect "that run was of a different input" run "$work/in.yaml" --output-dir "$work/o" --resume "$work/other"
+[ -e "$work/o" ] && { echo "FAIL: a refused --resume wrote $work/o"; status=1; }
 exit $status
