@@ -17,7 +17,8 @@ cmake --build "$build" --parallel "$(nproc)" --target minigpu_fuzz_input
 mkdir -p "$build/corpus" "$build/artifacts"
 find "$MINIGPU_ROOT/inputs" "$MINIGPU_ROOT/tests/inputs" -name '*.yaml' -exec cp -n {} "$build/corpus/" \;
 # Open MPI's own allocations at MPI_Init are not ours to fix.
-export LSAN_OPTIONS="suppressions=$MINIGPU_ROOT/tests/sanitizer/lsan.supp:print_suppressions=0"
+export OMPI_MCA_mca_base_component_disable_dlclose=1
+export LSAN_OPTIONS="suppressions=$MINIGPU_ROOT/tests/sanitizer/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 cd "$build" || exit 1
 ./tests/minigpu_fuzz_input "$build/corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 \
