@@ -62,47 +62,75 @@ std::string text_problem(const std::string& text) {
   return "";
 }
 
-// yaml-cpp 0.7 allocates without bound when a line of block content starts with ',' (",\nx"
-// takes gigabytes; found by scripts/fuzz.sh). Inside [ ] or { } such a line is fine, so flow
-// depth is followed, skipping quoted strings and comments. Returns "" or the problem.
-std::string leading_comma_problem(const std::string& text) {
+// yaml-cpp 0.7 allocates without bound on a stray ',' at a document's root level (",\nx",
+// "&a,n", "\"a\",n" or "[a],n" take gigabytes; found by scripts/fuzz.sh), while inside a
+// block mapping it reports an error. So every document must be a block mapping: its first line
+// a key, no later line indented less than that key, and no line opening with ','. Flow depth,
+// quotes and comments are followed so that [ ], { } and strings may span lines. Returns "" or
+// the problem with its position.
+bool is_key_line(const std::string& row, std::size_t first) {
+  std::size_t colon = std::string::npos;
+  if (row[first] == '"' || row[first] == '\'') {
+    const std::size_t close = row.find(row[first], first + 1);
+    if (close != std::string::npos && close + 1 < row.size() && row[close + 1] == ':') colon = close + 1;
+  } else if (std::string("-?:,[]{}#&*!|>%@`").find(row[first]) == std::string::npos) {
+    colon = row.find(':', first);
+  }
+  return colon != std::string::npos &&
+         (colon + 1 == row.size() || row[colon + 1] == ' ' || row[colon + 1] == '\r');
+}
+
+std::string root_structure_problem(const std::string& text) {
   int depth = 0;
   char quote = 0;
-  bool line_start = true, comment = false;
-  std::size_t line = 1, column = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    ++column;
-    if (c == '\n') {
-      ++line;
-      column = 0;
-      line_start = true;
-      comment = false;
-      continue;
+  bool need_key = true;
+  std::size_t root_indent = 0, line = 0;
+  const auto at = [&](std::size_t column, const std::string& what) {
+    return ":" + std::to_string(line) + ":" + std::to_string(column + 1) + ": " + what;
+  };
+  for (std::size_t begin = 0; begin <= text.size();) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string row = text.substr(begin, end - begin);
+    begin = end + 1;
+    ++line;
+    const std::size_t first = row.find_first_not_of(" \t\r");
+    if (!quote && depth == 0 && first != std::string::npos && row[first] != '#') {
+      if (row.rfind("---", 0) == 0 || row.rfind("...", 0) == 0) {
+        const std::size_t rest = row.find_first_not_of(" \t\r", 3);
+        if (rest != std::string::npos && row[rest] != '#')
+          return at(rest, "content on a document marker line");
+        need_key = true;
+        continue;
+      }
+      if (row[first] == '%') continue;  // a directive
+      if (row[first] == ',') return at(first, "a line may start with ',' only inside [ ] or { }");
+      if (need_key) {
+        if (!is_key_line(row, first))
+          return at(first, "an input is a mapping: its first line must be a key such as 'run:'");
+        need_key = false;
+        root_indent = first;
+      } else if (first < root_indent) {
+        return at(first, "indented less than the document's first key");
+      }
     }
-    if (comment) continue;
-    if (quote) {
-      if (c == '\\' && quote == '"')
-        ++i, ++column;  // an escaped character
-      else if (c == quote)
-        quote = 0;
-      continue;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const char c = row[i];
+      if (quote) {
+        if (c == '\\' && quote == '"')
+          ++i;  // an escaped character
+        else if (c == quote)
+          quote = 0;
+        continue;
+      }
+      if (c == '#' && (i == 0 || row[i - 1] == ' ' || row[i - 1] == '\t')) break;  // a comment
+      if (c == '\'' || c == '"')
+        quote = c;
+      else if (c == '[' || c == '{')
+        ++depth;
+      else if ((c == ']' || c == '}') && depth > 0)
+        --depth;
     }
-    if (line_start && (c == ' ' || c == '\t' || c == '\r')) continue;
-    if (line_start && c == ',' && depth == 0) {
-      return ":" + std::to_string(line) + ":" + std::to_string(column) +
-             ": a line may start with ',' only inside [ ] or { }";
-    }
-    const bool after_space = i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n';
-    line_start = false;
-    if (c == '#' && after_space)
-      comment = true;
-    else if (c == '\'' || c == '"')
-      quote = c;
-    else if (c == '[' || c == '{')
-      ++depth;
-    else if ((c == ']' || c == '}') && depth > 0)
-      --depth;
   }
   return "";
 }
@@ -110,7 +138,7 @@ std::string leading_comma_problem(const std::string& text) {
 YAML::Node parse_file(const std::string& path) {
   const std::string text = read_input_file(path);
   std::string problem = text_problem(text);
-  if (problem.empty()) problem = leading_comma_problem(text);
+  if (problem.empty()) problem = root_structure_problem(text);
   if (!problem.empty()) throw InputError(path + (problem[0] == ':' ? "" : ": ") + problem);
   std::vector<YAML::Node> documents;
   try {
