@@ -114,22 +114,32 @@ std::string root_structure_problem(const std::string& text) {
         return at(first, "indented less than the document's first key");
       }
     }
+    char before = 0;  // the last non-blank character of the row so far
     for (std::size_t i = 0; i < row.size(); ++i) {
       const char c = row[i];
       if (quote) {
-        if (c == '\\' && quote == '"')
+        if (c == '\\' && quote == '"') {
           ++i;  // an escaped character
-        else if (c == quote)
+        } else if (c == quote) {
           quote = 0;
+        }
+        before = c;
         continue;
       }
       if (c == '#' && (i == 0 || row[i - 1] == ' ' || row[i - 1] == '\t')) break;  // a comment
-      if (c == '\'' || c == '"')
+      // Quotes and brackets are indicators only where a value starts; inside a plain scalar
+      // ("a[1", "it's") they are text. Inside [ ] or { } every bracket is an indicator.
+      const bool after_indicator = std::string(":-?").find(before) != std::string::npos && i > 0 &&
+                                   (row[i - 1] == ' ' || row[i - 1] == '\t');
+      const bool value_start = depth > 0 || before == 0 || after_indicator;
+      if ((c == '\'' || c == '"') && value_start) {
         quote = c;
-      else if (c == '[' || c == '{')
+      } else if ((c == '[' || c == '{') && value_start) {
         ++depth;
-      else if ((c == ']' || c == '}') && depth > 0)
+      } else if ((c == ']' || c == '}') && depth > 0) {
         --depth;
+      }
+      if (c != ' ' && c != '\t' && c != '\r') before = c;
     }
   }
   return "";
