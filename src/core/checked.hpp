@@ -20,21 +20,11 @@ std::optional<T> product_if_fits(T a, T b) {
 /// a·b, or std::overflow_error naming `what` when it does not fit in T.
 template <class T>
 T checked_mul(T a, T b, const std::string& what) {
-  T out{};
-  if (__builtin_mul_overflow(a, b, &out)) {
+  const std::optional<T> product = product_if_fits(a, b);
+  if (!product) {
     throw std::overflow_error(what + ": " + std::to_string(a) + " x " + std::to_string(b) + " overflows");
   }
-  return out;
-}
-
-/// a + b, or std::overflow_error naming `what` when it does not fit in T.
-template <class T>
-T checked_add(T a, T b, const std::string& what) {
-  T out{};
-  if (__builtin_add_overflow(a, b, &out)) {
-    throw std::overflow_error(what + ": " + std::to_string(a) + " + " + std::to_string(b) + " overflows");
-  }
-  return out;
+  return *product;
 }
 
 }  // namespace minigpu

@@ -59,10 +59,16 @@ Stats stats_from_json(const nlohmann::json& j) {
           j.at("max").get<double>()};
 }
 
+// The one spelling of a resume key, for planned cases and recorded ones alike.
+std::string key_of(const std::string& experiment, const std::string& label, const std::string& device,
+                   const std::string& dtype) {
+  return experiment + " / " + label + " / " + device + " / " + dtype;
+}
+
 }  // namespace
 
 std::string resume_key(const std::string& experiment, const CaseSpec& spec) {
-  return experiment + " / " + spec.label + " / " + describe(spec.device) + " / " + to_string(spec.dtype);
+  return key_of(experiment, spec.label, describe(spec.device), to_string(spec.dtype));
 }
 
 std::vector<std::pair<std::string, CaseResult>> recorded_results(const nlohmann::json& record) {
@@ -81,8 +87,8 @@ std::vector<std::pair<std::string, CaseResult>> recorded_results(const nlohmann:
       r.check = {j.at("verified").get<bool>(), j.at("check").get<std::string>()};
       for (const auto& [name, stats] : j.at("phase_seconds").items())
         r.phases.emplace_back(name, stats_from_json(stats));
-      const std::string key = r.experiment + " / " + r.spec.label + " / " +
-                              j.at("device").get<std::string>() + " / " + j.at("dtype").get<std::string>();
+      const std::string key = key_of(r.experiment, r.spec.label, j.at("device").get<std::string>(),
+                                     j.at("dtype").get<std::string>());
       out.emplace_back(key, std::move(r));
     }
   } catch (const nlohmann::json::exception& e) {
