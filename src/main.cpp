@@ -1,6 +1,7 @@
 // minigpu: MPI first, then each rank bound to its GPU, then Kokkos, then the command line.
 // Errors end the whole job: input errors exit 2 on every rank, anything else aborts MPI.
 #include "app/cli.hpp"
+#include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"
 #include "comm/node.hpp"
 #include "core/backend.hpp"
@@ -26,8 +27,23 @@ void say(const std::string& line) {
 int main(int argc, char** argv) {
   minigpu::MpiSession mpi(&argc, &argv);
   try {
+    // The environment is each rank's own (an MPMD launch may differ), so ranks decide together
+    // whether it is usable: a bad value on one rank ends every rank with exit 2, none waits.
+    const auto& world = minigpu::comm::Communicator::world();
+    std::string environment_problem;
+    try {
+      minigpu::gpus_are_emulated();
+    } catch (const minigpu::InputError& e) {
+      environment_problem = e.what();
+    }
+    if (!minigpu::comm::all_ranks(environment_problem.empty(), world)) {
+      if (!environment_problem.empty()) {
+        say("minigpu: rank " + std::to_string(mpi.rank()) + ": error: " + environment_problem);
+      }
+      return minigpu::kExitBadInput;
+    }
     // Emulated GPUs are bound like real ones: each rank owns one.
-    const auto node = minigpu::comm::node_local(minigpu::comm::Communicator::world());
+    const auto node = minigpu::comm::node_local(world);
     const int gpus =
         minigpu::gpus_are_emulated() ? minigpu::emulated_gpu_count() : minigpu::visible_gpu_count();
     const auto binding = minigpu::plan_binding(node.rank, node.size, gpus);

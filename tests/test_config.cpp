@@ -96,6 +96,9 @@ TEST(Config, OutOfRangeValues) {
   expect_input_error("run: {dtype: float16}\nexperiments: [{name: devices}]\n",
                      {"run.dtype", "float16", "float32"});
   expect_input_error("run: {emulate_gpus: -2}\nexperiments: [{name: devices}]\n", {"run.emulate_gpus"});
+  // One bound with MINIGPU_EMULATE_GPUS.
+  expect_input_error("run: {emulate_gpus: 1025}\nexperiments: [{name: devices}]\n",
+                     {"run.emulate_gpus", "between 0 and 1024"});
 }
 
 // A run name is a directory name: "x\0y" once truncated to "x" and a failed run removed

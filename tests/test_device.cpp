@@ -88,13 +88,20 @@ TEST(Device, EmulationComesFromTheEnvironment) {
   ::setenv("MINIGPU_EMULATE_GPUS", "3", 1);
   reset_emulated_gpus();
   EXPECT_EQ(num_gpus(), 3);
-  ::setenv("MINIGPU_EMULATE_GPUS", "two", 1);
+  // A usage error (exit 2), bounded like run.emulate_gpus.
+  for (const char* bad : {"two", "-1", "3x", "1025", "99999999999999999999"}) {
+    ::setenv("MINIGPU_EMULATE_GPUS", bad, 1);
+    reset_emulated_gpus();
+    EXPECT_THROW(num_gpus(), InputError) << bad;
+  }
+  ::setenv("MINIGPU_EMULATE_GPUS", "1024", 1);
   reset_emulated_gpus();
-  EXPECT_THROW(num_gpus(), std::invalid_argument);
+  EXPECT_EQ(num_gpus(), kMaxEmulatedGpus);
   ::unsetenv("MINIGPU_EMULATE_GPUS");
   reset_emulated_gpus();
   EXPECT_FALSE(gpus_are_emulated());
   EXPECT_THROW(set_emulated_gpus(-1), std::invalid_argument);
+  EXPECT_THROW(set_emulated_gpus(kMaxEmulatedGpus + 1), std::invalid_argument);
 }
 
 }  // namespace

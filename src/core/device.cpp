@@ -4,7 +4,10 @@
 #include "core/backend.hpp"
 #include "core/errors.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -20,11 +23,17 @@ std::optional<int>& emulated_override() {
 int emulated_from_environment() {
   const char* text = std::getenv("MINIGPU_EMULATE_GPUS");
   if (text == nullptr || *text == '\0') return 0;
+  // Shown cut: the variable is the user's, and may be anything.
+  std::string shown(text, std::min<std::size_t>(std::strlen(text), 40));
+  if (shown.size() < std::strlen(text)) shown += "...";
+  const std::string what = "MINIGPU_EMULATE_GPUS='" + shown + "' ";
   char* end = nullptr;
-  const long n = std::strtol(text, &end, 10);
-  if (*end != '\0' || n < 0 || n > 1024) {
-    throw std::invalid_argument("MINIGPU_EMULATE_GPUS='" + std::string(text) +
-                                "' is not a GPU count between 0 and 1024");
+  errno = 0;
+  const long long n = std::strtoll(text, &end, 10);
+  if (*end != '\0' || end == text) throw InputError(what + "must be an integer (a GPU count)");
+  if (n < 0) throw InputError(what + "must be >= 0");
+  if (errno == ERANGE || n > kMaxEmulatedGpus) {
+    throw InputError(what + "is too large (max " + std::to_string(kMaxEmulatedGpus) + ")");
   }
   return static_cast<int>(n);
 }
@@ -69,7 +78,9 @@ int emulated_gpu_count() {
 }
 
 void set_emulated_gpus(int n) {
-  if (n < 0) throw std::invalid_argument("emulated GPU count must be >= 0");
+  if (n < 0 || n > kMaxEmulatedGpus) {
+    throw std::invalid_argument("emulated GPU count must be in [0, " + std::to_string(kMaxEmulatedGpus) + "]");
+  }
   emulated_override() = n;
 }
 

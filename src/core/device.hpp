@@ -55,9 +55,12 @@ std::vector<Device> try_all_gpus();
 /// Throws DeviceNotFoundError unless `d` exists in this process.
 void require_available(Device d);
 
+/// The most emulated GPUs MINIGPU_EMULATE_GPUS or `run.emulate_gpus` may ask for.
+constexpr int kMaxEmulatedGpus = 1024;
 /// True when GPUs are host-emulated (MINIGPU_EMULATE_GPUS or set_emulated_gpus).
 bool gpus_are_emulated();
 /// Emulated GPU count: MINIGPU_EMULATE_GPUS on first use unless set here; 0 is off.
+/// A variable that is not an integer in [0, kMaxEmulatedGpus] throws InputError.
 int emulated_gpu_count();
 /// Overrides the emulated GPU count (the YAML `run.emulate_gpus` key); n >= 0.
 void set_emulated_gpus(int n);

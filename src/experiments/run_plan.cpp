@@ -2,7 +2,7 @@
 #include "experiments/run_plan.hpp"
 
 #include "core/backend.hpp"
-
+#include "core/device.hpp"
 #include "core/errors.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
@@ -205,7 +205,7 @@ RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   s.repetitions = positive_int(run, "repetitions", s.repetitions, 1);
   const std::string dtype = run.get_choice("dtype", {"float32", "float64"}, "float32");
   s.dtype = parse_dtype(dtype);
-  if (run.has("emulate_gpus")) s.emulate_gpus = positive_int(run, "emulate_gpus", 0, 0);
+  if (run.has("emulate_gpus")) s.emulate_gpus = static_cast<int>(run.get_int("emulate_gpus", 0, 0, kMaxEmulatedGpus));
   run.mark_read("emulate_gpus");
   s.require_gpu = run.get<bool>("require_gpu", false);
   run.reject_unknown();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One rank failing must end the whole job, never hang it: rank 1 alone gets an invalid
-# MINIGPU_EMULATE_GPUS (an MPMD launch), so it throws while rank 0 carries on into
-# collectives. Expect a non-zero exit well inside the time limit and an error naming rank 1.
+# MINIGPU_EMULATE_GPUS (an MPMD launch) while rank 0's is fine. The environment is a usage
+# error, so expect exit 2 on the whole job well inside the time limit (124 would be a hang)
+# and an error naming rank 1. Failures later in a run: check_faults.sh.
 # Usage: check_rank_failure.sh MPIEXEC MINIGPU INPUT
 set -u
 mpiexec="$1" minigpu="$2" input="$3"
@@ -12,11 +13,11 @@ timeout 120 "$mpiexec" --oversubscribe -np 1 env MINIGPU_EMULATE_GPUS=2 "$minigp
   : -np 1 env MINIGPU_EMULATE_GPUS=bogus "$minigpu" run "$input" --output-dir "$out/r" >"$out/log" 2>&1
 rc=$?
 cat "$out/log"
-if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
-  echo "FAIL: exit code $rc (0 = the failure went unnoticed, 124 = the job hung)"
+if [ "$rc" -ne 2 ]; then
+  echo "FAIL: exit code $rc, expected 2 (0 = the failure went unnoticed, 124 = the job hung)"
   exit 1
 fi
-if ! grep -q "minigpu: rank 1: error: MINIGPU_EMULATE_GPUS='bogus'" "$out/log"; then
+if ! grep -q "minigpu: rank 1: error: MINIGPU_EMULATE_GPUS='bogus' must be an integer" "$out/log"; then
   echo "FAIL: no error line naming rank 1"
   exit 1
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Usage errors on the command line exit 2 with one readable line, never a library's raw
-# exception (Kokkos once died in std::stoi on --kokkos-threads=abc, exit 3).
+# exception (Kokkos once died in std::stoi on --kokkos-threads=abc, exit 3), and so does a
+# bad MINIGPU_EMULATE_GPUS.
 # Usage: check_usage_errors.sh MINIGPU
 set -u
 minigpu="$1"
@@ -20,6 +21,10 @@ expect() {  # expect TEXT ARGS...
 expect "--kokkos-threads: 'abc' is not a thread count" --kokkos-threads=abc devices
 expect "--kokkos-num-threads: '0' is not a thread count" --kokkos-num-threads=0 devices
 expect "--kokkos-threads: '' is not a thread count" --kokkos-threads= devices
+# The variable is bounded like run.emulate_gpus and, like it, a usage error (it was exit 3).
+MINIGPU_EMULATE_GPUS=abc expect "MINIGPU_EMULATE_GPUS='abc' must be an integer" devices
+MINIGPU_EMULATE_GPUS=-1 expect "MINIGPU_EMULATE_GPUS='-1' must be >= 0" devices
+MINIGPU_EMULATE_GPUS=100000 expect "MINIGPU_EMULATE_GPUS='100000' is too large (max 1024)" devices
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 printf 'run: {repetitions: 1, warmups: 0}\nexperiments: [{name: devices}]\n' >"$work/in.yaml"
