@@ -129,6 +129,7 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
                                                     : timing == Timing::fused ? 2
                                                                               : 3,
                                                     "lazy: bytes of a case");
+        c.size_key = "elements";
         add_case(c, {timing, elements_});
       }
     }

@@ -276,6 +276,7 @@ class LinearExperiment : public CaseList<LinearCase> {
       c.device = s_.device;
       c.dtype = dtype;
       c.device_bytes = size_of(dtype) * device_elements(s_, lc.parameters, lc.copy);
+      c.size_key = "samples";
       add_case(c, lc);
     };
     // Per dtype: the parameter rules, then training with data {per batch, resident} x loss

@@ -162,6 +162,7 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
         c.dtype = dtype;
         c.device_bytes =
             (4 * static_cast<std::uint64_t>(n_ * n_) + static_cast<std::uint64_t>(steps_)) * size_of(dtype);
+        c.size_key = "n";
         add_case(c, {mode, kernel_, n_, steps_});
       }
     }

@@ -140,6 +140,7 @@ class MatmulExperiment : public TypedExperiment<MatmulCase, MatmulState> {
             // A, B, C, plus the identity check's four double vectors.
             spec.device_bytes = 3 * static_cast<std::uint64_t>(n * n) * size_of(dtype) +
                                 4 * static_cast<std::uint64_t>(n) * 8;
+            spec.size_key = "sizes";
             add_case(spec, {v, n});
           }
         }

@@ -149,6 +149,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
           c.dtype = dt;
           c.device_bytes = device_bytes_per_rank(
               d, n, grid, size_of(dt), path_ == comm::CommPath::staged && uses_host_memory(device_));
+          c.size_key = "n";
           add_case(c, {d, static_cast<int>(p), n, grid});
         }
       }

@@ -97,6 +97,7 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
         c.device = device;
         c.dtype = dtype;
         c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
+        c.size_key = "n";
         const std::int64_t mine = sequential ? (ctx_.rank == 0 ? per_gpu_ * ctx_.ranks : 0) : per_gpu_;
         add_case(c, {sequential, kernel_, n_, mine});
       }

@@ -286,6 +286,9 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
     if (planned.cases.empty()) {
       node.fail("name", "'" + name + "' expands to no cases with these parameters (nothing would run)");
     }
+    for (const auto& spec : planned.cases) {
+      if (!spec.size_key.empty()) planned.key_locations[spec.size_key] = node.locate(spec.size_key);
+    }
     plan.resolved_input["experiments"].push_back(node.resolved());
     const bool selected = options.only.empty() ||
                           std::find(options.only.begin(), options.only.end(), name) != options.only.end();

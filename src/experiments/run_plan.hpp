@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +31,8 @@ struct PlannedExperiment {
   int repetitions = 5;
   std::unique_ptr<Experiment> experiment;
   std::vector<CaseSpec> cases;
+  /// "file:line:col: key '…'" of each case's size_key, for errors about a case's size.
+  std::map<std::string, std::string> key_locations;
 };
 
 struct RunPlan {

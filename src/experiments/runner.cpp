@@ -139,7 +139,10 @@ void check_memory_fits(const RunPlan& plan) {
       const std::uint64_t needed = product ? *product : std::numeric_limits<std::uint64_t>::max();
       const std::uint64_t available = device_memory_bytes(spec.device);
       if (!product || needed > available) {
-        throw InputError(plan.input_file + ": experiment '" + planned.name + "' case '" + spec.label +
+        const auto located = planned.key_locations.find(spec.size_key);
+        const std::string where =
+            located != planned.key_locations.end() ? located->second : plan.input_file;
+        throw InputError(where + ": experiment '" + planned.name + "' case '" + spec.label +
                          "' needs " + io::human_bytes(spec.device_bytes) + " per rank on " +
                          describe(spec.device) + " (" + std::to_string(sharers) + " rank(s) share it: " +
                          io::human_bytes(needed) + "), which has " + io::human_bytes(available));

@@ -142,6 +142,7 @@ class TransferExperiment : public CaseList<TransferCase> {
             c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(bytes),
                                                         d2d || uses_host_memory(device_) ? 2 : 1,
                                                         "transfer: bytes of a case");
+            c.size_key = "sizes";
             add_case(c, {direction, pinned, bytes, k});
           }
         }

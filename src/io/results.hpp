@@ -25,6 +25,9 @@ struct CaseSpec {
   bool fence_after_run = true;
   /// Device memory the case allocates on each rank; checked before anything is allocated.
   std::uint64_t device_bytes = 0;
+  /// The experiment's input key whose value sets device_bytes (e.g. "sizes"), so that a
+  /// case refused for its memory points at the line that asked for it.
+  std::string size_key;
 
   /// The value of column `key`, or "" when the case has none (for writers and tests).
   std::string param(const std::string& key) const {

@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
 """Runs `minigpu run` on an invalid input and checks it is rejected properly: exit code 2,
-a one-line error containing the text after '# expect:' in the input, and no results
-directory created. A directory given as INPUT must be refused as such. An input with a '# own-output-dir' line is run without --output-dir (it
-tests its own output_dir). Usage: check_invalid_input.py [LAUNCHER...] MINIGPU INPUT"""
+one error line that names the file with line:col (unless the input says '# no-position')
+and contains the text after each '# expect:' in the input, no results directory created and
+nothing else touched (the working directory and the input's own directory are unchanged).
+A directory given as INPUT must be refused as such. An input with a '# own-output-dir' line
+is run without --output-dir (it tests its own output_dir).
+Usage: check_invalid_input.py [LAUNCHER...] MINIGPU INPUT"""
 import os
+import re
 import subprocess
 import sys
 import tempfile
+
+
+def snapshot(directory):
+    """Names, sizes and modification times of everything directly in `directory`."""
+    return {e.name: (e.stat(follow_symlinks=False).st_size, e.stat(follow_symlinks=False).st_mtime_ns)
+            for e in os.scandir(directory)}
 
 
 def main() -> int:
@@ -18,12 +28,15 @@ def main() -> int:
             lines = f.read().splitlines()
     expected = [line.split("expect:", 1)[1].strip() for line in lines if line.startswith("# expect:")]
     own_output_dir = "# own-output-dir" in lines
+    positioned = "# no-position" not in lines and not os.path.isdir(input_path)
+    input_dir = os.path.dirname(os.path.abspath(input_path))
     if not expected:
         print(f"{input_path}: no '# expect:' line")
         return 1
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = os.path.join(tmp, "results")
         override = [] if own_output_dir else ["--output-dir", out_dir]
+        before = snapshot(input_dir)
         proc = subprocess.run(command + [minigpu, "run", input_path] + override,
                               cwd=tmp, capture_output=True, text=True, timeout=120)
         errors = []
@@ -35,8 +48,14 @@ def main() -> int:
         for text in expected:
             if not any(text in l for l in error_lines):
                 errors.append(f"error does not mention {text!r}")
+        if positioned and error_lines:
+            where = re.escape(os.path.basename(input_path)) + r":\d+:\d+: "
+            if not re.search(where, error_lines[0]):
+                errors.append("the error does not name the file with line:col")
         if os.path.exists(out_dir) or set(os.listdir(tmp)) - {"results"}:
             errors.append("something was written for an invalid input")
+        if snapshot(input_dir) != before:
+            errors.append(f"{input_dir} changed")
     if errors:
         print(f"{input_path}:\n  " + "\n  ".join(errors))
         print("stdout:", proc.stdout, "\nstderr:", proc.stderr)
