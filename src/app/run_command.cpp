@@ -234,8 +234,21 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
     maybe_inject_fault("write", ctx.rank);
     record.fields["status"] = status;
     const auto& results = outcome ? outcome->results : finished;
-    directory->write(io::results_csv(results),
-                     io::run_json(record, results, outcome ? outcome->findings : std::vector<Finding>{}));
+    const auto& findings = outcome ? outcome->findings : std::vector<Finding>{};
+    try {
+      directory->write(io::results_csv(results), io::run_json(record, results, findings));
+    } catch (const std::exception& e) {
+      // A full disk: keep the files of the last good write, say so in them if there is room,
+      // and rename the directory .failed-XXXXXX so nobody takes it for a run in progress.
+      record.fields["status"] = "failed";
+      record.fields["failure"] = e.what();
+      try {
+        directory->write(io::results_csv(results), io::run_json(record, results, findings));
+      } catch (const std::exception&) {
+      }
+      throw std::runtime_error(std::string(e.what()) + "; the run stopped, and what was written is kept in " +
+                               directory->mark_failed());
+    }
   };
   record.fields["started"] = utc_now_iso8601();
   RunOutcome outcome = run_plan(

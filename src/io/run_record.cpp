@@ -43,6 +43,8 @@ void write_file(const fs::path& path, const std::string& text) {
   out.flush();
   if (!out || (out.close(), !out)) {
     const std::string reason = errno ? os_reason() : "write failed";
+    std::error_code ignored;
+    fs::remove(temporary, ignored);  // on a full disk, give back what the failed write took
     throw std::runtime_error("cannot write " + path.string() + ": " + reason);
   }
   std::error_code ec;
@@ -205,6 +207,17 @@ std::string RunDirectory::finish() {
   for (int k = 1; fs::exists(final_path); ++k) final_path = fs::path(base_ + "-" + std::to_string(k));
   fs::rename(partial_, final_path);
   return final_path.string();
+}
+
+std::string RunDirectory::mark_failed() {
+  const std::string suffix = partial_.substr(partial_.size() - 6);  // mkdtemp's XXXXXX
+  const fs::path failed = base_ + ".failed-" + suffix;
+  std::error_code ec;
+  if (fs::exists(failed, ec)) return partial_;
+  fs::rename(partial_, failed, ec);
+  if (ec) return partial_;
+  partial_ = failed.string();
+  return partial_;
 }
 
 void RunDirectory::discard() {

@@ -40,6 +40,9 @@ class RunDirectory {
   /// Renames the directory to output_dir/run_name-stamp[-k] (never over an existing run) and
   /// returns that path.
   std::string finish();
+  /// Renames the directory to output_dir/run_name-stamp.failed-XXXXXX, keeping what was
+  /// written, and returns its path (the old one if the rename itself fails).
+  std::string mark_failed();
   /// Removes the temporary directory: the only directory a run ever removes.
   void discard();
   const std::string& path() const { return partial_; }
