@@ -103,6 +103,58 @@ TEST(Config, OutOfRangeValues) {
 
 // A run name is a directory name: "x\0y" once truncated to "x" and a failed run removed
 // <output_dir>/x, so anything the OS would read differently is refused up front.
+// Every numeric key of every experiment, written here from the experiments' documented keys
+// (inputs/README.md), not from the code: negative, zero where it is not allowed, too large for
+// its type, and past its bound are each refused at that key's position.
+TEST(Config, EveryNumericKeyRefusesNegativeZeroAndOverflowingValues) {
+  struct Key {
+    const char* experiment;
+    const char* key;
+    bool zero_allowed;
+    const char* beyond_bound;  // valid as an integer, past the documented limit
+  };
+  const Key keys[] = {
+      {"devices", "warmups", true, "1000001"},
+      {"devices", "repetitions", false, "1000001"},
+      {"lazy", "elements", false, "1e15"},
+      {"linear", "in_features", false, "1000000001"},
+      {"linear", "samples", false, "1000000001"},
+      {"linear", "batch_size", false, "1000000001"},
+      {"linear", "epochs", false, "1000000001"},
+      {"logging", "n", false, "100001"},
+      {"logging", "steps", false, "10000001"},
+      {"matmul", "sizes", false, "[100001]"},
+      {"matmul", "cpu_max_size", false, nullptr},
+      {"matmul_scaling", "n", false, "100001"},
+      {"matmul_scaling", "ranks", false, "[1000]"},
+      {"matmul_scaling", "grid", false, "[1000, 1000]"},
+      {"multi_gpu_concurrency", "n", false, "100001"},
+      {"multi_gpu_concurrency", "multiplies_per_gpu", false, "10001"},
+      {"transfer", "sizes", false, "[2PiB]"},
+      {"transfer", "chunks", false, "[100000000]"},
+  };
+  for (const Key& k : keys) {
+    std::vector<std::string> values = {"-1", "9223372036854775808", "99999999999999999999", "1e400", "2.5"};
+    if (!k.zero_allowed) values.push_back("0");
+    if (k.beyond_bound) values.push_back(k.beyond_bound);
+    for (const auto& v : values) {
+      const std::string value = std::string(k.key) == "grid" && v[0] != '[' ? "[" + v + ", 1]" : v;
+      SCOPED_TRACE(std::string(k.experiment) + "." + k.key + " = " + value);
+      expect_input_error("experiments:\n  - name: " + std::string(k.experiment) + "\n    " + k.key + ": " +
+                             value + "\n",
+                         {":3:5: key 'experiments[0]." + std::string(k.key) + "'"});
+    }
+  }
+  // The run section's own counts, and the learning rate (a real number).
+  for (const auto& v : {"-1", "99999999999999999999", "1e400"}) {
+    expect_input_error(std::string("run: {repetitions: ") + v + "}\nexperiments: [{name: devices}]\n",
+                       {"key 'run.repetitions'"});
+    expect_input_error(std::string("experiments:\n  - name: linear\n    lr: ") + v + "\n",
+                       {":3:5: key 'experiments[0].lr'"});
+  }
+  expect_input_error("experiments:\n  - name: linear\n    lr: 0\n", {":3:5: key 'experiments[0].lr'"});
+}
+
 TEST(Config, RunNamesThatAreNotPlainDirectoryNamesAreRefused) {
   const std::string tail = "experiments: [{name: devices}]\n";
   for (const std::string& name :
@@ -130,7 +182,7 @@ TEST(Config, ParsesByteCounts) {
   EXPECT_EQ(parse_bytes("1GiB"), 1073741824);
   EXPECT_EQ(parse_bytes("1.5MiB"), 1572864);
   EXPECT_EQ(parse_bytes("2MB"), 2000000);
-  for (const char* bad : {"", "KiB", "-1KiB", "1 parsec", "1KiBx", "0"}) {
+  for (const char* bad : {"", "KiB", "-1KiB", "1 parsec", "1KiBx", "0", "2.5", "0.3KiB", "1e30GiB", "nan", "inf"}) {
     EXPECT_THROW(parse_bytes(bad), std::invalid_argument) << bad;
   }
 }

@@ -252,7 +252,11 @@ std::int64_t parse_bytes(const std::string& text) {
       {"", 1},     {"B", 1},    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
       {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}};
   for (const auto& [name, scale] : units) {
-    if (unit == name && in.eof()) return static_cast<std::int64_t>(std::llround(number * scale));
+    if (unit != name || !in.eof()) continue;
+    // A whole number of bytes that fits the type: "2.5" or "0.3KiB" is no byte count.
+    const double bytes = number * scale;
+    if (!(bytes < 9.2e18) || bytes != std::floor(bytes)) break;
+    return static_cast<std::int64_t>(bytes);
   }
   throw std::invalid_argument(text);
 }
