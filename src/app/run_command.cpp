@@ -3,6 +3,7 @@
 
 #include "app/stop_signals.hpp"
 #include "comm/collectives.hpp"
+#include "config/config_node.hpp"
 #include "core/backend_blas.hpp"
 #include "core/binding.hpp"
 #include "core/cpu_info.hpp"
@@ -25,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <system_error>
 
 namespace minigpu {
 namespace {
@@ -215,8 +217,9 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   if (mpi.is_root()) {
     try {
       directory.emplace(plan.run.output_dir, plan.run.name, compact_stamp(utc_now_iso8601()));
-    } catch (const std::exception& e) {
-      dir_error = plan.run.output_dir_source + ": " + e.what();
+    } catch (const std::system_error& e) {
+      dir_error = plan.run.output_dir_source + ": cannot create a run directory in '" +
+                  shown(plan.run.output_dir) + "': " + e.code().message();
     }
   }
   if (!comm::all_ranks(dir_error.empty(), ctx.comm)) {

@@ -7,6 +7,8 @@
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -153,6 +155,10 @@ YAML::Node parse_file(const std::string& path) {
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp words its depth guard "bad file".
+    throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                     ": nested too deeply for the YAML parser: not an input file");
   } catch (const YAML::ParserException& e) {
     throw InputError(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                      ": YAML syntax error: " + e.msg);

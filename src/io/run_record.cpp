@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 namespace minigpu::io {
 namespace fs = std::filesystem;
@@ -186,13 +187,13 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
 
 RunDirectory::RunDirectory(const std::string& output_dir, const std::string& run_name,
                            const std::string& stamp) {
+  // system_error: the caller words the message, and cuts a long path for it.
   std::error_code ec;
   fs::create_directories(output_dir, ec);
-  if (ec) throw std::runtime_error("cannot create directory " + output_dir + ": " + ec.message());
+  if (ec) throw std::system_error(ec, "cannot create directory");
   base_ = (fs::path(output_dir) / (run_name + "-" + stamp)).string();
   std::string templ = base_ + ".partial-XXXXXX";
-  if (!mkdtemp(templ.data()))
-    throw std::runtime_error("cannot create a directory in " + output_dir + ": " + os_reason());
+  if (!mkdtemp(templ.data())) throw std::system_error(errno, std::generic_category(), "cannot create a directory in it");
   partial_ = templ;
 }
 

@@ -33,7 +33,8 @@ std::string resume_key(const std::string& experiment, const CaseSpec& spec);
 /// there), and renamed into place at the end. Errors carry the OS's reason.
 class RunDirectory {
  public:
-  /// Creates `output_dir` if needed and output_dir/run_name-stamp.partial-XXXXXX.
+  /// Creates `output_dir` if needed and output_dir/run_name-stamp.partial-XXXXXX; throws
+  /// std::system_error with the OS's reason when it cannot.
   RunDirectory(const std::string& output_dir, const std::string& run_name, const std::string& stamp);
   /// Replaces results.csv and run.json, each through a temporary file and a rename.
   void write(const std::string& csv, const nlohmann::json& record);

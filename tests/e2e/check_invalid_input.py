@@ -4,7 +4,8 @@ one error line that names the file with line:col (unless the input says '# no-po
 and contains the text after each '# expect:' in the input, no results directory created and
 nothing else touched (the working directory and the input's own directory are unchanged).
 A directory given as INPUT must be refused as such. An input with a '# own-output-dir' line
-is run without --output-dir (it tests its own output_dir).
+is run without --output-dir (it tests its own output_dir). An input with a '# pad-to-bytes: N'
+line is run as a copy padded with comment lines to N bytes (too big to keep in the repository).
 Usage: check_invalid_input.py [LAUNCHER...] MINIGPU INPUT"""
 import os
 import re
@@ -36,6 +37,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out_dir = os.path.join(tmp, "results")
         override = [] if own_output_dir else ["--output-dir", out_dir]
+        pad = [int(line.split(":", 1)[1]) for line in lines if line.startswith("# pad-to-bytes:")]
+        if pad:
+            padded = os.path.join(tmp, "input", os.path.basename(input_path))
+            os.mkdir(os.path.dirname(padded))
+            with open(input_path, "rb") as f:
+                text = f.read()
+            with open(padded, "wb") as f:
+                f.write(text + b"# padding\n" * ((pad[0] - len(text)) // 10 + 1))
+            input_path, input_dir = padded, os.path.dirname(padded)
         before = snapshot(input_dir)
         proc = subprocess.run(command + [minigpu, "run", input_path] + override,
                               cwd=tmp, capture_output=True, text=True, timeout=120)
@@ -52,7 +62,7 @@ def main() -> int:
             where = re.escape(os.path.basename(input_path)) + r":\d+:\d+: "
             if not re.search(where, error_lines[0]):
                 errors.append("the error does not name the file with line:col")
-        if os.path.exists(out_dir) or set(os.listdir(tmp)) - {"results"}:
+        if os.path.exists(out_dir) or set(os.listdir(tmp)) - {"results", "input"}:
             errors.append("something was written for an invalid input")
         if snapshot(input_dir) != before:
             errors.append(f"{input_dir} changed")
