@@ -211,13 +211,26 @@ TEST_P(LinearRun, TinyRunVerifiesEveryCaseOnTheDevice) {
   }
 }
 
-TEST(LinearRunCheck, TooLittleTrainingFailsVerification) {
+// Verification is against the host's SGD, not against w*: training that honestly stops short
+// of w* verifies and says so; training that diverges to overflow fails.
+TEST(LinearRunCheck, ShortTrainingVerifiesAndSaysItStoppedShort) {
   const RunOutcome out = testing::run_yaml(
       "run: {warmups: 0, repetitions: 1}\n"
       "experiments:\n  - {name: linear, samples: 64, batch_size: 32, epochs: 1, lr: 0.01, device: cpu}\n");
+  ASSERT_EQ(out.results.size(), 5u);
+  for (const auto& r : out.results) EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+  EXPECT_NE(out.results.at(1).check.detail.find("stopped short of w*"), std::string::npos)
+      << out.results.at(1).check.detail;
+}
+
+TEST(LinearRunCheck, DivergingTrainingFailsVerification) {
+  const RunOutcome out = testing::run_yaml(
+      "run: {warmups: 0, repetitions: 1}\n"
+      "experiments:\n  - {name: linear, samples: 256, batch_size: 8, epochs: 10, lr: 50, device: cpu}\n");
   EXPECT_FALSE(out.all_verified);
   EXPECT_TRUE(out.results.at(0).check.passed) << "the parameters rule does not depend on training";
   EXPECT_FALSE(out.results.at(1).check.passed) << out.results.at(1).check.detail;
+  EXPECT_NE(out.results.at(1).check.detail.find("diverged"), std::string::npos) << out.results.at(1).check.detail;
 }
 
 }  // namespace

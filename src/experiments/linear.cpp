@@ -12,6 +12,9 @@
 //     data per_batch_copy  the dataset stays in host memory; each batch is copied host → device
 //                          (the chapter's prepare_batch); data on_device: copied once in setup,
 //                          batches are subviews
+//     verify               parameters and loss log match the host's own SGD (double, same data
+//                          and start) and are finite; the loss trend and recovering w*, b*
+//                          are reported
 //     loss sync_each_batch each batch's loss is copied to the host (a sync, like printing it);
 //                          loss on_device: losses stay in a device log copied once at the end
 // Accounting per repetition (steps = epochs·ceil(samples/B)):
@@ -35,7 +38,7 @@ namespace {
 
 constexpr double kTrueBias = 4.2;    // the chapter's b
 constexpr double kNoise = 0.01;      // half-width of the label noise
-constexpr double kTolerance = 0.05;  // max |w - w*| and |b - b*| after training
+constexpr double kTolerance = 0.05;  // max |w - w*| and |b - b*| to call them recovered
 constexpr std::uint64_t kDataSeed = 2024, kInitSeed = 7;
 
 struct Settings {
@@ -177,14 +180,21 @@ class Training : public CaseState {
   void run() override { trainer_.train(); }
 
   Check verify() override {
+    // The reference is the host's own SGD in double from the same data and initialisation:
+    // the device must end where it ends. Recovering w* and b* is reported, not required,
+    // since a short training (little data, few epochs, small lr) honestly stops short of them.
+    const HostFit ref = host_sgd(data_, s_);
     const std::vector<T> w = layer_.weight_values(), w_true = true_weights<T>(s_.in);
-    double w_err = 0;
-    for (std::size_t j = 0; j < w.size(); ++j)
+    const double b = double(layer_.bias_value());
+    const double tol = sizeof(T) == 4 ? 1e-3 : 1e-9;
+    double w_err = 0, ref_err = std::abs(b - ref.b) / std::max(1.0, std::abs(ref.b));
+    for (std::size_t j = 0; j < w.size(); ++j) {
       w_err = std::max(w_err, std::abs(double(w[j]) - double(w_true[j])));
-    const double b_err = std::abs(double(layer_.bias_value()) - kTrueBias);
+      ref_err = std::max(ref_err, std::abs(double(w[j]) - ref.w[j]) / std::max(1.0, std::abs(ref.w[j])));
+    }
+    const double b_err = std::abs(b - kTrueBias);
     // The losses the host received must be the device's own log (same math either way) and
     // follow the host's SGD; relative error with a floor near the noise level of the loss.
-    const HostFit ref = host_sgd(data_, s_);
     const std::vector<T> device_log = trainer_.device_losses();
     const auto& got = trainer_.losses();
     bool same = true;
@@ -193,7 +203,7 @@ class Training : public CaseState {
       same = same && got(i) == device_log[i];
       log_err = std::max(log_err, std::abs(got(i) - ref.losses[i]) / (std::abs(ref.losses[i]) + 1e-4));
     }
-    // Decreasing: the last epoch's mean loss is below the first's (halves for one epoch).
+    // Reported: the first and last epoch's mean loss (halves for one epoch).
     const std::int64_t steps = s_.steps();
     const std::int64_t window = s_.epochs > 1 ? steps / s_.epochs : std::max<std::int64_t>(1, steps / 2);
     double first = 0, last = 0;
@@ -201,11 +211,14 @@ class Training : public CaseState {
       first += got(i) / double(window);
       last += got(steps - window + i) / double(window);
     }
-    const double tol = sizeof(T) == 4 ? 1e-3 : 1e-9;
-    const bool passed = w_err <= kTolerance && b_err <= kTolerance && same && log_err <= tol && last < first;
-    std::string detail =
-        fmt("max|w-w*| %.1e, |b-b*| %.1e; mean loss %.3g -> %.3g; ", w_err, b_err, first, last);
-    detail += fmt("loss log vs host SGD max rel err %.1e", log_err);
+    // NaN compares false: parameters that overflowed (a diverging lr) are no result.
+    const bool passed = ref_err <= tol && same && log_err <= tol;
+    if (!std::isfinite(ref_err)) return {false, "parameters are not finite: training diverged (lower lr)"};
+    std::string detail = fmt("parameters vs host SGD max rel err %.1e; mean loss %.3g -> %.3g; ", ref_err, first, last);
+    detail += fmt("loss log vs host SGD max rel err %.1e; ", log_err);
+    detail += w_err <= kTolerance && b_err <= kTolerance
+                  ? fmt("recovered w*, b* (max|w-w*| %.1e, |b-b*| %.1e)", w_err, b_err)
+                  : fmt("stopped short of w*, b* (max|w-w*| %.1e, |b-b*| %.1e): train longer", w_err, b_err);
     if (sync_ || !same)
       detail += same ? "; host copies = device log" : "; host copies DIFFER from device log";
     return {passed, detail};

@@ -148,7 +148,9 @@ std::string root_structure_problem(const std::string& text) {
 }
 
 YAML::Node parse_file(const std::string& path) {
-  const std::string text = read_input_file(path);
+  std::string text = read_input_file(path);
+  // A UTF-8 byte-order mark (some Windows editors write one) is not part of the first key.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
   std::string problem = text_problem(text);
   if (problem.empty()) problem = root_structure_problem(text);
   if (!problem.empty()) throw InputError(path + (problem[0] == ':' ? "" : ": ") + problem);
