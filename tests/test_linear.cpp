@@ -13,10 +13,10 @@
 namespace minigpu {
 namespace {
 
-template <class P>
+// T a template parameter, not a member alias, so test bodies may name their own T.
+template <class P, class T = typename P::value_type>
 class LinearLayer : public testing::OnEveryDevice<P> {
  protected:
-  using T = typename P::value_type;
   static T tolerance() { return std::is_same_v<T, float> ? T(1e-5) : T(1e-12); }
   // x is 4×3, row-major.
   std::vector<T> x_ = {0.5, -1, 2, 1.5, 0.25, -0.75, -2, 1, 0.125, 3, -0.5, 1};
@@ -53,7 +53,9 @@ TYPED_TEST(LinearLayer, InputOnAnotherDeviceIsAnError) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
   Linear<T> net(3, d);
-  if (d != cpu()) EXPECT_THROW(net.forward(from_vector<T>(this->x_, {4, 3}, cpu())), DeviceMismatchError);
+  if (d != cpu()) {
+    EXPECT_THROW(net.forward(from_vector<T>(this->x_, {4, 3}, cpu())), DeviceMismatchError);
+  }
   EXPECT_THROW(net.forward(from_vector<T>(this->x_, {3, 4}, d)), ShapeError);
 }
 

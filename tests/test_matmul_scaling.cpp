@@ -264,8 +264,12 @@ TEST_P(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
     EXPECT_EQ(r.spec.device, device());
     EXPECT_DOUBLE_EQ(r.work.flops, 2.0 * 12 * 12 * 12);
     const int p = std::stoi(r.spec.param("ranks"));
-    if (p == 1) EXPECT_EQ(r.work.bytes, 0.0);
-    if (r.spec.param("decomposition") == "summa" && p == 4) EXPECT_EQ(r.spec.param("grid"), "2x2");
+    if (p == 1) {
+      EXPECT_EQ(r.work.bytes, 0.0);
+    }
+    if (r.spec.param("decomposition") == "summa" && p == 4) {
+      EXPECT_EQ(r.spec.param("grid"), "2x2");
+    }
     ASSERT_EQ(r.phases.size(), 2u) << r.spec.label;
     EXPECT_EQ(r.phases[0].first, "comm");
     EXPECT_EQ(r.phases[1].first, "compute");

@@ -53,7 +53,6 @@ struct OnNames {
 template <class P>
 class OnEveryDevice : public ::testing::Test {
  protected:
-  using T = typename P::value_type;
   void SetUp() override {
     std::string why;
     device_ = arrange_device(P::kind, why);
@@ -92,6 +91,6 @@ class OnEachDevice : public ::testing::TestWithParam<TestDevice> {
       Devices, Suite,                                                                                  \
       ::testing::Values(::minigpu::testing::TestDevice::cpu, ::minigpu::testing::TestDevice::emulated, \
                         ::minigpu::testing::TestDevice::gpu),                                          \
-      [](const ::testing::TestParamInfo<::minigpu::testing::TestDevice>& info) {                       \
-        return ::minigpu::testing::name_of(info.param);                                                \
+      [](const ::testing::TestParamInfo<::minigpu::testing::TestDevice>& device_info) {                \
+        return ::minigpu::testing::name_of(device_info.param);                                         \
       })

@@ -55,7 +55,7 @@ TYPED_TEST(TensorCreate, RandIsSeededUniformAndDeviceIndependent) {
     ASSERT_LT(v, T(1));
     mean += v;
   }
-  mean /= a.size();
+  mean /= static_cast<double>(a.size());
   EXPECT_NEAR(mean, 0.5, 0.03) << "2000 uniform draws have a mean within ~5 sigma of 0.5";
   for (T v : rand<T>({1000}, cpu(), 7, T(-2), T(3)).to_vector()) {
     ASSERT_GE(v, T(-2));
@@ -65,7 +65,6 @@ TYPED_TEST(TensorCreate, RandIsSeededUniformAndDeviceIndependent) {
 
 TYPED_TEST(TensorCreate, BadShapesAreClearErrors) {
   using T = typename TypeParam::value_type;
-  const Device d = this->device();
   EXPECT_THROW(zeros<T>({}, cpu()), ShapeError);
   EXPECT_THROW(zeros<T>({-1}, cpu()), ShapeError);
   EXPECT_THROW(ones<T>({2, 0}, cpu()), ShapeError);

@@ -9,10 +9,10 @@
 namespace minigpu {
 namespace {
 
-template <class P>
+// T a template parameter, not a member alias, so test bodies may name their own T.
+template <class P, class T = typename P::value_type>
 class TensorOps : public testing::OnEveryDevice<P> {
  protected:
-  using T = typename P::value_type;
   // Positive values keep pow and division well defined.
   std::vector<T> a_ = {1, 2, 3, 4, 5, 6};
   std::vector<T> b_ = {0.5, 1.5, 2, 0.25, 3, 1};

@@ -149,15 +149,16 @@ HostFit host_sgd(const RegressionData<T>& d, const Settings& s) {
   for (std::int64_t epoch = 0; epoch < s.epochs; ++epoch) {
     for (std::int64_t start = 0; start < s.samples; start += s.batch) {
       const std::int64_t rows = std::min(s.batch, s.samples - start);
+      const double n = static_cast<double>(rows);
       double loss = 0, gb = 0;
       std::fill(gw.begin(), gw.end(), 0.0);
       for (std::int64_t i = 0; i < rows; ++i) {
         const T* x = d.x.data() + (start + i) * s.in;
         double e = f.b - d.y(start + i);
         for (std::int64_t j = 0; j < s.in; ++j) e += x[j] * f.w[j];
-        loss += e * e / (2.0 * rows);
-        gb += e / rows;
-        for (std::int64_t j = 0; j < s.in; ++j) gw[j] += x[j] * e / rows;
+        loss += e * e / (2.0 * n);
+        gb += e / n;
+        for (std::int64_t j = 0; j < s.in; ++j) gw[j] += x[j] * e / n;
       }
       for (std::int64_t j = 0; j < s.in; ++j) f.w[j] -= s.lr * gw[j];
       f.b -= s.lr * gb;
