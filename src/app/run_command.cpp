@@ -188,6 +188,30 @@ std::string compact_stamp(const std::string& iso) {
   return stamp;
 }
 
+// Rank 0 creates the run's directory (or, for a dry run, proves it could); every rank learns
+// whether it could, since an unusable output location ends the job as bad input.
+std::optional<io::RunDirectory> open_run_directory(const RunPlan& plan, const MpiSession& mpi,
+                                                   const RunContext& ctx, bool dry_run) {
+  std::optional<io::RunDirectory> directory;
+  std::string problem;
+  if (mpi.is_root()) {
+    try {
+      if (dry_run) {
+        io::probe_output_dir(plan.run.output_dir);
+      } else {
+        directory.emplace(plan.run.output_dir, plan.run.name, compact_stamp(utc_now_iso8601()));
+      }
+    } catch (const std::system_error& e) {
+      problem = plan.run.output_dir_source + ": cannot create a run directory in '" + shown(plan.run.output_dir) +
+                "': " + e.code().message();
+    }
+  }
+  if (!comm::all_ranks(problem.empty(), ctx.comm)) {
+    throw InputError(mpi.is_root() ? problem : "rank 0 cannot create the run directory");
+  }
+  return directory;
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options, const MpiSession& mpi) {
@@ -196,7 +220,11 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   ctx.rank = mpi.rank();
   ctx.ranks = mpi.size();
   RunPlan plan = load_plan_collectively(options, ctx);
+  const std::map<std::string, CaseResult> resumed = load_resumed(options.resume, plan, mpi, ctx);
   io::ConsoleWriter console(std::cout);
+  // 2. The run's directory exists before the first case (a dry run makes it and takes it away
+  //    again): an unusable output location is bad input (exit 2), found now, not after hours.
+  std::optional<io::RunDirectory> directory = open_run_directory(plan, mpi, ctx, options.dry_run);
   if (options.dry_run) {
     if (mpi.is_root()) {
       for (const auto& e : plan.experiments) {
@@ -207,24 +235,8 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
     }
     return kExitOk;
   }
-  const std::map<std::string, CaseResult> resumed = load_resumed(options.resume, plan, mpi, ctx);
-  // 2. The run's directory exists before the first case: an unusable output location is bad
-  //    input (exit 2), found now, not after hours of work.
   io::Provenance record = provenance(plan, ctx);
   if (!options.resume.empty()) record.fields["resumed_from"] = options.resume;
-  std::optional<io::RunDirectory> directory;
-  std::string dir_error;
-  if (mpi.is_root()) {
-    try {
-      directory.emplace(plan.run.output_dir, plan.run.name, compact_stamp(utc_now_iso8601()));
-    } catch (const std::system_error& e) {
-      dir_error = plan.run.output_dir_source + ": cannot create a run directory in '" +
-                  shown(plan.run.output_dir) + "': " + e.code().message();
-    }
-  }
-  if (!comm::all_ranks(dir_error.empty(), ctx.comm)) {
-    throw InputError(mpi.is_root() ? dir_error : "rank 0 cannot create the run directory");
-  }
   // 3. Run every case; rank 0 prints rows as they finish and rewrites the directory's files,
   //    so a run killed outright still leaves its finished cases there.
   if (mpi.is_root()) {

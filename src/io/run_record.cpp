@@ -226,6 +226,27 @@ void RunDirectory::discard() {
   fs::remove_all(partial_, ignored);
 }
 
+void probe_output_dir(const std::string& output_dir) {
+  std::vector<fs::path> created;  // deepest first
+  std::error_code ec;
+  for (fs::path p = output_dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    created.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  const auto remove_created = [&created] {
+    std::error_code ignored;
+    for (const auto& p : created) fs::remove(p, ignored);  // rmdir: an empty directory only
+  };
+  try {
+    RunDirectory probe(output_dir, "probe", "dry-run");
+    probe.discard();
+  } catch (...) {
+    remove_created();
+    throw;
+  }
+  remove_created();
+}
+
 std::string write_run_directory(const std::string& output_dir, const std::string& run_name,
                                 const std::string& stamp, const std::string& csv,
                                 const nlohmann::json& record) {

@@ -52,6 +52,11 @@ class RunDirectory {
   std::string base_, partial_;
 };
 
+/// Creates a run directory in `output_dir` and removes it again, with any parents it had to
+/// create (only those, and only while empty): proves a run could write there, for --dry-run.
+/// Throws std::system_error as RunDirectory does.
+void probe_output_dir(const std::string& output_dir);
+
 /// Writes both files under `output_dir`/`run_name`-`stamp`[-k] and returns the final path.
 /// Never overwrites an existing run directory; leaves nothing behind on failure.
 std::string write_run_directory(const std::string& output_dir, const std::string& run_name,

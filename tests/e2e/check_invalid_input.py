@@ -3,6 +3,7 @@
 one error line that names the file with line:col (unless the input says '# no-position')
 and contains the text after each '# expect:' in the input, no results directory created and
 nothing else touched (the working directory and the input's own directory are unchanged).
+`--dry-run` must refuse it the same way: a dry run rejects all that a real run would.
 A directory given as INPUT must be refused as such. An input with a '# own-output-dir' line
 is run without --output-dir (it tests its own output_dir). An input with a '# pad-to-bytes: N'
 line is run as a copy padded with comment lines to N bytes (too big to keep in the repository).
@@ -12,6 +13,10 @@ import re
 import subprocess
 import sys
 import tempfile
+
+
+def error_lines_of(text):
+    return [line for line in text.splitlines() if "error:" in line]
 
 
 def snapshot(directory):
@@ -47,12 +52,16 @@ def main() -> int:
                 f.write(text + b"# padding\n" * ((pad[0] - len(text)) // 10 + 1))
             input_path, input_dir = padded, os.path.dirname(padded)
         before = snapshot(input_dir)
+        errors = []
+        dry = subprocess.run(command + [minigpu, "run", input_path, "--dry-run"] + override,
+                             cwd=tmp, capture_output=True, text=True, timeout=120)
         proc = subprocess.run(command + [minigpu, "run", input_path] + override,
                               cwd=tmp, capture_output=True, text=True, timeout=120)
-        errors = []
+        if dry.returncode != 2 or error_lines_of(dry.stderr) != error_lines_of(proc.stderr):
+            errors.append(f"--dry-run: exit {dry.returncode} with {dry.stderr!r}, not the real run's refusal")
         if proc.returncode != 2:
             errors.append(f"exit code {proc.returncode}, expected 2")
-        error_lines = [l for l in proc.stderr.splitlines() if "error:" in l]
+        error_lines = error_lines_of(proc.stderr)
         if len(error_lines) != 1:
             errors.append(f"expected exactly one error line, got {len(error_lines)}")
         for text in expected:

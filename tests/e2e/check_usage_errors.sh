@@ -32,4 +32,8 @@ expect "--resume $work/none: cannot read run.json there" run "$work/in.yaml" --o
 mkdir -p "$work/other" && echo '{"resolved_input": {"run": {}}, "results": []}' >"$work/other/run.json"
 expect "that run was of a different input" run "$work/in.yaml" --output-dir "$work/o" --resume "$work/other"
 [ -e "$work/o" ] && { echo "FAIL: a refused --resume wrote $work/o"; status=1; }
+# A dry run proves the output location by creating a run directory, then leaves no trace.
+if ! "$minigpu" run "$work/in.yaml" --dry-run --output-dir "$work/new/deeper" >/dev/null 2>&1 || [ -e "$work/new" ]; then
+  echo "FAIL: --dry-run failed on a valid input or left $work/new behind"; status=1
+fi
 exit $status
