@@ -47,6 +47,7 @@ std::vector<std::string> allgather_strings(const std::string& value, const Commu
   MPI_Allgatherv(value.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
                  comm.raw());
   std::vector<std::string> out;
+  out.reserve(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) out.push_back(all.substr(offsets[r], lengths[r]));
   return out;
 }

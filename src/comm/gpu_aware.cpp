@@ -51,7 +51,7 @@ Answer cray_mpich() {
 
 Answer ask_mpi() {
   if (kGpuRuntime == GpuRuntime::none) return {false, "this build has no GPU backend"};
-  const Answer cray = cray_mpich();
+  Answer cray = cray_mpich();
   if (!cray.how.empty()) return cray;
   if (kGpuRuntime == GpuRuntime::cuda) return open_mpi_cuda();
   if (kGpuRuntime == GpuRuntime::hip) return open_mpi_rocm();

@@ -72,8 +72,8 @@ std::string shown(const std::string& value) {
   return value.substr(0, kMaxShown - 3) + "... (" + std::to_string(value.size()) + " characters)";
 }
 
-ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string path)
-    : node_(std::move(node)), file_(std::move(file)), path_(std::move(path)) {
+ConfigNode::ConfigNode(const YAML::Node& node, std::string file, std::string path)
+    : node_(node), file_(std::move(file)), path_(std::move(path)) {
   if (!node_.IsMap()) {
     throw InputError(where(node_.Mark()) + ": '" + path_ + "' must be a mapping of key: value");
   }
@@ -215,7 +215,7 @@ std::vector<std::int64_t> ConfigNode::get_byte_list(const std::string& key,
 
 std::string ConfigNode::get_choice(const std::string& key, const std::vector<std::string>& choices,
                                    const std::string& fallback) {
-  const std::string value = get<std::string>(key, fallback);
+  std::string value = get<std::string>(key, fallback);
   for (const auto& c : choices) {
     if (c == value) return value;
   }

@@ -19,7 +19,7 @@ std::string shown(const std::string& value);
 
 class ConfigNode {
  public:
-  ConfigNode(YAML::Node node, std::string file, std::string path);
+  ConfigNode(const YAML::Node& node, std::string file, std::string path);
 
   bool has(const std::string& key) const;
   /// Value of a key that must be present; T is std::int64_t, double, bool or std::string.

@@ -149,8 +149,11 @@ void gpu_vendor_gemm(const T*, const T*, T*, const GemmDims&, bool, const T*) {
 }
 #endif
 
+// T names a type in a declaration, where parentheses cannot go.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define MINIGPU_DEFINE_VENDOR_GEMM(fn, T) \
   template void fn<T>(const T*, const T*, T*, const GemmDims&, bool, const T*);
+// NOLINTEND(bugprone-macro-parentheses)
 MINIGPU_DEFINE_VENDOR_GEMM(host_vendor_gemm, float)
 MINIGPU_DEFINE_VENDOR_GEMM(host_vendor_gemm, double)
 MINIGPU_DEFINE_VENDOR_GEMM(gpu_vendor_gemm, float)

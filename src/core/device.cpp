@@ -112,6 +112,7 @@ Device try_gpu(int i) { return i >= 0 && i < num_gpus() ? Device(DeviceKind::gpu
 
 std::vector<Device> try_all_gpus() {
   std::vector<Device> all;
+  all.reserve(static_cast<std::size_t>(std::max(0, num_gpus())));
   for (int i = 0; i < num_gpus(); ++i) all.emplace_back(DeviceKind::gpu, i);
   return all;
 }

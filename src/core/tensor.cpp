@@ -63,7 +63,7 @@ Tensor<T> Tensor<T>::to(Device device) const {
 }
 
 template <class T>
-Tensor<T> Tensor<T>::reshape(Shape shape) const {
+Tensor<T> Tensor<T>::reshape(const Shape& shape) const {
   if (minigpu::numel(shape) != numel()) {
     throw ShapeError("reshape: cannot view " + to_string(shape_) + " as " + to_string(shape));
   }

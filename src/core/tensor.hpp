@@ -45,7 +45,7 @@ class Tensor {
   /// Returns *this, sharing storage, if already on `device`; otherwise copy_to(device).
   Tensor to(Device device) const;
   /// Same data viewed with another shape of equal element count (storage shared).
-  Tensor reshape(Shape shape) const;
+  Tensor reshape(const Shape& shape) const;
   /// Copies the values to the host, row-major.
   std::vector<T> to_vector() const;
   /// The single value of a one-element tensor, copied to the host (a host sync).

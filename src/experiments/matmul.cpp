@@ -168,6 +168,7 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
     const std::string key = std::string(r.spec.device.is_gpu() ? "gpu_" : "cpu_") + to_string(r.spec.dtype);
     if (!best[key] || r.gflops > best[key]->gflops) best[key] = &r;
   }
+  out.reserve(best.size());
   for (const auto& [key, r] : best) {
     out.push_back(
         {"", "peak_gflops_" + key, r->gflops, "GFLOP/s", r->spec.label + " on " + describe(r->spec.device)});

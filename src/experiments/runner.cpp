@@ -42,6 +42,7 @@ std::vector<std::pair<std::string, Stats>> reduce_phases(
   std::vector<std::pair<std::string, Stats>> out;
   for (std::size_t k = 0; k < reps.front().size(); ++k) {
     std::vector<double> seconds;
+    seconds.reserve(reps.size());
     for (const auto& rep : reps) seconds.push_back(k < rep.size() ? rep[k].second : 0.0);
     out.emplace_back(reps.front()[k].first, summarize(comm::max_over_ranks(seconds, comm)));
   }

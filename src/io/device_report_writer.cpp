@@ -11,6 +11,7 @@ namespace {
 
 std::string device_list(const std::vector<Device>& devices) {
   std::vector<std::string> names;
+  names.reserve(devices.size());
   for (Device d : devices) names.push_back(describe(d));
   return bracketed(names);
 }
