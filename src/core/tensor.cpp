@@ -68,7 +68,7 @@ Tensor<T> Tensor<T>::reshape(const Shape& shape) const {
     throw ShapeError("reshape: cannot view " + to_string(shape_) + " as " + to_string(shape));
   }
   Tensor<T> out = *this;
-  out.shape_ = std::move(shape);
+  out.shape_ = shape;
   return out;
 }
 
