@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -68,7 +70,29 @@ TEST(Stats, KnownSamples) {
   EXPECT_DOUBLE_EQ(even.median, 2.5);
   EXPECT_DOUBLE_EQ(even.mean, 2.5);
   EXPECT_DOUBLE_EQ(summarize({7.0}).median, 7.0);
+  EXPECT_DOUBLE_EQ(summarize({7.0}).cv, 0.0);
   EXPECT_THROW(summarize({}), std::invalid_argument);
+}
+
+TEST(Stats, SpreadAndTheMediansConfidenceInterval) {
+  // {1..5}: mean 3, sample variance 2.5, so cv = sqrt(2.5)/3.
+  const Stats five = summarize({5.0, 3.0, 1.0, 4.0, 2.0});
+  EXPECT_NEAR(five.cv, std::sqrt(2.5) / 3, 1e-15);
+  // Five samples cannot give 95 %: [min, max] (coverage 1 - 2/32).
+  EXPECT_DOUBLE_EQ(five.median_ci_low, 1.0);
+  EXPECT_DOUBLE_EQ(five.median_ci_high, 5.0);
+  EXPECT_DOUBLE_EQ(five.median_ci_percent(), 200.0 / 3);
+  // n = 10: the textbook interval is [x(2), x(9)] (coverage 97.9 %; [x(3), x(8)] has 89 %).
+  const Stats ten = summarize({10, 9, 8, 7, 6, 5, 4, 3, 2, 1});
+  EXPECT_DOUBLE_EQ(ten.median_ci_low, 2.0);
+  EXPECT_DOUBLE_EQ(ten.median_ci_high, 9.0);
+  // n = 20: [x(6), x(15)] (P(B <= 5) = 2.07 %, P(B <= 6) = 5.77 %).
+  std::vector<double> twenty;
+  for (int i = 1; i <= 20; ++i) twenty.push_back(i);
+  const Stats t = summarize(twenty);
+  EXPECT_DOUBLE_EQ(t.median_ci_low, 6.0);
+  EXPECT_DOUBLE_EQ(t.median_ci_high, 15.0);
+  EXPECT_DOUBLE_EQ(summarize({2.0, 2.0, 2.0}).cv, 0.0);
 }
 
 TEST(Runner, DropsWarmupsAndRecordsEveryRepetition) {

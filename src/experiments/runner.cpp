@@ -91,7 +91,8 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   r.spec = spec;
   r.repetitions = planned.repetitions;
   // The wall time of a parallel repetition is its slowest rank.
-  r.seconds = summarize(comm::max_over_ranks(local, ctx.comm));
+  r.samples = comm::max_over_ranks(local, ctx.comm);
+  r.seconds = summarize(r.samples);
   const double mean = summarize(local).mean;
   r.rank_means.min = comm::min_over_ranks(mean, ctx.comm);
   r.rank_means.max = comm::max_over_ranks(mean, ctx.comm);

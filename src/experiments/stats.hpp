@@ -7,7 +7,8 @@
 
 namespace minigpu {
 
-/// min, median (mean of the middle two for even counts), mean and max; throws on empty.
+/// min, median (mean of the middle two for even counts), mean, max, coefficient of variation
+/// and the median's 95 % confidence interval (see Stats); throws on empty.
 Stats summarize(std::vector<double> samples);
 
 }  // namespace minigpu

@@ -43,14 +43,16 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
     current_experiment_ = r.experiment;
     os_ << "\n== " << r.experiment << '\n';
     char header[256];
-    std::snprintf(header, sizeof(header), "  %-42s %-18s %-8s %12s %12s %10s %10s  %s\n", "case", "device",
-                  "dtype", "median s", "max s", "GB/s", "GFLOP/s", "check");
+    std::snprintf(header, sizeof(header), "  %-42s %-18s %-8s %12s %8s %12s %10s %10s  %s\n", "case", "device",
+                  "dtype", "median s", "±%", "max s", "GB/s", "GFLOP/s", "check");
     os_ << header;
   }
   char row[512];
-  std::snprintf(row, sizeof(row), "  %-42s %-18s %-8s %12.4e %12.4e %s %s  %s", r.spec.label.c_str(),
+  // "±%": the median's 95 % interval, as far as it reaches from the median; one repetition has none.
+  const std::string spread = r.repetitions > 1 ? fmt("%6.1f%%", r.seconds.median_ci_percent()) : "    n/a";
+  std::snprintf(row, sizeof(row), "  %-42s %-18s %-8s %12.4e %s %12.4e %s %s  %s", r.spec.label.c_str(),
                 describe(r.spec.device).c_str(), to_string(r.spec.dtype).c_str(), r.seconds.median,
-                r.seconds.max, rate(r.gbps).c_str(), rate(r.gflops).c_str(),
+                spread.c_str(), r.seconds.max, rate(r.gbps).c_str(), rate(r.gflops).c_str(),
                 r.check.passed ? "PASS" : "FAIL");
   os_ << row;
   if (r.check.detail.find("[resumed]") != std::string::npos) os_ << " (resumed)";

@@ -30,7 +30,12 @@ std::string number(double value) {
 }
 
 nlohmann::json stats_json(const Stats& s) {
-  return {{"min", s.min}, {"median", s.median}, {"mean", s.mean}, {"max", s.max}};
+  return {{"min", s.min},
+          {"median", s.median},
+          {"mean", s.mean},
+          {"max", s.max},
+          {"cv", s.cv},
+          {"median_ci95", {s.median_ci_low, s.median_ci_high}}};
 }
 
 std::string os_reason() { return std::strerror(errno); }
@@ -58,8 +63,16 @@ void write_file(const fs::path& path, const std::string& text) {
 namespace {
 
 Stats stats_from_json(const nlohmann::json& j) {
-  return {j.at("min").get<double>(), j.at("median").get<double>(), j.at("mean").get<double>(),
+  Stats s{j.at("min").get<double>(), j.at("median").get<double>(), j.at("mean").get<double>(),
           j.at("max").get<double>()};
+  // Records written before spread was reported have neither.
+  s.cv = j.value("cv", 0.0);
+  const auto ci = j.value("median_ci95", std::vector<double>{s.min, s.max});
+  if (ci.size() == 2) {
+    s.median_ci_low = ci[0];
+    s.median_ci_high = ci[1];
+  }
+  return s;
 }
 
 // The one spelling of a resume key, for planned cases and recorded ones alike.
@@ -83,6 +96,7 @@ std::vector<std::pair<std::string, CaseResult>> recorded_results(const nlohmann:
       r.spec.label = j.at("case").get<std::string>();
       r.repetitions = j.at("repetitions").get<int>();
       r.seconds = stats_from_json(j.at("seconds"));
+      r.samples = j.value("samples_seconds", std::vector<double>{});
       r.rank_means = stats_from_json(j.at("rank_mean_seconds"));
       r.work = {j.at("bytes").get<double>(), j.at("flops").get<double>()};
       r.gbps = j.at("gbps").get<double>();
@@ -116,7 +130,7 @@ std::string results_csv(const std::vector<CaseResult>& results) {
   std::ostringstream os;
   os << "experiment,case";
   for (const auto& p : params) os << ',' << csv_field(p);
-  os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,rank_min_s,rank_mean_s,rank_max_s,work_bytes,work_"
+  os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,cv,median_ci95_low_s,median_ci95_high_s,rank_min_s,rank_mean_s,rank_max_s,work_bytes,work_"
         "flops,gbps,"
         "gflops,verified,check";
   for (const auto& p : phases) os << ',' << csv_field(p + "_median_s");
@@ -131,7 +145,8 @@ std::string results_csv(const std::vector<CaseResult>& results) {
       os << ',' << csv_field(value);
     }
     os << ',' << csv_field(describe(r.spec.device)) << ',' << to_string(r.spec.dtype) << ',' << r.repetitions;
-    for (double v : {r.seconds.min, r.seconds.median, r.seconds.mean, r.seconds.max, r.rank_means.min,
+    for (double v : {r.seconds.min, r.seconds.median, r.seconds.mean, r.seconds.max, r.seconds.cv,
+                     r.seconds.median_ci_low, r.seconds.median_ci_high, r.rank_means.min,
                      r.rank_means.mean, r.rank_means.max, r.work.bytes, r.work.flops, r.gbps, r.gflops}) {
       os << ',' << number(v);
     }
@@ -165,6 +180,7 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
                                  {"fenced", r.spec.fence_after_run},
                                  {"repetitions", r.repetitions},
                                  {"seconds", stats_json(r.seconds)},
+                                 {"samples_seconds", r.samples},
                                  {"rank_mean_seconds", stats_json(r.rank_means)},
                                  {"bytes", r.work.bytes},
                                  {"flops", r.work.flops},

@@ -36,6 +36,20 @@ def check_results(out_dir, ranks=None):
     errors += [f"row not verified: {r['experiment']} {r['case']}: {r['check']}"
                for r in rows if r["verified"] != "true"]
     errors += [f"bad median time in {r['experiment']} {r['case']}" for r in rows if not float(r["median_s"]) >= 0]
+    # Spread: every repetition's time is kept, and the summary is of exactly those.
+    for r in record["results"]:
+        samples, s = r.get("samples_seconds", []), r["seconds"]
+        where = f"{r['experiment']} {r['case']}"
+        if len(samples) != r["repetitions"]:
+            errors.append(f"{where}: {len(samples)} samples for {r['repetitions']} repetitions")
+        elif not (min(samples) == s["min"] and max(samples) == s["max"]):
+            errors.append(f"{where}: min/max are not those of samples_seconds")
+        low, high = s.get("median_ci95", [None, None])
+        if low is None or not (s["min"] <= low <= s["median"] <= high <= s["max"]) or not s.get("cv", -1) >= 0:
+            errors.append(f"{where}: no sane median_ci95 / cv in {s}")
+    for column in ("cv", "median_ci95_low_s", "median_ci95_high_s"):
+        if rows and column not in rows[0]:
+            errors.append(f"results.csv lacks {column}")
     if record["mpi"]["size"] != len(record["mpi"]["ranks"]):
         errors.append("rank map does not cover every rank")
     if ranks is not None and record["mpi"]["size"] != ranks:
