@@ -153,6 +153,13 @@ TEST(Config, EveryNumericKeyRefusesNegativeZeroAndOverflowingValues) {
                        {":3:5: key 'experiments[0].lr'"});
   }
   expect_input_error("experiments:\n  - name: linear\n    lr: 0\n", {":3:5: key 'experiments[0].lr'"});
+  // The adaptive-repetition bounds, in run: and per experiment.
+  for (const auto& bad : {"target_cv: 1", "target_cv: -0.1", "max_time_s: -1", "max_time_s: 1e9"}) {
+    const std::string key = std::string(bad).substr(0, std::string(bad).find(':'));
+    expect_input_error(std::string("run: {") + bad + "}\nexperiments: [{name: devices}]\n", {"key 'run." + key + "'"});
+    expect_input_error(std::string("experiments:\n  - name: devices\n    ") + bad + "\n",
+                       {":3:5: key 'experiments[0]." + key + "'"});
+  }
 }
 
 TEST(Config, RunNamesThatAreNotPlainDirectoryNamesAreRefused) {

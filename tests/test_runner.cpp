@@ -95,6 +95,35 @@ TEST(Stats, SpreadAndTheMediansConfidenceInterval) {
   EXPECT_DOUBLE_EQ(summarize({2.0, 2.0, 2.0}).cv, 0.0);
 }
 
+TEST(Runner, RepeatsPastTheMinimumOnlyWhenAskedAndSaysWhyItStopped) {
+  PlannedExperiment fixed;
+  fixed.repetitions = 3;
+  EXPECT_FALSE(repetition_stop_reason(fixed, {1, 1}, 100));
+  EXPECT_EQ(repetition_stop_reason(fixed, {1, 5, 9}, 0), "repetitions");
+  PlannedExperiment by_cv;
+  by_cv.repetitions = 3;
+  by_cv.target_cv = 0.1;
+  EXPECT_FALSE(repetition_stop_reason(by_cv, {1, 2, 3}, 6)) << "cv 0.5 > 0.1 with 6 s of a 10 s budget";
+  EXPECT_EQ(repetition_stop_reason(by_cv, {1, 1.05, 0.95}, 3), "target_cv") << "cv 0.05";
+  EXPECT_EQ(repetition_stop_reason(by_cv, {1, 2, 3, 4}, 10), "max_time_s") << "the default budget";
+  PlannedExperiment by_time;
+  by_time.repetitions = 3;
+  by_time.max_time_s = 2;
+  EXPECT_FALSE(repetition_stop_reason(by_time, {0.5, 0.5, 0.5}, 1.9));
+  EXPECT_EQ(repetition_stop_reason(by_time, {0.5, 0.5, 0.5}, 2), "max_time_s") << "wall time, not the sum";
+}
+
+TEST(Runner, AdaptiveRepetitionsAreRecorded) {
+  // A fake repetition takes microseconds: 10 ms of them is many more than 2.
+  const RunOutcome out = testing::run_yaml(
+      "run: {warmups: 0, repetitions: 2}\nexperiments:\n  - {name: fake, max_time_s: 0.01}\n");
+  for (const auto& r : out.results) {
+    EXPECT_EQ(r.repetitions_stopped_by, "max_time_s");
+    EXPECT_GT(r.repetitions, 2);
+    EXPECT_EQ(r.samples.size(), static_cast<std::size_t>(r.repetitions));
+  }
+}
+
 TEST(Runner, DropsWarmupsAndRecordsEveryRepetition) {
   FakeExperiment::runs = FakeExperiment::setups = FakeExperiment::teardowns = 0;
   const RunOutcome out =

@@ -201,6 +201,19 @@ std::string run_name_problem(const std::string& name) {
   return "";
 }
 
+// How each case is repeated: in run: and, overriding it, in every experiment entry.
+template <class Out, class Defaults>
+void read_repetition_keys(ConfigNode& node, const Defaults& defaults, Out& out) {
+  out.warmups = positive_int(node, "warmups", defaults.warmups, 0);
+  out.repetitions = positive_int(node, "repetitions", defaults.repetitions, 1);
+  out.target_cv = node.get<double>("target_cv", defaults.target_cv);
+  if (!(out.target_cv >= 0 && out.target_cv < 1)) node.fail("target_cv", "must be in [0, 1) (0 turns it off)");
+  out.max_time_s = node.get<double>("max_time_s", defaults.max_time_s);
+  if (!(out.max_time_s >= 0 && out.max_time_s <= 86400)) {
+    node.fail("max_time_s", "must be in [0, 86400] seconds (0 turns it off)");
+  }
+}
+
 RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   RunSettings s;
   s.name = run.get<std::string>("name", file_stem(path));
@@ -209,8 +222,7 @@ RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   s.output_dir = run.get<std::string>("output_dir", s.output_dir);
   s.output_dir_source = run.locate("output_dir");
   if (s.output_dir.empty()) run.fail("output_dir", "must not be empty");
-  s.warmups = positive_int(run, "warmups", s.warmups, 0);
-  s.repetitions = positive_int(run, "repetitions", s.repetitions, 1);
+  read_repetition_keys(run, RunSettings{}, s);
   const std::string dtype = run.get_choice("dtype", {"float32", "float64"}, "float32");
   s.dtype = parse_dtype(dtype);
   if (run.has("emulate_gpus")) s.emulate_gpus = static_cast<int>(run.get_int("emulate_gpus", 0, 0, kMaxEmulatedGpus));
@@ -285,8 +297,7 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
                 "unknown experiment '" + name + "' (known: " + ExperimentRegistry::known_names() + ")");
     PlannedExperiment planned;
     planned.name = name;
-    planned.warmups = positive_int(node, "warmups", plan.run.warmups, 0);
-    planned.repetitions = positive_int(node, "repetitions", plan.run.repetitions, 1);
+    read_repetition_keys(node, plan.run, planned);
     planned.experiment = info->make();
     planned.experiment->configure(node, ctx);
     node.reject_unknown();

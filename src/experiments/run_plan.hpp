@@ -19,7 +19,9 @@ struct RunSettings {
   std::string output_dir = "results";
   std::string output_dir_source;  ///< where output_dir was set, for errors: "file:l:c: key '…'"
   int warmups = 1;
-  int repetitions = 5;
+  int repetitions = 5;    ///< the minimum, and the count unless target_cv or max_time_s is set
+  double target_cv = 0;   ///< > 0: repeat past `repetitions` until the times' cv is this small
+  double max_time_s = 0;  ///< > 0: repeat past `repetitions` while timed seconds are below this
   DType dtype = DType::f32;
   int emulate_gpus = -1;     ///< -1: leave MINIGPU_EMULATE_GPUS in charge
   bool require_gpu = false;  ///< a real GPU or exit 2: no emulated GPU, no cpu fallback
@@ -29,6 +31,8 @@ struct PlannedExperiment {
   std::string name;
   int warmups = 1;
   int repetitions = 5;
+  double target_cv = 0;
+  double max_time_s = 0;
   std::unique_ptr<Experiment> experiment;
   std::vector<CaseSpec> cases;
   /// "file:line:col: key '…'" of each case's size_key, for errors about a case's size.

@@ -24,6 +24,8 @@ namespace minigpu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr double kDefaultAdaptiveBudgetS = 10;  // target_cv without max_time_s
+constexpr std::size_t kMaxAdaptiveRepetitions = 1000000;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -76,12 +78,28 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   }
   PhaseClock clock;
   e.attach_phase_clock(&clock);
-  std::vector<double> local(planned.repetitions);
+  std::vector<double> local, global;
   std::vector<std::vector<std::pair<std::string, double>>> phase_reps;
-  for (double& t : local) {
+  std::optional<std::string> why;
+  const auto loop_start = Clock::now();
+  double elapsed = 0;  // of the repetition loop, wall clock, the slowest rank's
+  const auto minimum = static_cast<std::size_t>(planned.repetitions);
+  while (!(why = repetition_stop_reason(planned, global, elapsed))) {
     if (stopped()) return std::nullopt;
-    t = time_one_repetition(e, spec.fence_after_run, ctx.comm, &clock);
+    local.push_back(time_one_repetition(e, spec.fence_after_run, ctx.comm, &clock));
     phase_reps.push_back(clock.phases());
+    // The ranks agree on the times at the minimum (one reduction), then, when repeating
+    // adaptively, on each new time and the elapsed time; below it only the count matters.
+    if (local.size() < minimum) {
+      global.push_back(0);
+    } else if (local.size() == minimum) {
+      global = comm::max_over_ranks(local, ctx.comm);
+      elapsed = comm::max_over_ranks(seconds_since(loop_start), ctx.comm);
+    } else {
+      const auto newest = comm::max_over_ranks(std::vector<double>{local.back(), seconds_since(loop_start)}, ctx.comm);
+      global.push_back(newest[0]);
+      elapsed = newest[1];
+    }
   }
   e.attach_phase_clock(nullptr);
   Kokkos::fence();  // an unfenced case may still be running; verify sees finished data
@@ -89,9 +107,10 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   CaseResult r;
   r.experiment = planned.name;
   r.spec = spec;
-  r.repetitions = planned.repetitions;
+  r.repetitions = static_cast<int>(local.size());
+  r.repetitions_stopped_by = *why;
   // The wall time of a parallel repetition is its slowest rank.
-  r.samples = comm::max_over_ranks(local, ctx.comm);
+  r.samples = global;
   r.seconds = summarize(r.samples);
   const double mean = summarize(local).mean;
   r.rank_means.min = comm::min_over_ranks(mean, ctx.comm);
@@ -114,6 +133,19 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
 }
 
 }  // namespace
+
+std::optional<std::string> repetition_stop_reason(const PlannedExperiment& planned,
+                                                  const std::vector<double>& times, double elapsed_s) {
+  if (times.size() < static_cast<std::size_t>(planned.repetitions)) return std::nullopt;
+  if (planned.target_cv <= 0 && planned.max_time_s <= 0) return std::string("repetitions");
+  if (planned.target_cv > 0 && times.size() > 1 && summarize(times).cv <= planned.target_cv) {
+    return std::string("target_cv");
+  }
+  const double budget = planned.max_time_s > 0 ? planned.max_time_s : kDefaultAdaptiveBudgetS;
+  if (elapsed_s >= budget) return std::string("max_time_s");
+  if (times.size() >= kMaxAdaptiveRepetitions) return std::string("max_repetitions");
+  return std::nullopt;
+}
 
 double time_one_repetition(Experiment& experiment, bool fence_after, const comm::Communicator& comm,
                            PhaseClock* clock) {

@@ -71,6 +71,9 @@ struct CaseResult {
   std::string experiment;
   CaseSpec spec;
   int repetitions = 0;
+  /// Why repeating stopped: "repetitions" (the count asked for), "target_cv" (the spread was
+  /// small enough), "max_time_s" (the time was spent) or "max_repetitions".
+  std::string repetitions_stopped_by = "repetitions";
   Stats seconds;     ///< over repetitions, each the max over ranks (the parallel wall time)
   std::vector<double> samples;  ///< those per-repetition seconds, in the order they ran
   Stats rank_means;  ///< per-rank mean seconds, reduced over ranks (min/mean/max used)

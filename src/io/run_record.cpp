@@ -95,6 +95,7 @@ std::vector<std::pair<std::string, CaseResult>> recorded_results(const nlohmann:
       r.experiment = j.at("experiment").get<std::string>();
       r.spec.label = j.at("case").get<std::string>();
       r.repetitions = j.at("repetitions").get<int>();
+      r.repetitions_stopped_by = j.value("repetitions_stopped_by", std::string("repetitions"));
       r.seconds = stats_from_json(j.at("seconds"));
       r.samples = j.value("samples_seconds", std::vector<double>{});
       r.rank_means = stats_from_json(j.at("rank_mean_seconds"));
@@ -179,6 +180,7 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
                                  {"dtype", to_string(r.spec.dtype)},
                                  {"fenced", r.spec.fence_after_run},
                                  {"repetitions", r.repetitions},
+                                 {"repetitions_stopped_by", r.repetitions_stopped_by},
                                  {"seconds", stats_json(r.seconds)},
                                  {"samples_seconds", r.samples},
                                  {"rank_mean_seconds", stats_json(r.rank_means)},
