@@ -2,6 +2,7 @@
 #include "app/cli.hpp"
 
 #include "app/run_command.hpp"
+#include "config/config_node.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "io/device_report_writer.hpp"
@@ -10,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -49,6 +51,27 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
                   "A run directory of this input (e.g. interrupted): keep its finished cases, run the rest");
   run->add_flag("--plot", run_options.plot, "Draw the figures (scripts/plot.py) into the results directory");
 
+  // CLI11 says "A subcommand is required" for a misspelt one: name it and the real ones.
+  std::vector<std::string> names;
+  for (const auto* c : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(c->get_name());
+  const std::string commands = "(commands: " + io::joined(names, ", ") + ")";
+  bool named = false;
+  for (int i = 1; i < argc && !named; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    if (std::find(names.begin(), names.end(), word) == names.end()) {
+      throw InputError("unknown command '" + shown(word) + "' " + commands);
+    }
+    named = true;
+  }
+  const bool asks_for_help_or_version = [&] {
+    for (int i = 1; i < argc; ++i) {
+      const std::string word = argv[i];
+      if (word == "-h" || word == "--help" || word == "--version") return true;
+    }
+    return false;
+  }();
+  if (!named && !asks_for_help_or_version) throw InputError("no command given " + commands + "; try --help");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

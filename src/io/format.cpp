@@ -24,10 +24,12 @@ std::string significant(double value, int digits) {
   return text;
 }
 
-std::string bracketed(const std::vector<std::string>& items) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) text += (i ? ", " : "") + items[i];
-  return text + "]";
+std::string joined(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i) text += (i ? separator : "") + items[i];
+  return text;
 }
+
+std::string bracketed(const std::vector<std::string>& items) { return "[" + joined(items, ", ") + "]"; }
 
 }  // namespace minigpu::io

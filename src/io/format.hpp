@@ -11,6 +11,8 @@ namespace minigpu::io {
 std::string human_bytes(std::uint64_t bytes);
 /// `value` with `digits` significant digits, as printf's %g: 0.00123, 4.5e+09.
 std::string significant(double value, int digits = 3);
+/// {"a", "b"}, ", " -> "a, b".
+std::string joined(const std::vector<std::string>& items, const std::string& separator);
 /// {"a", "b"} -> "[a, b]".
 std::string bracketed(const std::vector<std::string>& items);
 
