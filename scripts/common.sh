@@ -38,6 +38,31 @@ configure_and_build() {
   cmake --build "$MINIGPU_BUILD" --parallel "$(nproc)"
 }
 
+# scripts/run.sh's arguments in any order: sets RUN_INPUT (the first *.yaml/*.yml that is
+# not an option's value; default inputs/quickstart.yaml), RUN_RANKS (-n N, -nN, --ranks N,
+# or a bare number; default 2) and RUN_ARGS (everything else, for `minigpu run`).
+parse_run_args() {
+  RUN_INPUT="" RUN_RANKS="" RUN_ARGS=()
+  while [ "$#" -gt 0 ]; do
+    case "$1" in
+      -n | --ranks) [ "$#" -ge 2 ] || { log "$1 needs a rank count"; exit 2; }; RUN_RANKS="$2"; shift 2; continue ;;
+      -n[0-9]* | --ranks=*) RUN_RANKS="${1#-n}"; RUN_RANKS="${RUN_RANKS#--ranks=}"; shift; continue ;;
+      --only | --set | --output-dir | --resume | --repetitions | --warmups)
+        RUN_ARGS+=("$1"); [ "$#" -ge 2 ] && RUN_ARGS+=("$2"); shift $(( $# >= 2 ? 2 : 1 )); continue ;;
+      *.yaml | *.yml) if [ -z "$RUN_INPUT" ]; then RUN_INPUT="$1"; shift; continue; fi ;;
+      *) if [ -z "$RUN_RANKS" ] && [[ "$1" =~ ^[0-9]+$ ]]; then RUN_RANKS="$1"; shift; continue; fi ;;
+    esac
+    RUN_ARGS+=("$1")
+    shift
+  done
+  RUN_INPUT="${RUN_INPUT:-$MINIGPU_ROOT/inputs/quickstart.yaml}"
+  RUN_RANKS="${RUN_RANKS:-2}"
+  if ! [[ "$RUN_RANKS" =~ ^[1-9][0-9]*$ ]]; then
+    log "'$RUN_RANKS' is not a rank count"
+    exit 2
+  fi
+}
+
 # mpirun that works as root and with more ranks than cores, as on CI machines.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpirun_n() {

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Builds miniGPU and runs its main job: scripts/run.sh [INPUT.yaml] [RANKS] [minigpu run options]
+# Builds miniGPU and runs its main job, in any order of arguments:
+#   scripts/run.sh [INPUT.yaml] [-n RANKS] [minigpu run options]
+# (defaults: inputs/quickstart.yaml on 2 ranks; a bare number is taken as RANKS too).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-input="${1:-$MINIGPU_ROOT/inputs/quickstart.yaml}"
-ranks="${2:-2}"
-shift $(( $# > 2 ? 2 : $# ))
+parse_run_args "$@"
 install_packages "${MINIGPU_PACKAGES[@]}"
 configure_and_build
-if [ ! -f "$input" ]; then
-  log "no such input: $input"
+if [ ! -f "$RUN_INPUT" ]; then
+  log "no such input: $RUN_INPUT"
   exit 2
 fi
-log "running $input on $ranks MPI rank(s)"
-mpirun_n "$ranks" "$MINIGPU_BUILD/src/minigpu" run "$input" "$@"
+log "running $RUN_INPUT on $RUN_RANKS MPI rank(s)"
+mpirun_n "$RUN_RANKS" "$MINIGPU_BUILD/src/minigpu" run "$RUN_INPUT" "${RUN_ARGS[@]}"

@@ -31,11 +31,13 @@ RunContext world() {
 
 }  // namespace
 
-RunPlan plan_yaml(const std::string& yaml) {
+RunPlan plan_yaml(const std::string& yaml, const std::vector<std::string>& overrides) {
   const std::string path = temp_input(yaml);
   RunContext ctx = world();
+  PlanOptions options;
+  options.overrides = overrides;
   try {
-    RunPlan plan = load_run_plan(path, ctx, {});
+    RunPlan plan = load_run_plan(path, ctx, options);
     std::remove(path.c_str());
     return plan;
   } catch (...) {

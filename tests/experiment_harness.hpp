@@ -13,7 +13,7 @@ namespace minigpu::testing {
 RunOutcome run_yaml(const std::string& yaml);
 
 /// Loads (validates and configures) without running; throws InputError for invalid input.
-RunPlan plan_yaml(const std::string& yaml);
+RunPlan plan_yaml(const std::string& yaml, const std::vector<std::string>& overrides = {});
 
 /// Expects an input with one `experiment` entry plus the lines `entry` to be rejected with
 /// an InputError naming key 'experiments[0].<key>' (and containing `words`, if given).

@@ -162,6 +162,41 @@ TEST(Config, EveryNumericKeyRefusesNegativeZeroAndOverflowingValues) {
   }
 }
 
+TEST(Config, CommandLineOverridesAreValidatedLikeTheFileAndNamedInErrors) {
+  const std::string yaml =
+      "run: {repetitions: 3}\nexperiments:\n  - {name: matmul, sizes: [8]}\n  - {name: devices}\n"
+      "  - {name: matmul, sizes: [16], repetitions: 9}\n";
+  const RunPlan plan = testing::plan_yaml(
+      yaml, {"run.repetitions=2", "experiments.matmul.sizes=[4, 12]", "experiments[1].warmups=0", "run.dtype=float64"});
+  EXPECT_EQ(plan.run.repetitions, 2);
+  EXPECT_EQ(plan.experiments[0].repetitions, 2) << "inherits the overridden run.repetitions";
+  EXPECT_EQ(plan.experiments[2].repetitions, 9) << "its own key stands";
+  EXPECT_EQ(plan.experiments[1].warmups, 0);
+  for (std::size_t e : {0u, 2u}) {
+    EXPECT_EQ(plan.resolved_input["experiments"][e]["sizes"], nlohmann::json::array({4, 12}));
+  }
+  EXPECT_EQ(plan.experiments[0].cases.front().dtype, DType::f64);
+  // Every entry at once: what --repetitions does.
+  const RunPlan all = testing::plan_yaml(yaml, {"experiments.*.repetitions=4"});
+  for (const auto& e : all.experiments) EXPECT_EQ(e.repetitions, 4);
+  const auto refused = [&](const std::string& set, const std::vector<std::string>& fragments) {
+    try {
+      testing::plan_yaml(yaml, {set});
+      ADD_FAILURE() << "no error for --set " << set;
+    } catch (const InputError& e) {
+      for (const auto& f : fragments) EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what();
+    }
+  };
+  refused("run.repetitions=abc", {"--set run.repetitions=abc: key 'run.repetitions': must be an integer"});
+  refused("experiments.matmul.sizes=[0]", {"--set experiments.matmul.sizes=[0]: key 'experiments[0].sizes'"});
+  refused("run.repetiton=2", {"--set run.repetiton=2: key 'run.repetiton': unknown key", "'repetitions'"});
+  refused("experiments.matmull.sizes=[8]", {"--set experiments.matmull.sizes=[8]: the input has no experiment named"});
+  refused("experiments[7].n=1", {"the input has 3 experiment entries"});
+  refused("run.repetitions", {"expected PATH=VALUE"});
+  refused("repetitions=2", {"is not run.KEY or experiments.NAME.KEY"});
+  refused("run.sizes=[1", {"the value is not YAML"});
+}
+
 TEST(Config, RunNamesThatAreNotPlainDirectoryNamesAreRefused) {
   const std::string tail = "experiments: [{name: devices}]\n";
   for (const std::string& name :

@@ -50,6 +50,14 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   run->add_option("--resume", run_options.resume,
                   "A run directory of this input (e.g. interrupted): keep its finished cases, run the rest");
   run->add_flag("--plot", run_options.plot, "Draw the figures (scripts/plot.py) into the results directory");
+  run->add_option("--set", run_options.overrides,
+                   "PATH=VALUE: change an input key, e.g. run.repetitions=5, experiments.matmul.sizes=[64,128] "
+                   "(also experiments[I].KEY, experiments.*.KEY); repeatable")
+      ->allow_extra_args(false);  // one PATH=VALUE per --set: the input may follow
+  // Shortcuts: every case's count, whatever the run: section or an experiment entry says.
+  std::string repetitions, warmups;
+  run->add_option("--repetitions", repetitions, "Timed repetitions of every case (--set for one experiment)");
+  run->add_option("--warmups", warmups, "Untimed warm-ups of every case");
 
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the real ones.
   std::vector<std::string> names;
@@ -86,7 +94,14 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   }
   if (devices->parsed()) return devices_command(mpi);
   if (list->parsed()) return list_command(mpi);
-  if (run->parsed()) return run_command(run_options, mpi);
+  if (run->parsed()) {
+    for (const auto& [key, value] : {std::pair{"repetitions", &repetitions}, std::pair{"warmups", &warmups}}) {
+      if (value->empty()) continue;
+      run_options.overrides.push_back(std::string("run.") + key + "=" + *value);
+      run_options.overrides.push_back(std::string("experiments.*.") + key + "=" + *value);
+    }
+    return run_command(run_options, mpi);
+  }
   throw InputError("no subcommand given (try --help)");
 }
 

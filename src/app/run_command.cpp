@@ -105,6 +105,7 @@ RunPlan load_plan_collectively(const RunOptions& options, RunContext& ctx) {
     PlanOptions plan_options;
     if (!options.output_dir.empty()) plan_options.output_dir = options.output_dir;
     plan_options.only = options.only;
+    plan_options.overrides = options.overrides;
     plan = load_run_plan(options.input, ctx, plan_options);
     check_memory_fits(*plan);
   } catch (const InputError& e) {
@@ -171,6 +172,7 @@ io::Provenance provenance(const RunPlan& plan, const RunContext& ctx) {
   j["mpi"] = {{"size", ctx.ranks}, {"ranks", rank_map(ctx)}};
   j["input_file"] = plan.input_file;
   j["resolved_input"] = plan.resolved_input;
+  j["overrides"] = plan.overrides;
   return io::Provenance{j};
 }
 
@@ -227,11 +229,9 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   std::optional<io::RunDirectory> directory = open_run_directory(plan, mpi, ctx, options.dry_run);
   if (options.dry_run) {
     if (mpi.is_root()) {
-      for (const auto& e : plan.experiments) {
-        std::cout << e.name << ": " << e.cases.size() << " cases\n";
-        for (const auto& c : e.cases) std::cout << "  " << c.label << " on " << describe(c.device) << '\n';
-      }
-      std::cout << "input is valid; nothing was run (--dry-run)\n";
+      std::vector<std::pair<std::string, std::vector<CaseSpec>>> cases;
+      for (const auto& e : plan.experiments) cases.emplace_back(e.name, e.cases);
+      console.plan(plan.resolved_input, cases, mpi.size());
     }
     return kExitOk;
   }

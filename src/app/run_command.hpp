@@ -12,6 +12,7 @@ struct RunOptions {
   std::string input;
   std::string output_dir;  ///< empty: the input's run.output_dir
   std::vector<std::string> only;
+  std::vector<std::string> overrides;  ///< --set PATH=VALUE, and the --repetitions/--warmups shortcuts
   bool dry_run = false;
   bool plot = false;   ///< run scripts/plot.py on the results directory when done
   std::string resume;  ///< a run directory of this input: its finished cases are not run again

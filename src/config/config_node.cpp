@@ -72,8 +72,9 @@ std::string shown(const std::string& value) {
   return value.substr(0, kMaxShown - 3) + "... (" + std::to_string(value.size()) + " characters)";
 }
 
-ConfigNode::ConfigNode(const YAML::Node& node, std::string file, std::string path)
-    : node_(node), file_(std::move(file)), path_(std::move(path)) {
+ConfigNode::ConfigNode(const YAML::Node& node, std::string file, std::string path,
+                       const std::map<std::string, std::string>* overrides)
+    : node_(node), file_(std::move(file)), path_(std::move(path)), overrides_(overrides) {
   if (!node_.IsMap()) {
     throw InputError(where(node_.Mark()) + ": '" + path_ + "' must be a mapping of key: value");
   }
@@ -96,12 +97,17 @@ std::string ConfigNode::where(const YAML::Mark& mark) const {
 }
 
 std::string ConfigNode::locate(const std::string& key) const {
+  const std::string full = path_.empty() ? key : path_ + "." + key;
+  if (overrides_) {
+    const auto set = overrides_->find(full);
+    if (set != overrides_->end()) return set->second + ": key '" + full + "'";
+  }
   // Point at the key itself when it exists, else at the mapping that lacks it.
   YAML::Mark mark = node_.Mark();
   for (const auto& kv : node_) {
     if (kv.first.Scalar() == key) mark = kv.first.Mark();
   }
-  return where(mark) + ": key '" + (path_.empty() ? key : path_ + "." + key) + "'";
+  return where(mark) + ": key '" + full + "'";
 }
 
 void ConfigNode::fail(const std::string& key, const std::string& message) const {

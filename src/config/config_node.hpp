@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,7 +20,10 @@ std::string shown(const std::string& value);
 
 class ConfigNode {
  public:
-  ConfigNode(const YAML::Node& node, std::string file, std::string path);
+  /// `overrides`, if given, maps full keys set on the command line to the override that set
+  /// them: errors about those keys name the override instead of a file position.
+  ConfigNode(const YAML::Node& node, std::string file, std::string path,
+             const std::map<std::string, std::string>* overrides = nullptr);
 
   bool has(const std::string& key) const;
   /// Value of a key that must be present; T is std::int64_t, double, bool or std::string.
@@ -61,6 +65,7 @@ class ConfigNode {
   YAML::Node node_;
   std::string file_;
   std::string path_;
+  const std::map<std::string, std::string>* overrides_ = nullptr;
   std::set<std::string> read_;
   nlohmann::json resolved_ = nlohmann::json::object();
 };

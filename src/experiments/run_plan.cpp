@@ -1,6 +1,7 @@
 // Loads an input file: YAML syntax, the run section, then each experiment's own keys.
 #include "experiments/run_plan.hpp"
 
+#include "config/overrides.hpp"
 #include "core/backend.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
@@ -254,17 +255,19 @@ void check_real_gpu(ConfigNode& run) {
 }  // namespace
 
 RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOptions& options) {
-  const YAML::Node root = parse_file(path);
+  YAML::Node root = parse_file(path);
   RunPlan plan;
   plan.input_file = path;
   if (!root.IsMap()) throw InputError(path + ": the input must be a mapping with 'run' and 'experiments'");
-  ConfigNode top(root, path, "");
+  const OverrideOrigins overridden = apply_overrides(root, options.overrides);
+  plan.overrides = options.overrides;
+  ConfigNode top(root, path, "", &overridden);
   // A misspelt top-level key is named (with the likely intent) before anything it hides.
   top.mark_read("run");
   top.mark_read("experiments");
   top.reject_unknown();
   YAML::Node run_node = root["run"] ? root["run"] : YAML::Node(YAML::NodeType::Map);
-  ConfigNode run(run_node, path, "run");
+  ConfigNode run(run_node, path, "run", &overridden);
   plan.run = read_run_section(run, path);
   if (options.output_dir) {
     plan.run.output_dir = *options.output_dir;
@@ -289,7 +292,7 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
 
   plan.resolved_input["experiments"] = nlohmann::json::array();
   for (std::size_t i = 0; i < list.size(); ++i) {
-    ConfigNode node(list[i], path, "experiments[" + std::to_string(i) + "]");
+    ConfigNode node(list[i], path, "experiments[" + std::to_string(i) + "]", &overridden);
     const std::string name = node.required<std::string>("name");
     const ExperimentInfo* info = ExperimentRegistry::find(name);
     if (!info)

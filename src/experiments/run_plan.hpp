@@ -44,12 +44,14 @@ struct RunPlan {
   RunSettings run;
   std::vector<PlannedExperiment> experiments;
   nlohmann::json resolved_input;
+  std::vector<std::string> overrides;  ///< the --set PATH=VALUE applied, in order
 };
 
 /// Command-line choices that shape the plan.
 struct PlanOptions {
   std::optional<std::string> output_dir;  ///< overrides run.output_dir
   std::vector<std::string> only;          ///< run only these experiments (empty: all)
+  std::vector<std::string> overrides;     ///< "PATH=VALUE" from --set (config/overrides.hpp)
 };
 
 /// Reads, validates and configures everything in `path`; throws InputError (exit 2).

@@ -1,6 +1,9 @@
 // Fixed-width rows: experiment header, then one line per case.
 #include "io/console_writer.hpp"
 
+#include "io/format.hpp"
+
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 
@@ -36,6 +39,26 @@ void ConsoleWriter::rank_map(const nlohmann::json& ranks) {
         << r["local_rank"].get<int>() << "): " << r["device"].get<std::string>()
         << (id >= 0 ? ", device id " + std::to_string(id) : std::string(", no GPU")) << '\n';
   }
+}
+
+void ConsoleWriter::plan(const nlohmann::json& resolved_input,
+                         const std::vector<std::pair<std::string, std::vector<CaseSpec>>>& experiments, int ranks) {
+  os_ << "resolved input (defaults filled in, --set applied):\n" << resolved_input.dump(2) << "\n\n";
+  std::size_t total = 0;
+  std::uint64_t largest = 0;
+  for (const auto& [name, cases] : experiments) {
+    os_ << "== " << name << ": " << cases.size() << " case" << (cases.size() == 1 ? "" : "s") << '\n';
+    for (const auto& c : cases) {
+      char row[256];
+      std::snprintf(row, sizeof(row), "  %-42s %-18s %-8s %12s per rank\n", c.label.c_str(),
+                    describe(c.device).c_str(), to_string(c.dtype).c_str(), human_bytes(c.device_bytes).c_str());
+      os_ << row;
+      largest = std::max(largest, c.device_bytes);
+    }
+    total += cases.size();
+  }
+  os_ << '\n' << total << " cases on " << ranks << " rank" << (ranks == 1 ? "" : "s") << ", at most "
+      << human_bytes(largest) << " per rank at once; input is valid; nothing was run (--dry-run)\n";
 }
 
 void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, double elapsed_s) {
