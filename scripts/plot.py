@@ -186,9 +186,11 @@ def plot_transfer(plt, rows, record, label):
 
 def ratio_title(record, experiment, names):
     """The named ratio findings on one line, the first one's note (after its "(dtype, device): ") below."""
-    found = [f for n in names if (f := findings_of(record, experiment).get(n))]
+    found = [f for n in names for name, f in sorted(findings_of(record, experiment).items())
+             if name == n or name.startswith(n + "_")]
     note = found[0].get("note", "").split("): ", 1)[-1] if found else ""
-    return "; ".join(f"{f['name']} = {f['value']:.3g}×" for f in found) + (f"\n{note}" if note else "")
+    return "; ".join(f"{f['name']} = {f['value']:.3g}×" if f.get("value") is not None else f"{f['name']} = n/a"
+                     for f in found) + (f"\n{note}" if note else "")
 
 
 def plot_lazy(plt, rows, record, label):

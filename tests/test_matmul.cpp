@@ -173,13 +173,19 @@ TEST_F(MatmulExperimentRun, TinySweepVerifiesAndFindsCrossover) {
   for (const auto& f : outcome.findings) {
     if (f.name.rfind("crossover_n_", 0) != 0) continue;
     ++crossovers;
-    EXPECT_TRUE(f.value == 8 || f.value == 40) << f.name << " = " << f.value;
+    // 8 or 40 where the gpu won; no value, and a reason, where the cpu won everywhere.
+    if (f.value) {
+      EXPECT_TRUE(*f.value == 8 || *f.value == 40) << f.name << " = " << *f.value;
+    } else {
+      EXPECT_NE(f.note.find("CPU faster at every size up to 40"), std::string::npos) << f.note;
+    }
+    EXPECT_FALSE(f.reliable) << "an emulated GPU is the same host";
     EXPECT_NE(f.note.find("same physical host"), std::string::npos) << f.note;
   }
   EXPECT_EQ(crossovers, 4);
   const auto has = [&](const std::string& name) {
     for (const auto& f : outcome.findings) {
-      if (f.name == name) return f.value > 0;
+      if (f.name == name) return f.value && *f.value > 0;
     }
     return false;
   };
@@ -204,7 +210,9 @@ TEST(MatmulExperimentNoGpu, RunsCpuOnlyAndSaysThereIsNoGpu) {
       << outcome.results[0].check.detail;
   bool said_no_gpu = false;
   for (const auto& f : outcome.findings) {
-    if (f.name == "crossover_n_tiled_float32") said_no_gpu = f.note.find("no GPU") != std::string::npos;
+    if (f.name != "crossover_n_tiled_float32") continue;
+    said_no_gpu = f.note.find("no GPU") != std::string::npos;
+    EXPECT_FALSE(f.value) << "no GPU is no crossover, never a 0 standing in for one";
   }
   EXPECT_TRUE(said_no_gpu);
 }

@@ -53,7 +53,8 @@ TEST_P(MultiGpuConcurrency, BothModesVerifyDoTheirMultipliesAndReportEfficiency)
     // speedup/k from the two modes' medians (float32 rows first).
     const std::size_t first = efficiencies == 0 ? 0 : 2;
     const double speedup = out.results[first].seconds.median / out.results[first + 1].seconds.median;
-    EXPECT_DOUBLE_EQ(f.value, 100.0 * speedup / ranks) << f.name;
+    ASSERT_TRUE(f.value) << f.name;
+    EXPECT_DOUBLE_EQ(*f.value, 100.0 * speedup / ranks) << f.name;
     ++efficiencies;
   }
   EXPECT_EQ(efficiencies, 2);

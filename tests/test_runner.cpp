@@ -144,7 +144,7 @@ TEST(Runner, DropsWarmupsAndRecordsEveryRepetition) {
   EXPECT_TRUE(out.all_verified);
   ASSERT_EQ(out.findings.size(), 1u);
   EXPECT_EQ(out.findings[0].experiment, "fake");
-  EXPECT_EQ(out.findings[0].value, 3.0);
+  EXPECT_EQ(out.findings[0].value, std::optional<double>(3.0));
 }
 
 TEST(Runner, FailedVerificationMarksTheRunFailed) {

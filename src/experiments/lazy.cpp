@@ -150,30 +150,31 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
       const auto fenced = timings.find(Timing::fenced);
       if (fenced == timings.end() || fenced->second->seconds.median <= 0) continue;
       const double base = fenced->second->seconds.median;
-      const std::string prefix = to_string(dtype) + ", " + describe(device_) + ": ";
+      const std::string dt = to_string(dtype);
+      const std::string prefix = dt + ", " + describe(device_) + ": ";
       const auto unfenced = timings.find(Timing::unfenced);
       if (unfenced != timings.end()) {
-        out.push_back(
-            {"", "unfenced_over_fenced", unfenced->second->seconds.median / base, "x",
-             prefix + (runs_synchronously(device_) ? "backend runs kernels synchronously: fenced and "
-                                                     "unfenced timings agree up to timing noise"
-                                                   : "unfenced time measures only kernel launches")});
+        out.push_back(ratio_finding("unfenced_over_fenced_" + dt, unfenced->second->seconds, fenced->second->seconds,
+                                    prefix + (runs_synchronously(device_)
+                                                  ? "backend runs kernels synchronously: fenced and "
+                                                    "unfenced timings agree up to timing noise"
+                                                  : "unfenced time measures only kernel launches")));
       }
       const auto fused = timings.find(Timing::fused);
       if (fused != timings.end() && fused->second->seconds.median > 0) {
-        out.push_back({"", "unfused_over_fused", base / fused->second->seconds.median, "x",
-                       prefix + "two passes over memory (y written and read back) vs one: " +
-                           io::significant(fused->second->gbps) + " GB/s fused, " +
-                           io::significant(fenced->second->gbps) + " GB/s unfused"});
+        out.push_back(ratio_finding("unfused_over_fused_" + dt, fenced->second->seconds, fused->second->seconds,
+                                    prefix + "two passes over memory (y written and read back) vs one: " +
+                                        io::significant(fused->second->gbps) + " GB/s fused, " +
+                                        io::significant(fenced->second->gbps) + " GB/s unfused"));
       }
       const auto detour = timings.find(Timing::host_detour);
       if (detour != timings.end()) {
         const std::uint64_t y_bytes = static_cast<std::uint64_t>(elements_) * size_of(dtype);
-        out.push_back(
-            {"", "host_detour_over_fenced", detour->second->seconds.median / base, "x",
-             prefix + "y (" + io::human_bytes(y_bytes) + ") to host memory and back between kernels" +
-                 (uses_host_memory(device_) ? ", here two host-to-host copies" : "") + ": " +
-                 io::significant(detour->second->seconds.median) + " s vs " + io::significant(base) + " s"});
+        out.push_back(ratio_finding(
+            "host_detour_over_fenced_" + dt, detour->second->seconds, fenced->second->seconds,
+            prefix + "y (" + io::human_bytes(y_bytes) + ") to host memory and back between kernels" +
+                (uses_host_memory(device_) ? ", here two host-to-host copies" : "") + ": " +
+                io::significant(detour->second->seconds.median) + " s vs " + io::significant(base) + " s"));
       }
     }
     return out;

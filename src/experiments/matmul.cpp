@@ -185,8 +185,8 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
     for (Variant v : variants_) {
       const std::string name = std::string("crossover_n_") + name_of(v) + "_" + to_string(dt);
       if (!has_gpu_) {
-        out.push_back(
-            {"", name, 0, "n", "no GPU: try_gpu() is cpu, so only cpu cases ran and nothing to cross"});
+        out.push_back({"", name, std::nullopt, "n",
+                       "no GPU: try_gpu() is cpu, so only cpu cases ran and there is nothing to cross"});
         continue;
       }
       std::map<std::int64_t, std::pair<double, double>> seconds;  // n -> (cpu, gpu), median
@@ -208,11 +208,9 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
       // The smallest size from which the gpu wins at every larger size measured.
       std::size_t first = sizes.size();
       while (first > 0 && gpu_wins[first - 1]) --first;
-      Finding f{"", name, 0, "n", ""};
+      Finding f{"", name, std::nullopt, "n", ""};
       if (first == sizes.size()) {
-        f.value = static_cast<double>(sizes.back());
-        f.note = "cpu still faster at the largest size n=" + std::to_string(sizes.back()) +
-                 "; crossover lies above it";
+        f.note = "CPU faster at every size up to " + std::to_string(sizes.back()) + ": no crossover in the sweep";
       } else if (first == 0) {
         f.value = static_cast<double>(sizes.front());
         f.note = "gpu faster at every size measured, from n=" + std::to_string(sizes.front());
@@ -222,6 +220,7 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
                  ", gpu faster from n=" + std::to_string(sizes[first]) + " up";
       }
       f.note += same_host;
+      if (!same_host.empty()) f.mark_unreliable("cpu and gpu are the same host (emulated GPU)");
       out.push_back(f);
     }
   }

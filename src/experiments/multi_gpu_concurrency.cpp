@@ -82,6 +82,7 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
     kernel_ = read_gemm_kernel(node);
     per_gpu_ = node.get_int("multiplies_per_gpu", 1, 1, 10000);
     const Device device = read_device(node);
+    device_ = device;
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (bool sequential : {true, false}) {
@@ -117,18 +118,23 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
     std::map<DType, std::map<bool, double>> median;  // dtype -> sequential? -> seconds
     for (const auto& r : results) median[r.spec.dtype][case_of(r.spec).sequential] = r.seconds.median;
     std::vector<Finding> out;
+    // Say what the k devices are: "k=2 GPUs" only where they are real.
     const std::string k = std::to_string(ctx_.ranks);
+    const std::string what = !device_.is_gpu()       ? "k=" + k + " ranks on cpu"
+                             : gpus_are_emulated() ? "k=" + k + " emulated GPUs (host memory)"
+                                                   : "k=" + k + " GPUs";
     for (const auto& [dtype, t] : median) {
       if (t.count(true) == 0 || t.count(false) == 0 || t.at(false) <= 0) continue;
       const double speedup = t.at(true) / t.at(false);
       const std::string dt = to_string(dtype);
-      out.push_back({"", "speedup_" + dt, speedup, "x", "k=" + k + " GPUs vs one GPU; ideal " + k});
+      out.push_back({"", "speedup_" + dt, speedup, "x", what + " at once vs one after another on one; ideal " + k});
       out.push_back({"", "efficiency_" + dt, 100.0 * speedup / ctx_.ranks, "%", "speedup/k; ideal 100 %"});
     }
     return out;
   }
 
  private:
+  Device device_;
   RunContext ctx_;
   std::int64_t n_ = 256, per_gpu_ = 1;
   GemmKernel kernel_ = GemmKernel::vendor;

@@ -57,6 +57,26 @@ int agreed_stop(const StopPoll& stop, const comm::Communicator& comm) {
   return static_cast<int>(comm::max_over_ranks(mine, comm));
 }
 
+// "" or why every timing on this node is suspect: more ranks x threads than cores.
+std::string oversubscription() {
+  const int ranks = std::max(1, rank_binding().local_size);
+  const int threads = std::max(1, Kokkos::DefaultHostExecutionSpace().concurrency());
+  const int cores = host_info().logical_cores;
+  if (cores <= 0 || ranks * threads <= cores) return "";
+  return std::to_string(ranks) + " ranks x " + std::to_string(threads) + " thread(s) share " +
+         std::to_string(cores) + " cores on this node (oversubscribed)";
+}
+
+// Marks what noise or the machine may explain: a parallel efficiency above 100 % and, on an
+// oversubscribed node, every measured figure.
+void flag_unreliable(Finding& f, const std::string& crowded) {
+  if (!f.value) return;
+  if (f.unit == "%" && f.name.rfind("efficiency", 0) == 0 && *f.value > 100) {
+    f.mark_unreliable("superlinear (above 100 %): noise or cache effects, not a real speedup");
+  }
+  if (!crowded.empty()) f.mark_unreliable(crowded);
+}
+
 // One case; nullopt when a stop was agreed between repetitions (the case is dropped, so a
 // long case does not hold the run past a launcher's grace period).
 std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpec& spec,
@@ -193,6 +213,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
   for (const auto& planned : plan.experiments) total += static_cast<int>(planned.cases.size());
   outcome.cases_planned = total;
   const auto t0 = Clock::now();
+  const std::string crowded = oversubscription();
   int index = 0;
   for (auto& planned : plan.experiments) {
     std::vector<CaseResult> mine;
@@ -224,6 +245,18 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
     }
     for (auto& f : planned.experiment->summarize(mine)) {
       f.experiment = planned.name;
+      flag_unreliable(f, crowded);
+      // One name, one finding: a repeated experiment entry's findings say which entry.
+      const auto taken = [&](const std::string& name) {
+        return std::any_of(outcome.findings.begin(), outcome.findings.end(), [&](const Finding& g) {
+          return g.experiment == f.experiment && g.name == name;
+        });
+      };
+      if (taken(f.name)) {
+        int entry = 2;
+        while (taken(f.name + "_entry" + std::to_string(entry))) ++entry;
+        f.name += "_entry" + std::to_string(entry);
+      }
       outcome.findings.push_back(f);
     }
     outcome.results.insert(outcome.results.end(), mine.begin(), mine.end());

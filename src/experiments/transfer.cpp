@@ -183,12 +183,13 @@ class TransferExperiment : public CaseList<TransferCase> {
     for (const char* dir : {"h2d", "d2h"}) {
       const auto pinned = peaks.find(std::string(dir) + "_pinned");
       const auto pageable = peaks.find(std::string(dir) + "_pageable");
+      const std::string name = std::string("pinned_over_pageable_") + dir;
       if (pinned != peaks.end() && pageable != peaks.end() && pageable->second > 0) {
-        out.push_back({"", std::string("pinned_over_pageable_") + dir, pinned->second / pageable->second, "x",
-                       "peak bandwidth ratio"});
+        out.push_back({"", name, pinned->second / pageable->second, "x", "peak bandwidth ratio"});
+      } else if (!pinned_ && pageable != peaks.end()) {
+        out.push_back({"", name, std::nullopt, "x", "no pinned host memory measured: " + pinned_note_});
       }
     }
-    out.push_back({"", "pinned_host_memory", pinned_ ? 1.0 : 0.0, "", pinned_note_});
     return out;
   }
 

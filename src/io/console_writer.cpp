@@ -90,11 +90,12 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
 
 void ConsoleWriter::findings(const std::vector<Finding>& findings) {
   if (findings.empty()) return;
-  os_ << "\n== findings\n";
+  os_ << "\n== findings   (! = unreliable: the reason follows)\n";
   for (const auto& f : findings) {
-    os_ << "  " << f.experiment << '.' << f.name << " = " << fmt("%.4g", f.value)
-        << (f.unit.empty() ? "" : " ") << f.unit;
+    os_ << (f.reliable ? "  " : "! ") << f.experiment << '.' << f.name << " = "
+        << (f.value ? fmt("%.4g", *f.value) + (f.unit.empty() ? "" : " " + f.unit) : std::string("n/a"));
     if (!f.note.empty()) os_ << "  (" << f.note << ')';
+    if (!f.reliable) os_ << "  [unreliable: " << f.unreliable_because << ']';
     os_ << '\n';
   }
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,9 +91,32 @@ struct CaseResult {
 struct Finding {
   std::string experiment;
   std::string name;
-  double value = 0;
+  /// Empty when the finding does not apply here (no GPU, no crossover in the swept sizes):
+  /// `note` then says why. Never a 0 standing in for "nothing".
+  std::optional<double> value;
   std::string unit;
   std::string note;
+  /// False when noise or the machine may explain the figure (intervals that overlap, a
+  /// superlinear efficiency, more ranks than cores): `unreliable_because` says which.
+  bool reliable = true;
+  std::string unreliable_because;
+
+  void mark_unreliable(const std::string& why) {
+    unreliable_because += (reliable ? "" : "; ") + why;
+    reliable = false;
+  }
 };
+
+/// median(numerator) / median(denominator), flagged unreliable when the two medians' 95 %
+/// intervals overlap (the ratio's side of 1 is then not established).
+inline Finding ratio_finding(const std::string& name, const Stats& numerator, const Stats& denominator,
+                             const std::string& note) {
+  Finding f{"", name, std::nullopt, "x", note};
+  if (denominator.median > 0) f.value = numerator.median / denominator.median;
+  if (numerator.median_ci_low <= denominator.median_ci_high && denominator.median_ci_low <= numerator.median_ci_high) {
+    f.mark_unreliable("the two medians' 95 % intervals overlap");
+  }
+  return f;
+}
 
 }  // namespace minigpu

@@ -196,7 +196,9 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
   for (const auto& f : findings) {
     record["findings"].push_back({{"experiment", f.experiment},
                                   {"name", f.name},
-                                  {"value", f.value},
+                                  {"value", f.value ? nlohmann::json(*f.value) : nlohmann::json(nullptr)},
+                                  {"reliable", f.reliable},
+                                  {"unreliable_because", f.unreliable_because},
                                   {"unit", f.unit},
                                   {"note", f.note}});
   }

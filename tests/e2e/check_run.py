@@ -47,6 +47,23 @@ def check_results(out_dir, ranks=None):
         low, high = s.get("median_ci95", [None, None])
         if low is None or not (s["min"] <= low <= s["median"] <= high <= s["max"]) or not s.get("cv", -1) >= 0:
             errors.append(f"{where}: no sane median_ci95 / cv in {s}")
+    # Findings are typed: one name once, a number with a unit or null with the reason, and a
+    # reliability flag that gives its reason; no "GPUs" where none are real.
+    names = [(f["experiment"], f["name"]) for f in record["findings"]]
+    errors += [f"finding {e}.{n} appears twice" for e, n in sorted(set(names)) if names.count((e, n)) > 1]
+    for f in record["findings"]:
+        where = f"finding {f['experiment']}.{f['name']}"
+        if f["value"] is None and not f["note"]:
+            errors.append(f"{where} has no value and no reason")
+        if f["value"] is not None and not f["unit"]:
+            errors.append(f"{where} = {f['value']} has no unit")
+        if not f["reliable"] and not f["unreliable_because"]:
+            errors.append(f"{where} is unreliable without a reason")
+        if isinstance(f["value"], (int, float)) and f["unit"] == "%" and f["name"].startswith("efficiency") \
+                and f["value"] > 100 and f["reliable"]:
+            errors.append(f"{where} = {f['value']} % is superlinear yet not flagged")
+        if not record["devices"]["num_gpus"] and " GPUs" in f["note"]:
+            errors.append(f"{where} speaks of GPUs in a run without one: {f['note']}")
     for column in ("cv", "median_ci95_low_s", "median_ci95_high_s"):
         if rows and column not in rows[0]:
             errors.append(f"results.csv lacks {column}")
