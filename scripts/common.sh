@@ -7,7 +7,7 @@ MINIGPU_BUILD="${MINIGPU_BUILD_DIR:-$MINIGPU_ROOT/build}"
 
 # Debian 12 / Ubuntu packages the build, the tests and the scripts need.
 MINIGPU_PACKAGES=(
-  cmake g++ make git python3 python3-matplotlib ccache patch
+  cmake g++ make git python3 python3-matplotlib python3-jsonschema ccache patch
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev libopenblas-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev
