@@ -36,8 +36,14 @@ GpuProperties gpu_properties(int id) {
   const cudaError_t status = cudaGetDeviceProperties(&prop, id);
   if (status != cudaSuccess)
     throw std::runtime_error(std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(status));
-  return named(id, prop.name, prop.totalGlobalMem,
-               std::to_string(prop.major) + "." + std::to_string(prop.minor));
+  GpuProperties p = named(id, prop.name, prop.totalGlobalMem,
+                          std::to_string(prop.major) + "." + std::to_string(prop.minor));
+  int current = -1;
+  std::size_t free = 0, total = 0;
+  if (cudaGetDevice(&current) == cudaSuccess && current == id && cudaMemGetInfo(&free, &total) == cudaSuccess) {
+    p.free_bytes = free;
+  }
+  return p;
 }
 #elif defined(KOKKOS_ENABLE_HIP)
 int visible_gpu_count() {
@@ -50,7 +56,13 @@ GpuProperties gpu_properties(int id) {
   const hipError_t status = hipGetDeviceProperties(&prop, id);
   if (status != hipSuccess)
     throw std::runtime_error(std::string("hipGetDeviceProperties: ") + hipGetErrorString(status));
-  return named(id, prop.name, prop.totalGlobalMem, prop.gcnArchName);
+  GpuProperties p = named(id, prop.name, prop.totalGlobalMem, prop.gcnArchName);
+  int current = -1;
+  std::size_t free = 0, total = 0;
+  if (hipGetDevice(&current) == hipSuccess && current == id && hipMemGetInfo(&free, &total) == hipSuccess) {
+    p.free_bytes = free;
+  }
+  return p;
 }
 #elif defined(KOKKOS_ENABLE_SYCL)
 int visible_gpu_count() {

@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -65,6 +66,7 @@ struct GpuProperties {
   std::string name;
   std::uint64_t memory_bytes = 0;
   std::string compute_capability;  ///< "9.0" on CUDA, "gfx90a" on HIP, empty elsewhere
+  std::optional<std::uint64_t> free_bytes;  ///< free now, where the runtime says (the active GPU)
 };
 
 /// GPUs the process could see (respects CUDA_VISIBLE_DEVICES and the like); 0 on host builds.

@@ -32,6 +32,13 @@ HostInfo host_info() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGESIZE);
   if (pages > 0 && page_size > 0) info.memory_bytes = static_cast<std::uint64_t>(pages) * page_size;
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  while (meminfo >> key >> kib) {
+    if (key == "MemAvailable:") info.available_bytes = kib * 1024;
+    meminfo.ignore(256, '\n');
+  }
   return info;
 }
 
@@ -55,10 +62,12 @@ DeviceReport device_report() {
     if (r.emulated) {
       info.name = "emulated GPU (host memory, " + std::string(HostExecSpace::name()) + ")";
       info.memory_bytes = r.host.memory_bytes;
+      info.free_bytes = r.host.available_bytes;
     } else {
       const GpuProperties p = gpu_properties(active_gpu_id());
       info.name = p.name + " (device " + std::to_string(p.id) + ")";
       info.memory_bytes = p.memory_bytes;
+      info.free_bytes = p.free_bytes;
       info.compute_capability = p.compute_capability;
     }
     r.gpus.push_back(info);

@@ -5,6 +5,7 @@
 #include "core/device.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct HostInfo {
   std::string cpu_model;
   int logical_cores = 0;
   std::uint64_t memory_bytes = 0;
+  std::optional<std::uint64_t> available_bytes;  ///< MemAvailable (/proc/meminfo), where known
 };
 
 /// One device of this process as a report shows it.
@@ -22,6 +24,7 @@ struct DeviceInfo {
   Device device;
   std::string name;
   std::uint64_t memory_bytes = 0;
+  std::optional<std::uint64_t> free_bytes;  ///< where the runtime says
   std::string compute_capability;  ///< empty when not applicable
   bool emulated = false;
 };

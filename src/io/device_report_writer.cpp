@@ -3,6 +3,7 @@
 
 #include "io/format.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <ostream>
 
@@ -26,19 +27,28 @@ void write_device_report(std::ostream& os, const DeviceReport& r, int mpi_ranks)
      << " logical cores, " << human_bytes(r.host.memory_bytes) << " memory\n"
      << "  MPI ranks " << mpi_ranks << "; GPUs visible to the hardware " << r.visible_gpus << "\n\n";
 
-  os << "  " << std::left << std::setw(20) << "device" << std::setw(48) << "name" << std::setw(14) << "memory"
-     << "compute capability\n";
-  os << "  " << std::setw(20) << "cpu" << std::setw(48) << r.host.cpu_model << std::setw(14)
-     << human_bytes(r.host.memory_bytes) << "-\n";
+  const auto free_text = [](const std::optional<std::uint64_t>& bytes) {
+    return bytes ? human_bytes(*bytes) : std::string("-");
+  };
+  os << "  " << std::left << std::setw(20) << "device" << std::setw(48) << "name" << std::setw(12) << "total"
+     << std::setw(12) << "free" << "compute capability\n";
+  os << "  " << std::setw(20) << "cpu" << std::setw(48) << r.host.cpu_model << std::setw(12)
+     << human_bytes(r.host.memory_bytes) << std::setw(12) << free_text(r.host.available_bytes) << "-\n";
   for (const DeviceInfo& g : r.gpus) {
-    os << "  " << std::setw(20) << describe(g.device) << std::setw(48) << g.name << std::setw(14)
-       << human_bytes(g.memory_bytes) << (g.compute_capability.empty() ? "-" : g.compute_capability) << '\n';
+    os << "  " << std::setw(20) << describe(g.device) << std::setw(48) << g.name << std::setw(12)
+       << human_bytes(g.memory_bytes) << std::setw(12) << free_text(g.free_bytes)
+       << (g.compute_capability.empty() ? "-" : g.compute_capability) << '\n';
   }
   if (r.gpus.empty()) os << "  (no GPU: every device falls back to the cpu)\n";
   if (r.emulated) {
     os << "  note: GPUs are emulated in host memory (MINIGPU_EMULATE_GPUS); timings are the host's\n";
   }
   os << std::right << '\n'
+     << "  cpu()           = cpu\n"
+     << "  gpu(" << std::max(0, r.num_gpus - 1) << ")          = "
+     << (r.num_gpus > 0 ? describe(r.try_all_gpus.back())
+                        : "gpu:0, which this process does not have (using it throws DeviceNotFoundError)")
+     << '\n'
      << "  num_gpus()      = " << r.num_gpus << '\n'
      << "  try_gpu()       = " << describe(r.try_gpu_0) << '\n'
      << "  try_gpu(10)     = " << describe(r.try_gpu_10) << '\n'

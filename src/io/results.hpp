@@ -99,7 +99,7 @@ struct Finding {
   /// False when noise or the machine may explain the figure (intervals that overlap, a
   /// superlinear efficiency, more ranks than cores): `unreliable_because` says which.
   bool reliable = true;
-  std::string unreliable_because;
+  std::string unreliable_because{};
 
   void mark_unreliable(const std::string& why) {
     unreliable_because += (reliable ? "" : "; ") + why;
