@@ -140,9 +140,9 @@ TEST(Config, EveryNumericKeyRefusesNegativeZeroAndOverflowingValues) {
     for (const auto& v : values) {
       const std::string value = std::string(k.key) == "grid" && v[0] != '[' ? "[" + v + ", 1]" : v;
       SCOPED_TRACE(std::string(k.experiment) + "." + k.key + " = " + value);
-      expect_input_error("experiments:\n  - name: " + std::string(k.experiment) + "\n    " + k.key + ": " +
-                             value + "\n",
-                         {":3:5: key 'experiments[0]." + std::string(k.key) + "'"});
+      expect_input_error(
+          "experiments:\n  - name: " + std::string(k.experiment) + "\n    " + k.key + ": " + value + "\n",
+          {":3:5: key 'experiments[0]." + std::string(k.key) + "'"});
     }
   }
   // The run section's own counts, and the learning rate (a real number).
@@ -156,7 +156,8 @@ TEST(Config, EveryNumericKeyRefusesNegativeZeroAndOverflowingValues) {
   // The adaptive-repetition bounds, in run: and per experiment.
   for (const auto& bad : {"target_cv: 1", "target_cv: -0.1", "max_time_s: -1", "max_time_s: 1e9"}) {
     const std::string key = std::string(bad).substr(0, std::string(bad).find(':'));
-    expect_input_error(std::string("run: {") + bad + "}\nexperiments: [{name: devices}]\n", {"key 'run." + key + "'"});
+    expect_input_error(std::string("run: {") + bad + "}\nexperiments: [{name: devices}]\n",
+                       {"key 'run." + key + "'"});
     expect_input_error(std::string("experiments:\n  - name: devices\n    ") + bad + "\n",
                        {":3:5: key 'experiments[0]." + key + "'"});
   }
@@ -166,8 +167,8 @@ TEST(Config, CommandLineOverridesAreValidatedLikeTheFileAndNamedInErrors) {
   const std::string yaml =
       "run: {repetitions: 3}\nexperiments:\n  - {name: matmul, sizes: [8]}\n  - {name: devices}\n"
       "  - {name: matmul, sizes: [16], repetitions: 9}\n";
-  const RunPlan plan = testing::plan_yaml(
-      yaml, {"run.repetitions=2", "experiments.matmul.sizes=[4, 12]", "experiments[1].warmups=0", "run.dtype=float64"});
+  const RunPlan plan = testing::plan_yaml(yaml, {"run.repetitions=2", "experiments.matmul.sizes=[4, 12]",
+                                                 "experiments[1].warmups=0", "run.dtype=float64"});
   EXPECT_EQ(plan.run.repetitions, 2);
   EXPECT_EQ(plan.experiments[0].repetitions, 2) << "inherits the overridden run.repetitions";
   EXPECT_EQ(plan.experiments[2].repetitions, 9) << "its own key stands";
@@ -190,7 +191,8 @@ TEST(Config, CommandLineOverridesAreValidatedLikeTheFileAndNamedInErrors) {
   refused("run.repetitions=abc", {"--set run.repetitions=abc: key 'run.repetitions': must be an integer"});
   refused("experiments.matmul.sizes=[0]", {"--set experiments.matmul.sizes=[0]: key 'experiments[0].sizes'"});
   refused("run.repetiton=2", {"--set run.repetiton=2: key 'run.repetiton': unknown key", "'repetitions'"});
-  refused("experiments.matmull.sizes=[8]", {"--set experiments.matmull.sizes=[8]: the input has no experiment named"});
+  refused("experiments.matmull.sizes=[8]",
+          {"--set experiments.matmull.sizes=[8]: the input has no experiment named"});
   refused("experiments[7].n=1", {"the input has 3 experiment entries"});
   refused("run.repetitions", {"expected PATH=VALUE"});
   refused("repetitions=2", {"is not run.KEY or experiments.NAME.KEY"});
@@ -224,7 +226,8 @@ TEST(Config, ParsesByteCounts) {
   EXPECT_EQ(parse_bytes("1GiB"), 1073741824);
   EXPECT_EQ(parse_bytes("1.5MiB"), 1572864);
   EXPECT_EQ(parse_bytes("2MB"), 2000000);
-  for (const char* bad : {"", "KiB", "-1KiB", "1 parsec", "1KiBx", "0", "2.5", "0.3KiB", "1e30GiB", "nan", "inf"}) {
+  for (const char* bad :
+       {"", "KiB", "-1KiB", "1 parsec", "1KiBx", "0", "2.5", "0.3KiB", "1e30GiB", "nan", "inf"}) {
     EXPECT_THROW(parse_bytes(bad), std::invalid_argument) << bad;
   }
 }

@@ -233,7 +233,8 @@ TEST(LinearRunCheck, DivergingTrainingFailsVerification) {
   EXPECT_FALSE(out.all_verified);
   EXPECT_TRUE(out.results.at(0).check.passed) << "the parameters rule does not depend on training";
   EXPECT_FALSE(out.results.at(1).check.passed) << out.results.at(1).check.detail;
-  EXPECT_NE(out.results.at(1).check.detail.find("diverged"), std::string::npos) << out.results.at(1).check.detail;
+  EXPECT_NE(out.results.at(1).check.detail.find("diverged"), std::string::npos)
+      << out.results.at(1).check.detail;
 }
 
 }  // namespace

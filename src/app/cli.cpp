@@ -50,9 +50,10 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   run->add_option("--resume", run_options.resume,
                   "A run directory of this input (e.g. interrupted): keep its finished cases, run the rest");
   run->add_flag("--plot", run_options.plot, "Draw the figures (scripts/plot.py) into the results directory");
-  run->add_option("--set", run_options.overrides,
-                   "PATH=VALUE: change an input key, e.g. run.repetitions=5, experiments.matmul.sizes=[64,128] "
-                   "(also experiments[I].KEY, experiments.*.KEY); repeatable")
+  run->add_option(
+         "--set", run_options.overrides,
+         "PATH=VALUE: change an input key, e.g. run.repetitions=5, experiments.matmul.sizes=[64,128] "
+         "(also experiments[I].KEY, experiments.*.KEY); repeatable")
       ->allow_extra_args(false);  // one PATH=VALUE per --set: the input may follow
   // Shortcuts: every case's count, whatever the run: section or an experiment entry says.
   std::string repetitions, warmups;
@@ -61,7 +62,8 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
 
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the real ones.
   std::vector<std::string> names;
-  for (const auto* c : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(c->get_name());
+  for (const auto* c : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(c->get_name());
   const std::string commands = "(commands: " + io::joined(names, ", ") + ")";
   bool named = false;
   for (int i = 1; i < argc && !named; ++i) {
@@ -95,7 +97,8 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   if (devices->parsed()) return devices_command(mpi);
   if (list->parsed()) return list_command(mpi);
   if (run->parsed()) {
-    for (const auto& [key, value] : {std::pair{"repetitions", &repetitions}, std::pair{"warmups", &warmups}}) {
+    for (const auto& [key, value] :
+         {std::pair{"repetitions", &repetitions}, std::pair{"warmups", &warmups}}) {
       if (value->empty()) continue;
       run_options.overrides.push_back(std::string("run.") + key + "=" + *value);
       run_options.overrides.push_back(std::string("experiments.*.") + key + "=" + *value);

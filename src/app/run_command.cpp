@@ -204,8 +204,8 @@ std::optional<io::RunDirectory> open_run_directory(const RunPlan& plan, const Mp
         directory.emplace(plan.run.output_dir, plan.run.name, compact_stamp(utc_now_iso8601()));
       }
     } catch (const std::system_error& e) {
-      problem = plan.run.output_dir_source + ": cannot create a run directory in '" + shown(plan.run.output_dir) +
-                "': " + e.code().message();
+      problem = plan.run.output_dir_source + ": cannot create a run directory in '" +
+                shown(plan.run.output_dir) + "': " + e.code().message();
     }
   }
   if (!comm::all_ranks(problem.empty(), ctx.comm)) {

@@ -24,7 +24,8 @@ bool is_key(const std::string& text) {
 std::vector<std::size_t> select_entries(const YAML::Node& list, const std::string& selector,
                                         const std::string& origin) {
   std::vector<std::size_t> picked;
-  if (!list || !list.IsSequence()) throw InputError(origin + ": the input has no 'experiments' list to change");
+  if (!list || !list.IsSequence())
+    throw InputError(origin + ": the input has no 'experiments' list to change");
   if (selector.size() > 2 && selector.front() == '[' && selector.back() == ']') {
     const std::string digits = selector.substr(1, selector.size() - 2);
     if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) {
@@ -40,7 +41,8 @@ std::vector<std::size_t> select_entries(const YAML::Node& list, const std::strin
     const YAML::Node name = list[i].IsMap() ? list[i]["name"] : YAML::Node();
     if (selector == "*" || (name && name.IsScalar() && name.Scalar() == selector)) picked.push_back(i);
   }
-  if (picked.empty()) throw InputError(origin + ": the input has no experiment named '" + shown(selector) + "'");
+  if (picked.empty())
+    throw InputError(origin + ": the input has no experiment named '" + shown(selector) + "'");
   return picked;
 }
 

@@ -40,7 +40,8 @@ GpuProperties gpu_properties(int id) {
                           std::to_string(prop.major) + "." + std::to_string(prop.minor));
   int current = -1;
   std::size_t free = 0, total = 0;
-  if (cudaGetDevice(&current) == cudaSuccess && current == id && cudaMemGetInfo(&free, &total) == cudaSuccess) {
+  if (cudaGetDevice(&current) == cudaSuccess && current == id &&
+      cudaMemGetInfo(&free, &total) == cudaSuccess) {
     p.free_bytes = free;
   }
   return p;

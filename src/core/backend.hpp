@@ -65,7 +65,7 @@ struct GpuProperties {
   int id = 0;
   std::string name;
   std::uint64_t memory_bytes = 0;
-  std::string compute_capability;  ///< "9.0" on CUDA, "gfx90a" on HIP, empty elsewhere
+  std::string compute_capability;           ///< "9.0" on CUDA, "gfx90a" on HIP, empty elsewhere
   std::optional<std::uint64_t> free_bytes;  ///< free now, where the runtime says (the active GPU)
 };
 

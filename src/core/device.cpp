@@ -79,7 +79,8 @@ int emulated_gpu_count() {
 
 void set_emulated_gpus(int n) {
   if (n < 0 || n > kMaxEmulatedGpus) {
-    throw std::invalid_argument("emulated GPU count must be in [0, " + std::to_string(kMaxEmulatedGpus) + "]");
+    throw std::invalid_argument("emulated GPU count must be in [0, " + std::to_string(kMaxEmulatedGpus) +
+                                "]");
   }
   emulated_override() = n;
 }

@@ -25,7 +25,7 @@ struct DeviceInfo {
   std::string name;
   std::uint64_t memory_bytes = 0;
   std::optional<std::uint64_t> free_bytes;  ///< where the runtime says
-  std::string compute_capability;  ///< empty when not applicable
+  std::string compute_capability;           ///< empty when not applicable
   bool emulated = false;
 };
 

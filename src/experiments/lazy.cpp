@@ -154,15 +154,16 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
       const std::string prefix = dt + ", " + describe(device_) + ": ";
       const auto unfenced = timings.find(Timing::unfenced);
       if (unfenced != timings.end()) {
-        out.push_back(ratio_finding("unfenced_over_fenced_" + dt, unfenced->second->seconds, fenced->second->seconds,
-                                    prefix + (runs_synchronously(device_)
-                                                  ? "backend runs kernels synchronously: fenced and "
+        out.push_back(ratio_finding(
+            "unfenced_over_fenced_" + dt, unfenced->second->seconds, fenced->second->seconds,
+            prefix + (runs_synchronously(device_) ? "backend runs kernels synchronously: fenced and "
                                                     "unfenced timings agree up to timing noise"
                                                   : "unfenced time measures only kernel launches")));
       }
       const auto fused = timings.find(Timing::fused);
       if (fused != timings.end() && fused->second->seconds.median > 0) {
-        out.push_back(ratio_finding("unfused_over_fused_" + dt, fenced->second->seconds, fused->second->seconds,
+        out.push_back(ratio_finding("unfused_over_fused_" + dt, fenced->second->seconds,
+                                    fused->second->seconds,
                                     prefix + "two passes over memory (y written and read back) vs one: " +
                                         io::significant(fused->second->gbps) + " GB/s fused, " +
                                         io::significant(fenced->second->gbps) + " GB/s unfused"));

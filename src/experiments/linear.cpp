@@ -215,7 +215,8 @@ class Training : public CaseState {
     // NaN compares false: parameters that overflowed (a diverging lr) are no result.
     const bool passed = ref_err <= tol && same && log_err <= tol;
     if (!std::isfinite(ref_err)) return {false, "parameters are not finite: training diverged (lower lr)"};
-    std::string detail = fmt("parameters vs host SGD max rel err %.1e; mean loss %.3g -> %.3g; ", ref_err, first, last);
+    std::string detail =
+        fmt("parameters vs host SGD max rel err %.1e; mean loss %.3g -> %.3g; ", ref_err, first, last);
     detail += fmt("loss log vs host SGD max rel err %.1e; ", log_err);
     detail += w_err <= kTolerance && b_err <= kTolerance
                   ? fmt("recovered w*, b* (max|w-w*| %.1e, |b-b*| %.1e)", w_err, b_err)
@@ -272,7 +273,8 @@ class LinearExperiment : public CaseList<LinearCase> {
     // Past a few units every input here diverges to inf: a typo, not an experiment.
     constexpr double kMaxLearningRate = 100;
     if (!(s_.lr > 0) || !(s_.lr <= kMaxLearningRate)) {
-      node.fail("lr", "must be a positive number at most " + std::to_string(static_cast<int>(kMaxLearningRate)));
+      node.fail("lr",
+                "must be a positive number at most " + std::to_string(static_cast<int>(kMaxLearningRate)));
     }
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);

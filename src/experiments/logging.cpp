@@ -192,16 +192,19 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
     std::vector<Finding> out;
     for (const auto& [dtype, by_mode] : median) {
       const auto sync = by_mode.find(Mode::sync_each_step), log = by_mode.find(Mode::device_log);
-      if (sync == by_mode.end() || log == by_mode.end() || sync->second.median <= 0 || log->second.median <= 0) {
+      if (sync == by_mode.end() || log == by_mode.end() || sync->second.median <= 0 ||
+          log->second.median <= 0) {
         continue;
       }
-      const double per_step_us = (sync->second.median - log->second.median) / static_cast<double>(steps_) * 1e6;
+      const double per_step_us =
+          (sync->second.median - log->second.median) / static_cast<double>(steps_) * 1e6;
       const std::string cost = per_step_us > 0
                                    ? "a host sync adds " + io::significant(per_step_us, 2) + " us per step"
                                    : "no measurable cost of a host sync (difference within noise)";
       out.push_back(ratio_finding("sync_over_device_log_" + to_string(dtype), sync->second, log->second,
-                                  to_string(dtype) + ", n=" + std::to_string(n_) + ", " + std::to_string(steps_) +
-                                      " steps, " + to_string(kernel_) + " matmul: " + cost));
+                                  to_string(dtype) + ", n=" + std::to_string(n_) + ", " +
+                                      std::to_string(steps_) + " steps, " + to_string(kernel_) +
+                                      " matmul: " + cost));
     }
     return out;
   }

@@ -210,7 +210,8 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
       while (first > 0 && gpu_wins[first - 1]) --first;
       Finding f{"", name, std::nullopt, "n", ""};
       if (first == sizes.size()) {
-        f.note = "CPU faster at every size up to " + std::to_string(sizes.back()) + ": no crossover in the sweep";
+        f.note =
+            "CPU faster at every size up to " + std::to_string(sizes.back()) + ": no crossover in the sweep";
       } else if (first == 0) {
         f.value = static_cast<double>(sizes.front());
         f.note = "gpu faster at every size measured, from n=" + std::to_string(sizes.front());

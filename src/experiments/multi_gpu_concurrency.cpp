@@ -120,14 +120,15 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
     std::vector<Finding> out;
     // Say what the k devices are: "k=2 GPUs" only where they are real.
     const std::string k = std::to_string(ctx_.ranks);
-    const std::string what = !device_.is_gpu()       ? "k=" + k + " ranks on cpu"
+    const std::string what = !device_.is_gpu()     ? "k=" + k + " ranks on cpu"
                              : gpus_are_emulated() ? "k=" + k + " emulated GPUs (host memory)"
                                                    : "k=" + k + " GPUs";
     for (const auto& [dtype, t] : median) {
       if (t.count(true) == 0 || t.count(false) == 0 || t.at(false) <= 0) continue;
       const double speedup = t.at(true) / t.at(false);
       const std::string dt = to_string(dtype);
-      out.push_back({"", "speedup_" + dt, speedup, "x", what + " at once vs one after another on one; ideal " + k});
+      out.push_back(
+          {"", "speedup_" + dt, speedup, "x", what + " at once vs one after another on one; ideal " + k});
       out.push_back({"", "efficiency_" + dt, 100.0 * speedup / ctx_.ranks, "%", "speedup/k; ideal 100 %"});
     }
     return out;

@@ -208,7 +208,8 @@ void read_repetition_keys(ConfigNode& node, const Defaults& defaults, Out& out) 
   out.warmups = positive_int(node, "warmups", defaults.warmups, 0);
   out.repetitions = positive_int(node, "repetitions", defaults.repetitions, 1);
   out.target_cv = node.get<double>("target_cv", defaults.target_cv);
-  if (!(out.target_cv >= 0 && out.target_cv < 1)) node.fail("target_cv", "must be in [0, 1) (0 turns it off)");
+  if (!(out.target_cv >= 0 && out.target_cv < 1))
+    node.fail("target_cv", "must be in [0, 1) (0 turns it off)");
   out.max_time_s = node.get<double>("max_time_s", defaults.max_time_s);
   if (!(out.max_time_s >= 0 && out.max_time_s <= 86400)) {
     node.fail("max_time_s", "must be in [0, 86400] seconds (0 turns it off)");
@@ -226,7 +227,8 @@ RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   read_repetition_keys(run, RunSettings{}, s);
   const std::string dtype = run.get_choice("dtype", {"float32", "float64"}, "float32");
   s.dtype = parse_dtype(dtype);
-  if (run.has("emulate_gpus")) s.emulate_gpus = static_cast<int>(run.get_int("emulate_gpus", 0, 0, kMaxEmulatedGpus));
+  if (run.has("emulate_gpus"))
+    s.emulate_gpus = static_cast<int>(run.get_int("emulate_gpus", 0, 0, kMaxEmulatedGpus));
   run.mark_read("emulate_gpus");
   s.require_gpu = run.get<bool>("require_gpu", false);
   run.reject_unknown();

@@ -116,7 +116,8 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
       global = comm::max_over_ranks(local, ctx.comm);
       elapsed = comm::max_over_ranks(seconds_since(loop_start), ctx.comm);
     } else {
-      const auto newest = comm::max_over_ranks(std::vector<double>{local.back(), seconds_since(loop_start)}, ctx.comm);
+      const auto newest =
+          comm::max_over_ranks(std::vector<double>{local.back(), seconds_since(loop_start)}, ctx.comm);
       global.push_back(newest[0]);
       elapsed = newest[1];
     }
@@ -194,12 +195,11 @@ void check_memory_fits(const RunPlan& plan) {
       const std::uint64_t available = device_memory_bytes(spec.device);
       if (!product || needed > available) {
         const auto located = planned.key_locations.find(spec.size_key);
-        const std::string where =
-            located != planned.key_locations.end() ? located->second : plan.input_file;
-        throw InputError(where + ": experiment '" + planned.name + "' case '" + spec.label +
-                         "' needs " + io::human_bytes(spec.device_bytes) + " per rank on " +
-                         describe(spec.device) + " (" + std::to_string(sharers) + " rank(s) share it: " +
-                         io::human_bytes(needed) + "), which has " + io::human_bytes(available));
+        const std::string where = located != planned.key_locations.end() ? located->second : plan.input_file;
+        throw InputError(where + ": experiment '" + planned.name + "' case '" + spec.label + "' needs " +
+                         io::human_bytes(spec.device_bytes) + " per rank on " + describe(spec.device) + " (" +
+                         std::to_string(sharers) + " rank(s) share it: " + io::human_bytes(needed) +
+                         "), which has " + io::human_bytes(available));
       }
     }
   }
@@ -248,9 +248,8 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       flag_unreliable(f, crowded);
       // One name, one finding: a repeated experiment entry's findings say which entry.
       const auto taken = [&](const std::string& name) {
-        return std::any_of(outcome.findings.begin(), outcome.findings.end(), [&](const Finding& g) {
-          return g.experiment == f.experiment && g.name == name;
-        });
+        return std::any_of(outcome.findings.begin(), outcome.findings.end(),
+                           [&](const Finding& g) { return g.experiment == f.experiment && g.name == name; });
       };
       if (taken(f.name)) {
         int entry = 2;

@@ -37,8 +37,8 @@ void check_memory_fits(const RunPlan& plan);
 /// or max_time_s asks for more; "target_cv" once the times' cv is at most target_cv;
 /// "max_time_s" once `elapsed_s` (the repetitions' wall time, overheads included) reaches
 /// max_time_s (10 s for a target_cv alone); "max_repetitions" at 10^6.
-std::optional<std::string> repetition_stop_reason(const PlannedExperiment& planned, const std::vector<double>& times,
-                                                  double elapsed_s);
+std::optional<std::string> repetition_stop_reason(const PlannedExperiment& planned,
+                                                  const std::vector<double>& times, double elapsed_s);
 
 /// Times one repetition the runner's way (fence, barrier, clock; fence unless the case is
 /// the unfenced lesson) and returns this rank's seconds; `clock`, if given, splits it in phases.

@@ -42,7 +42,8 @@ void ConsoleWriter::rank_map(const nlohmann::json& ranks) {
 }
 
 void ConsoleWriter::plan(const nlohmann::json& resolved_input,
-                         const std::vector<std::pair<std::string, std::vector<CaseSpec>>>& experiments, int ranks) {
+                         const std::vector<std::pair<std::string, std::vector<CaseSpec>>>& experiments,
+                         int ranks) {
   os_ << "resolved input (defaults filled in, --set applied):\n" << resolved_input.dump(2) << "\n\n";
   std::size_t total = 0;
   std::uint64_t largest = 0;
@@ -51,13 +52,15 @@ void ConsoleWriter::plan(const nlohmann::json& resolved_input,
     for (const auto& c : cases) {
       char row[256];
       std::snprintf(row, sizeof(row), "  %-42s %-18s %-8s %12s per rank\n", c.label.c_str(),
-                    describe(c.device).c_str(), to_string(c.dtype).c_str(), human_bytes(c.device_bytes).c_str());
+                    describe(c.device).c_str(), to_string(c.dtype).c_str(),
+                    human_bytes(c.device_bytes).c_str());
       os_ << row;
       largest = std::max(largest, c.device_bytes);
     }
     total += cases.size();
   }
-  os_ << '\n' << total << " cases on " << ranks << " rank" << (ranks == 1 ? "" : "s") << ", at most "
+  os_ << '\n'
+      << total << " cases on " << ranks << " rank" << (ranks == 1 ? "" : "s") << ", at most "
       << human_bytes(largest) << " per rank at once; input is valid; nothing was run (--dry-run)\n";
 }
 
@@ -66,8 +69,8 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
     current_experiment_ = r.experiment;
     os_ << "\n== " << r.experiment << '\n';
     char header[256];
-    std::snprintf(header, sizeof(header), "  %-42s %-18s %-8s %12s %8s %12s %10s %10s  %s\n", "case", "device",
-                  "dtype", "median s", "±%", "max s", "GB/s", "GFLOP/s", "check");
+    std::snprintf(header, sizeof(header), "  %-42s %-18s %-8s %12s %8s %12s %10s %10s  %s\n", "case",
+                  "device", "dtype", "median s", "±%", "max s", "GB/s", "GFLOP/s", "check");
     os_ << header;
   }
   char row[512];

@@ -31,7 +31,8 @@ void write_device_report(std::ostream& os, const DeviceReport& r, int mpi_ranks)
     return bytes ? human_bytes(*bytes) : std::string("-");
   };
   os << "  " << std::left << std::setw(20) << "device" << std::setw(48) << "name" << std::setw(12) << "total"
-     << std::setw(12) << "free" << "compute capability\n";
+     << std::setw(12) << "free"
+     << "compute capability\n";
   os << "  " << std::setw(20) << "cpu" << std::setw(48) << r.host.cpu_model << std::setw(12)
      << human_bytes(r.host.memory_bytes) << std::setw(12) << free_text(r.host.available_bytes) << "-\n";
   for (const DeviceInfo& g : r.gpus) {

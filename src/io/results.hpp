@@ -75,9 +75,9 @@ struct CaseResult {
   /// Why repeating stopped: "repetitions" (the count asked for), "target_cv" (the spread was
   /// small enough), "max_time_s" (the time was spent) or "max_repetitions".
   std::string repetitions_stopped_by = "repetitions";
-  Stats seconds;     ///< over repetitions, each the max over ranks (the parallel wall time)
+  Stats seconds;                ///< over repetitions, each the max over ranks (the parallel wall time)
   std::vector<double> samples;  ///< those per-repetition seconds, in the order they ran
-  Stats rank_means;  ///< per-rank mean seconds, reduced over ranks (min/mean/max used)
+  Stats rank_means;             ///< per-rank mean seconds, reduced over ranks (min/mean/max used)
   Work work;
   double gbps = 0;
   double gflops = 0;
@@ -113,7 +113,8 @@ inline Finding ratio_finding(const std::string& name, const Stats& numerator, co
                              const std::string& note) {
   Finding f{"", name, std::nullopt, "x", note};
   if (denominator.median > 0) f.value = numerator.median / denominator.median;
-  if (numerator.median_ci_low <= denominator.median_ci_high && denominator.median_ci_low <= numerator.median_ci_high) {
+  if (numerator.median_ci_low <= denominator.median_ci_high &&
+      denominator.median_ci_low <= numerator.median_ci_high) {
     f.mark_unreliable("the two medians' 95 % intervals overlap");
   }
   return f;

@@ -30,12 +30,8 @@ std::string number(double value) {
 }
 
 nlohmann::json stats_json(const Stats& s) {
-  return {{"min", s.min},
-          {"median", s.median},
-          {"mean", s.mean},
-          {"max", s.max},
-          {"cv", s.cv},
-          {"median_ci95", {s.median_ci_low, s.median_ci_high}}};
+  return {{"min", s.min}, {"median", s.median}, {"mean", s.mean},
+          {"max", s.max}, {"cv", s.cv},         {"median_ci95", {s.median_ci_low, s.median_ci_high}}};
 }
 
 std::string os_reason() { return std::strerror(errno); }
@@ -131,7 +127,8 @@ std::string results_csv(const std::vector<CaseResult>& results) {
   std::ostringstream os;
   os << "experiment,case";
   for (const auto& p : params) os << ',' << csv_field(p);
-  os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,cv,median_ci95_low_s,median_ci95_high_s,rank_min_s,rank_mean_s,rank_max_s,work_bytes,work_"
+  os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,cv,median_ci95_low_s,median_ci95_high_s,rank_min_s,"
+        "rank_mean_s,rank_max_s,work_bytes,work_"
         "flops,gbps,"
         "gflops,verified,check";
   for (const auto& p : phases) os << ',' << csv_field(p + "_median_s");
@@ -147,8 +144,8 @@ std::string results_csv(const std::vector<CaseResult>& results) {
     }
     os << ',' << csv_field(describe(r.spec.device)) << ',' << to_string(r.spec.dtype) << ',' << r.repetitions;
     for (double v : {r.seconds.min, r.seconds.median, r.seconds.mean, r.seconds.max, r.seconds.cv,
-                     r.seconds.median_ci_low, r.seconds.median_ci_high, r.rank_means.min,
-                     r.rank_means.mean, r.rank_means.max, r.work.bytes, r.work.flops, r.gbps, r.gflops}) {
+                     r.seconds.median_ci_low, r.seconds.median_ci_high, r.rank_means.min, r.rank_means.mean,
+                     r.rank_means.max, r.work.bytes, r.work.flops, r.gbps, r.gflops}) {
       os << ',' << number(v);
     }
     os << ',' << (r.check.passed ? "true" : "false") << ',' << csv_field(r.check.detail);
@@ -213,7 +210,8 @@ RunDirectory::RunDirectory(const std::string& output_dir, const std::string& run
   if (ec) throw std::system_error(ec, "cannot create directory");
   base_ = (fs::path(output_dir) / (run_name + "-" + stamp)).string();
   std::string templ = base_ + ".partial-XXXXXX";
-  if (!mkdtemp(templ.data())) throw std::system_error(errno, std::generic_category(), "cannot create a directory in it");
+  if (!mkdtemp(templ.data()))
+    throw std::system_error(errno, std::generic_category(), "cannot create a directory in it");
   partial_ = templ;
 }
 
