@@ -58,7 +58,7 @@ class FakeExperiment : public Experiment {
   bool fail_ = false;
   bool phases_ = false;
 };
-MINIGPU_REGISTER_EXPERIMENT(FakeExperiment, "fake", "test double for the runner");
+MINIGPU_REGISTER_EXPERIMENT(FakeExperiment, "fake", "test double for the runner", "");
 
 TEST(Stats, KnownSamples) {
   const Stats odd = summarize({3.0, 1.0, 2.0, 10.0, 4.0});

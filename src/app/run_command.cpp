@@ -173,6 +173,14 @@ io::Provenance provenance(const RunPlan& plan, const RunContext& ctx) {
   j["input_file"] = plan.input_file;
   j["resolved_input"] = plan.resolved_input;
   j["overrides"] = plan.overrides;
+  j["experiments"] = nlohmann::json::array();
+  for (const auto& planned : plan.experiments) {
+    const ExperimentInfo* info = ExperimentRegistry::find(planned.name);
+    j["experiments"].push_back(
+        {{"name", planned.name},
+         {"description", info ? info->description : ""},
+         {"figure", info && !info->figure.empty() ? nlohmann::json(info->figure) : nlohmann::json(nullptr)}});
+  }
   return io::Provenance{j};
 }
 
@@ -312,6 +320,7 @@ int list_command(const MpiSession& mpi) {
   if (mpi.is_root()) {
     for (const auto& info : ExperimentRegistry::all()) {
       std::printf("  %-24s %s\n", info.name.c_str(), info.description.c_str());
+      if (!info.figure.empty()) std::printf("  %-24s figure: %s\n", "", info.figure.c_str());
     }
   }
   return kExitOk;

@@ -157,6 +157,6 @@ class DevicesExperiment : public Experiment {
 };
 
 MINIGPU_REGISTER_EXPERIMENT(DevicesExperiment, "devices",
-                            "The chapter's device rules, each checked pass/fail");
+                            "The chapter's device rules, each checked pass/fail", "");
 
 }  // namespace minigpu

@@ -188,6 +188,6 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
 
 MINIGPU_REGISTER_EXPERIMENT(
     LazyExperiment, "lazy",
-    "Asynchronous launches: fenced vs unfenced timing, and a detour through host memory");
+    "Asynchronous launches: fenced vs unfenced timing, and a detour through host memory", "lazy_fence.png");
 
 }  // namespace minigpu

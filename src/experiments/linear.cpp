@@ -363,6 +363,7 @@ class LinearExperiment : public CaseList<LinearCase> {
 
 MINIGPU_REGISTER_EXPERIMENT(
     LinearExperiment, "linear",
-    "Linear(in,1) on a device: parameter rules, SGD with per-batch copies and loss syncs");
+    "Linear(in,1) on a device: parameter rules, SGD with per-batch copies and loss syncs",
+    "linear_training.png");
 
 }  // namespace minigpu

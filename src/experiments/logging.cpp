@@ -249,6 +249,7 @@ Check LoggingExperiment::verify() {
 }
 
 MINIGPU_REGISTER_EXPERIMENT(LoggingExperiment, "logging",
-                            "Logging a device value each step: host sync per step vs a device-side log");
+                            "Logging a device value each step: host sync per step vs a device-side log",
+                            "logging_sync.png");
 
 }  // namespace minigpu

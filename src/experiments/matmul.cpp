@@ -229,6 +229,7 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
 }
 
 MINIGPU_REGISTER_EXPERIMENT(MatmulExperiment, "matmul",
-                            "CPU vs GPU matrix multiply over a size sweep: GFLOP/s and the crossover size");
+                            "CPU vs GPU matrix multiply over a size sweep: GFLOP/s and the crossover size",
+                            "matmul_gflops.png");
 
 }  // namespace minigpu

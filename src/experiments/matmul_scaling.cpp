@@ -283,8 +283,8 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
   return out;
 }
 
-MINIGPU_REGISTER_EXPERIMENT(
-    MatmulScalingExperiment, "matmul_scaling",
-    "Distributed C = A·B over 1..P ranks (row blocks, SUMMA): speedup and efficiency");
+MINIGPU_REGISTER_EXPERIMENT(MatmulScalingExperiment, "matmul_scaling",
+                            "Distributed C = A·B over 1..P ranks (row blocks, SUMMA): speedup and efficiency",
+                            "scaling.png");
 
 }  // namespace minigpu

@@ -143,6 +143,6 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
 
 MINIGPU_REGISTER_EXPERIMENT(
     MultiGpuConcurrencyExperiment, "multi_gpu_concurrency",
-    "Exercise 4: k matmuls one after another on one GPU vs at once on k GPUs (k ranks)");
+    "Exercise 4: k matmuls one after another on one GPU vs at once on k GPUs (k ranks)", "concurrency.png");
 
 }  // namespace minigpu

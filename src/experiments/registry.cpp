@@ -11,8 +11,8 @@ std::map<std::string, ExperimentInfo>& ExperimentRegistry::table() {
 }
 
 bool ExperimentRegistry::add(const std::string& name, const std::string& description,
-                             std::function<std::unique_ptr<Experiment>()> make) {
-  if (!table().emplace(name, ExperimentInfo{name, description, std::move(make)}).second) {
+                             const std::string& figure, std::function<std::unique_ptr<Experiment>()> make) {
+  if (!table().emplace(name, ExperimentInfo{name, description, figure, std::move(make)}).second) {
     throw std::logic_error("experiment '" + name + "' registered twice");
   }
   return true;

@@ -14,13 +14,16 @@ namespace minigpu {
 struct ExperimentInfo {
   std::string name;
   std::string description;
+  /// The PNG scripts/plot.py draws for this experiment ("" for none): plot.py and its test
+  /// take the name from here, through `minigpu list` and run.json.
+  std::string figure;
   std::function<std::unique_ptr<Experiment>()> make;
 };
 
 /// Name-ordered registry of every experiment linked into the program.
 class ExperimentRegistry {
  public:
-  static bool add(const std::string& name, const std::string& description,
+  static bool add(const std::string& name, const std::string& description, const std::string& figure,
                   std::function<std::unique_ptr<Experiment>()> make);
   static const ExperimentInfo* find(const std::string& name);
   static std::vector<ExperimentInfo> all();
@@ -33,7 +36,8 @@ class ExperimentRegistry {
 
 }  // namespace minigpu
 
-/// Registers `Class` as experiment `name`; place once at the end of the experiment's file.
-#define MINIGPU_REGISTER_EXPERIMENT(Class, name, description)                        \
+/// Registers `Class` as experiment `name` drawn in `figure` (a PNG name, or ""); place once at
+/// the end of the experiment's file.
+#define MINIGPU_REGISTER_EXPERIMENT(Class, name, description, figure)                \
   static const bool minigpu_registered_##Class = ::minigpu::ExperimentRegistry::add( \
-      name, description, [] { return std::unique_ptr<::minigpu::Experiment>(new Class()); })
+      name, description, figure, [] { return std::unique_ptr<::minigpu::Experiment>(new Class()); })

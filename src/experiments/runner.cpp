@@ -26,6 +26,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kDefaultAdaptiveBudgetS = 10;  // target_cv without max_time_s
 constexpr std::size_t kMaxAdaptiveRepetitions = 1000000;
+// A row whose repetitions vary more than this is noise-dominated: its figure is flagged.
+constexpr double kNoisyRowCv = 0.25;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -235,6 +237,11 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       }
       CaseResult r = std::move(*measured);
       r.case_index = ++index;
+      if (r.seconds.cv > kNoisyRowCv) {
+        r.mark_unreliable("repetitions vary: cv " + io::significant(100 * r.seconds.cv, 2) + " % above " +
+                          io::significant(100 * kNoisyRowCv, 2) + " %");
+      }
+      if (!crowded.empty()) r.mark_unreliable(crowded);
       outcome.all_verified = outcome.all_verified && r.check.passed;
       if (observer) observer(r, index, total, seconds_since(t0));
       mine.push_back(r);

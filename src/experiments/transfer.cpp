@@ -222,6 +222,7 @@ class TransferExperiment : public CaseList<TransferCase> {
 };
 
 MINIGPU_REGISTER_EXPERIMENT(TransferExperiment, "transfer",
-                            "Host/device copy bandwidth: sizes, pageable vs pinned, many small vs one big");
+                            "Host/device copy bandwidth: sizes, pageable vs pinned, many small vs one big",
+                            "transfer_bandwidth.png");
 
 }  // namespace minigpu

@@ -67,6 +67,19 @@ struct Stats {
   }
 };
 
+/// Appends `why` to a "; "-separated list of reasons and clears `reliable`.
+inline void add_unreliable_reason(bool& reliable, std::string& because, const std::string& why) {
+  because += (reliable ? "" : "; ") + why;
+  reliable = false;
+}
+
+/// A row's rate against the machine's own bound for it ("of host memcpy").
+struct CeilingShare {
+  std::string name;   ///< the ceiling's key in run.json's "ceilings"
+  std::string label;  ///< what the percentage is of, e.g. "host memcpy"
+  double percent = 0;
+};
+
 /// A measured, verified case as the runner reports it.
 struct CaseResult {
   std::string experiment;
@@ -85,6 +98,13 @@ struct CaseResult {
   int case_index = 0;
   /// Named parts of a repetition (e.g. compute, comm), each over repetitions like `seconds`.
   std::vector<std::pair<std::string, Stats>> phases;
+  /// The rate (gbps or gflops, whichever the case does) as a share of its ceiling, if any.
+  std::optional<CeilingShare> ceiling;
+  /// False when the row's own spread or the machine makes its figure doubtful.
+  bool reliable = true;
+  std::string unreliable_because{};
+
+  void mark_unreliable(const std::string& why) { add_unreliable_reason(reliable, unreliable_because, why); }
 };
 
 /// A conclusion drawn across cases (a ratio, a crossover size), reported beside the rows.
@@ -101,10 +121,7 @@ struct Finding {
   bool reliable = true;
   std::string unreliable_because{};
 
-  void mark_unreliable(const std::string& why) {
-    unreliable_because += (reliable ? "" : "; ") + why;
-    reliable = false;
-  }
+  void mark_unreliable(const std::string& why) { add_unreliable_reason(reliable, unreliable_because, why); }
 };
 
 /// median(numerator) / median(denominator), flagged unreliable when the two medians' 95 %

@@ -34,6 +34,11 @@ nlohmann::json stats_json(const Stats& s) {
           {"max", s.max}, {"cv", s.cv},         {"median_ci95", {s.median_ci_low, s.median_ci_high}}};
 }
 
+nlohmann::json ceiling_json(const std::optional<CeilingShare>& c) {
+  if (!c) return nullptr;
+  return {{"name", c->name}, {"of", c->label}, {"percent", c->percent}};
+}
+
 std::string os_reason() { return std::strerror(errno); }
 
 // Through a temporary and a rename, so a reader (or a killed run) sees the old file or the new.
@@ -130,7 +135,7 @@ std::string results_csv(const std::vector<CaseResult>& results) {
   os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,cv,median_ci95_low_s,median_ci95_high_s,rank_min_s,"
         "rank_mean_s,rank_max_s,work_bytes,work_"
         "flops,gbps,"
-        "gflops,verified,check";
+        "gflops,pct_of_ceiling,ceiling,reliable,unreliable_because,verified,check";
   for (const auto& p : phases) os << ',' << csv_field(p + "_median_s");
   os << '\n';
   for (const auto& r : results) {
@@ -148,6 +153,9 @@ std::string results_csv(const std::vector<CaseResult>& results) {
                      r.rank_means.max, r.work.bytes, r.work.flops, r.gbps, r.gflops}) {
       os << ',' << number(v);
     }
+    os << ',' << (r.ceiling ? number(r.ceiling->percent) : "") << ','
+       << csv_field(r.ceiling ? r.ceiling->label : "") << ',' << (r.reliable ? "true" : "false") << ','
+       << csv_field(r.unreliable_because);
     os << ',' << (r.check.passed ? "true" : "false") << ',' << csv_field(r.check.detail);
     for (const auto& p : phases) {
       std::string value;
@@ -186,6 +194,9 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
                                  {"gbps", r.gbps},
                                  {"gflops", r.gflops},
                                  {"phase_seconds", phases},
+                                 {"ceiling", ceiling_json(r.ceiling)},
+                                 {"reliable", r.reliable},
+                                 {"unreliable_because", r.unreliable_because},
                                  {"verified", r.check.passed},
                                  {"check", r.check.detail}});
   }
