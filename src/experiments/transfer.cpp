@@ -8,9 +8,13 @@
 // on the host. Accounting per repetition: bytes = the buffer size (each byte counted once), flops 0.
 // Device memory of a cpu or emulated GPU is host memory; pinned host memory exists only where
 // the backend has it (kHasPinnedHostMemory), else only pageable is measured.
+// Between ranks (2 or more), as OSU and nccl-tests measure them (experiments/rank_transfer.hpp):
+//   pingpong (latency), uni and bi (bandwidth, `messages` in flight), allreduce (busbw), each
+//   over `rank_sizes`, direct (GPU-aware MPI or host memory) and/or staged through the host.
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/checked.hpp"
+#include "experiments/rank_transfer.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/byte_copy.hpp"
@@ -26,6 +30,10 @@ constexpr std::uint64_t kSeed = 0x7A5F3E2D1C0B0A09ULL;
 constexpr std::int64_t kMaxChunks = std::int64_t(1) << 20;
 // 2^50 bytes (1 PiB) per copy is beyond any machine; the bound keeps byte sums exact.
 constexpr std::int64_t kMaxBytes = std::int64_t(1) << 50;
+// An MPI message counts elements in an int; a window of messages lands in one buffer.
+constexpr std::int64_t kMaxMessageBytes = (std::int64_t(1) << 31) - 1;
+constexpr std::int64_t kMaxMessages = 1024;
+const std::vector<std::string> kRankPatterns = {"pingpong", "uni", "bi", "allreduce"};
 
 enum class Direction { h2d, d2h, d2d };
 const char* name_of(Direction d) { return d == Direction::h2d ? "h2d" : d == Direction::d2h ? "d2h" : "d2d"; }
@@ -34,8 +42,13 @@ struct TransferCase {
   Direction direction = Direction::h2d;
   bool pinned = false;
   std::int64_t bytes = 0, chunks = 1;
-  /// "h2d_pinned", "d2h_pageable", "d2d": the group a finding is about.
+  /// Set for the cases between ranks (direction and pinned then mean nothing).
+  std::optional<RankTransferCase> between_ranks;
+  /// "h2d_pinned", "d2h_pageable", "d2d", "uni_staged": the group a finding is about.
   std::string group() const {
+    if (between_ranks)
+      return kRankPatterns[static_cast<std::size_t>(between_ranks->pattern)] + "_" +
+             comm::to_string(between_ranks->path);
     return direction == Direction::d2d ? "d2d"
                                        : std::string(name_of(direction)) + (pinned ? "_pinned" : "_pageable");
   }
@@ -71,9 +84,14 @@ class CopyState : public CaseState {
 };
 
 /// The runtime device picks the compile-time memory space; the case picks the host side.
-std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c) {
+std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c, const comm::Communicator& comm) {
   return with_memory_space(device, [&](auto space) -> std::unique_ptr<CaseState> {
     using Dev = typename decltype(space)::type;
+    if (c.between_ranks) {
+      if (c.between_ranks->pattern == RankPattern::allreduce)
+        return std::make_unique<AllreduceState<Dev>>(*c.between_ranks, comm);
+      return std::make_unique<PeerState<Dev>>(*c.between_ranks, comm);
+    }
     if (c.direction == Direction::d2d) return std::make_unique<CopyState<Dev, Dev>>(c);
     if (c.pinned) {
       if (c.direction == Direction::h2d) return std::make_unique<CopyState<Dev, PinnedHostMemSpace>>(c);
@@ -88,7 +106,9 @@ std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c) {
 
 class TransferExperiment : public CaseList<TransferCase> {
  public:
-  void configure(ConfigNode& node, const RunContext&) override {
+  void configure(ConfigNode& node, const RunContext& ctx) override {
+    comm_ = ctx.comm;
+    ranks_ = ctx.ranks;
     device_ = read_device(node);
     std::vector<std::int64_t> default_sizes;
     for (std::int64_t b = 1024; b <= (std::int64_t(1) << 30); b *= 4) default_sizes.push_back(b);
@@ -143,8 +163,67 @@ class TransferExperiment : public CaseList<TransferCase> {
                                                         d2d || uses_host_memory(device_) ? 2 : 1,
                                                         "transfer: bytes of a case");
             c.size_key = "sizes";
-            add_case(c, {direction, pinned, bytes, k});
+            add_case(c, {direction, pinned, bytes, k, std::nullopt});
           }
+        }
+      }
+    }
+    configure_between_ranks(node);
+  }
+
+  /// The rank-to-rank cases: every pattern, path and size (none on a single rank).
+  void configure_between_ranks(ConfigNode& node) {
+    std::vector<std::int64_t> default_sizes;
+    for (std::int64_t b = 8; b <= (std::int64_t(1) << 23); b *= 32) default_sizes.push_back(b);
+    auto choices = kRankPatterns;
+    choices.push_back("none");
+    auto patterns = read_choices(node, "rank_patterns", choices, kRankPatterns);
+    if (std::find(patterns.begin(), patterns.end(), "none") != patterns.end()) {
+      if (patterns.size() > 1) node.fail("rank_patterns", "'none' cannot be listed with patterns");
+      patterns.clear();
+    }
+    const auto sizes = node.get_byte_list("rank_sizes", default_sizes);
+    const int messages = static_cast<int>(node.get_int("messages", 8, 1, kMaxMessages));
+    for (auto bytes : sizes) {
+      if (bytes > kMaxMessageBytes / messages)
+        node.fail("rank_sizes", "every size times `messages` must be below 2 GiB (one MPI message window)");
+    }
+    std::vector<comm::CommPath> paths;
+    try {
+      const std::string setting = node.get_choice("gpu_aware_mpi", {"auto", "on", "off"}, "auto");
+      paths.push_back(comm::choose_comm_path(setting, device_));
+      // Device memory MPI can take directly can also be staged: both, side by side.
+      if (setting == "auto" && paths[0] == comm::CommPath::direct && !uses_host_memory(device_))
+        paths.push_back(comm::CommPath::staged);
+    } catch (const std::invalid_argument& e) {
+      node.fail("gpu_aware_mpi", e.what());
+    }
+    if (ranks_ < 2) return;
+    for (const auto& name : patterns) {
+      const auto pattern = static_cast<RankPattern>(
+          std::find(kRankPatterns.begin(), kRankPatterns.end(), name) - kRankPatterns.begin());
+      const bool reduce = pattern == RankPattern::allreduce;
+      for (const auto path : paths) {
+        for (auto bytes : sizes) {
+          if (reduce && bytes < 4) continue;  // not one float32
+          const RankTransferCase rc{pattern, path, reduce ? bytes / 4 * 4 : bytes, reduce ? 1 : messages};
+          const std::int64_t slots = reduce || pattern == RankPattern::pingpong ? 1 : messages;
+          CaseSpec c;
+          c.label = name + " " + comm::to_string(path) + " " +
+                    io::human_bytes(static_cast<std::uint64_t>(rc.bytes)) +
+                    (reduce ? " p=" + std::to_string(ranks_) : " x" + std::to_string(rc.messages));
+          c.params = {{"direction", name},
+                      {"host_memory", "-"},
+                      {"bytes", std::to_string(rc.bytes)},
+                      {"chunks", "1"},
+                      {"path", comm::to_string(path)},
+                      {"messages", std::to_string(rc.messages)}};
+          c.device = device_;
+          c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(rc.bytes),
+                                                      static_cast<std::uint64_t>(1 + slots),
+                                                      "transfer: bytes of a rank-to-rank case");
+          c.size_key = "rank_sizes";
+          add_case(c, {Direction::d2d, false, rc.bytes, 1, rc});
         }
       }
     }
@@ -152,11 +231,28 @@ class TransferExperiment : public CaseList<TransferCase> {
 
   /// The direction, not the dtype, picks the memory spaces: a case state of its own.
   void setup(const CaseSpec& spec) override {
-    bytes_ = case_of(spec).bytes;
-    state_ = make_copy(spec.device, case_of(spec));
+    bytes_ = moved_bytes(case_of(spec));
+    state_ = make_copy(spec.device, case_of(spec), comm_);
   }
 
-  Work work() const override { return {static_cast<double>(bytes_), 0.0}; }
+  Work work() const override { return {bytes_, 0.0}; }
+
+  /// Bytes one repetition moves (per pair between ranks; allreduce: nccl-tests' bus bytes).
+  double moved_bytes(const TransferCase& c) const {
+    const auto n = static_cast<double>(c.bytes);
+    if (!c.between_ranks) return n;
+    const double m = c.between_ranks->messages;
+    switch (c.between_ranks->pattern) {
+      case RankPattern::pingpong:
+      case RankPattern::bi:
+        return 2 * n * m;
+      case RankPattern::uni:
+        return n * m;
+      case RankPattern::allreduce:
+        return n * 2 * (ranks_ - 1) / ranks_;
+    }
+    return n;
+  }
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
     std::vector<std::string> order;
@@ -175,10 +271,18 @@ class TransferExperiment : public CaseList<TransferCase> {
                             [](const CaseResult* a, const CaseResult* b) { return a->gbps < b->gbps; });
       const TransferCase& c = case_of(best->spec);
       peaks[group] = best->gbps;
+      if (c.between_ranks) {
+        for (auto& f : between_ranks_findings(group, rows, *best)) out.push_back(f);
+        continue;
+      }
       out.push_back({"", "peak_gbps_" + group, best->gbps, "GB/s",
                      "at " + io::human_bytes(static_cast<std::uint64_t>(c.bytes)) + " in " +
                          std::to_string(c.chunks) + " chunk(s)"});
       if (auto f = chunk_ratio(group, rows)) out.push_back(*f);
+    }
+    if (ranks_ < 2) {
+      out.push_back({"", "rank_to_rank", std::nullopt, "GB/s",
+                     "rank-to-rank cases need 2 or more ranks; this run has 1"});
     }
     for (const char* dir : {"h2d", "d2h"}) {
       const auto pinned = peaks.find(std::string(dir) + "_pinned");
@@ -194,6 +298,39 @@ class TransferExperiment : public CaseList<TransferCase> {
   }
 
  private:
+  /// Peak bandwidth (busbw for allreduce) and, for ping-pong, the one-way latency of the
+  /// smallest message.
+  std::vector<Finding> between_ranks_findings(const std::string& group,
+                                              const std::vector<const CaseResult*>& rows,
+                                              const CaseResult& best) const {
+    const RankTransferCase& rc = *case_of(best.spec).between_ranks;
+    const std::string at = io::human_bytes(static_cast<std::uint64_t>(rc.bytes));
+    const std::string pairs = std::to_string(ranks_ / 2) + " pair(s) of ranks on " + describe(device_);
+    if (rc.pattern == RankPattern::allreduce) {
+      const double algbw = best.gbps * ranks_ / (2.0 * (ranks_ - 1));
+      return {{"", "peak_busbw_gbps_" + group, best.gbps, "GB/s",
+               "bus bandwidth = algbw·2(p-1)/p at " + at + ", p=" + std::to_string(ranks_) + " (algbw " +
+                   io::significant(algbw) + " GB/s)"}};
+    }
+    const std::string how = rc.pattern == RankPattern::pingpong
+                                ? std::to_string(rc.messages) + " round trips"
+                                : std::to_string(rc.messages) + " message(s) in flight";
+    std::vector<Finding> out{
+        {"", "peak_gbps_" + group, best.gbps, "GB/s", "per pair at " + at + ", " + how + "; " + pairs}};
+    if (rc.pattern == RankPattern::pingpong) {
+      const CaseResult* smallest =
+          *std::min_element(rows.begin(), rows.end(), [&](const CaseResult* a, const CaseResult* b) {
+            return case_of(a->spec).bytes < case_of(b->spec).bytes;
+          });
+      const RankTransferCase& sc = *case_of(smallest->spec).between_ranks;
+      out.push_back({"", "latency_us_" + group, 1e6 * smallest->seconds.median / (2.0 * sc.messages), "us",
+                     "one way (half a round trip) at " +
+                         io::human_bytes(static_cast<std::uint64_t>(sc.bytes)) + ", median of " +
+                         std::to_string(sc.messages) + " round trips; " + pairs});
+    }
+    return out;
+  }
+
   /// Time of the most chunks over the fewest at the largest size where both ran.
   std::optional<Finding> chunk_ratio(const std::string& group,
                                      const std::vector<const CaseResult*>& rows) const {
@@ -218,7 +355,9 @@ class TransferExperiment : public CaseList<TransferCase> {
   Device device_;
   bool pinned_ = false;
   std::string pinned_note_;
-  std::int64_t bytes_ = 0;
+  double bytes_ = 0;
+  comm::Communicator comm_ = comm::Communicator::world();
+  int ranks_ = 1;
 };
 
 MINIGPU_REGISTER_EXPERIMENT(TransferExperiment, "transfer",

@@ -10,17 +10,21 @@
 
 namespace minigpu::kernels {
 
+/// Element i of fill_small_integers(out, seed, radius): for host-side references.
+KOKKOS_INLINE_FUNCTION std::int64_t small_integer(std::uint64_t seed, std::int64_t i, int radius) {
+  const std::uint64_t span = 2 * static_cast<std::uint64_t>(radius) + 1;
+  const std::uint64_t r =
+      splitmix64(splitmix64(seed) ^ static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ULL);
+  return static_cast<std::int64_t>(r % span) - radius;
+}
+
 /// out(i) = an integer in [-radius, radius] that depends only on (seed, i).
 template <class View>
 void fill_small_integers(const View& out, std::uint64_t seed, int radius = 2) {
   using T = typename View::non_const_value_type;
-  const std::uint64_t key = splitmix64(seed);
-  const std::uint64_t span = 2 * static_cast<std::uint64_t>(radius) + 1;
   Kokkos::parallel_for(
-      "minigpu::fill_small_integers", RangeOf<View>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
-        const std::uint64_t r = splitmix64(key ^ static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ULL);
-        out(i) = static_cast<T>(static_cast<std::int64_t>(r % span) - radius);
-      });
+      "minigpu::fill_small_integers", RangeOf<View>(0, out.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t i) { out(i) = static_cast<T>(small_integer(seed, i, radius)); });
 }
 
 }  // namespace minigpu::kernels

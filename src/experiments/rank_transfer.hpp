@@ -1,0 +1,153 @@
+// The rank-to-rank cases of the `transfer` experiment: buffers in one device's memory on each
+// rank, moved by MPI, directly (GPU-aware MPI, or host memory) or staged through the host.
+// Ranks pair up as (0,1), (2,3), ...; a rank without a partner idles in point-to-point cases.
+//   pingpong   the lower rank sends, the partner echoes back, `messages` times: bytes 2·n·m
+//              per pair, one-way latency = time / (2m)
+//   uni        the lower rank streams m messages in flight, the partner acknowledges: n·m
+//   bi         both stream m messages to each other at once: 2·n·m
+//   allreduce  every rank's n-byte float32 gradient summed on all (MPI_Allreduce), counted as
+//              nccl-tests' bus bandwidth: bytes = n · 2(p−1)/p, so GB/s is busbw
+// Received bytes are checked against the sender's pattern; allreduce sums of small integers
+// against an exact host sum.
+#pragma once
+
+#include "comm/point_to_point.hpp"
+#include "experiments/experiment.hpp"
+#include "kernels/byte_copy.hpp"
+#include "kernels/fill_integers.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace minigpu {
+
+enum class RankPattern { pingpong, uni, bi, allreduce };
+
+struct RankTransferCase {
+  RankPattern pattern = RankPattern::pingpong;
+  comm::CommPath path = comm::CommPath::direct;
+  std::int64_t bytes = 0;
+  int messages = 1;
+};
+
+/// This rank's partner for point-to-point cases, or comm::kNoRank.
+inline int rank_partner(int rank, int ranks) {
+  const int partner = rank ^ 1;
+  return partner < ranks ? partner : comm::kNoRank;
+}
+
+inline std::uint64_t rank_seed(int rank) { return 0x5EED0000ULL + static_cast<std::uint64_t>(rank); }
+
+/// pingpong, uni and bi between the ranks of a pair, in memory space Mem.
+template <class Mem>
+class PeerState : public CaseState {
+ public:
+  PeerState(const RankTransferCase& c, const comm::Communicator& comm)
+      : case_(c),
+        comm_(comm),
+        me_(comm.rank()),
+        peer_(rank_partner(me_, comm.size())),
+        leader_(peer_ != comm::kNoRank && me_ < peer_),
+        send_("minigpu::transfer::peer_send", c.bytes),
+        recv_("minigpu::transfer::peer_recv",
+              c.bytes * (c.pattern == RankPattern::pingpong ? 1 : c.messages)),
+        transport_(c.path, c.bytes + static_cast<std::int64_t>(recv_.extent(0)),
+                   "minigpu::transfer::peer_stage") {
+    // The echo of a ping-pong carries the leader's pattern both ways.
+    kernels::fill_pattern(send_, rank_seed(me_));
+    Kokkos::fence();
+  }
+
+  void run() override {
+    if (peer_ == comm::kNoRank) return;
+    const int none = comm::kNoRank, m = case_.messages;
+    switch (case_.pattern) {
+      case RankPattern::pingpong:
+        for (int k = 0; k < m; ++k) {
+          if (leader_) {
+            comm::exchange_window(send_, peer_, recv_, none, 1, comm_, transport_);
+            comm::exchange_window(send_, none, recv_, peer_, 1, comm_, transport_);
+          } else {
+            comm::exchange_window(send_, none, recv_, peer_, 1, comm_, transport_);
+            comm::exchange_window(recv_, peer_, recv_, none, 1, comm_, transport_);
+          }
+        }
+        break;
+      case RankPattern::uni:
+        comm::exchange_window(send_, leader_ ? peer_ : none, recv_, leader_ ? none : peer_, m, comm_,
+                              transport_);
+        comm::acknowledge(leader_ ? peer_ : me_, leader_ ? me_ : peer_, comm_);
+        break;
+      case RankPattern::bi:
+        comm::exchange_window(send_, peer_, recv_, peer_, m, comm_, transport_);
+        break;
+      case RankPattern::allreduce:  // AllreduceState's
+        break;
+    }
+  }
+
+  Check verify() override {
+    if (peer_ == comm::kNoRank) return {true, "no partner rank: idle"};
+    if (case_.pattern == RankPattern::uni && leader_) return {true, "sender (the partner checks)"};
+    const int from = case_.pattern == RankPattern::pingpong ? (leader_ ? me_ : peer_) : peer_;
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), recv_);
+    const std::int64_t n = case_.bytes;
+    for (std::int64_t slot = 0; slot * n < static_cast<std::int64_t>(host.extent(0)); ++slot) {
+      const std::int64_t bad = kernels::find_pattern_mismatch(host.data() + slot * n, n, rank_seed(from));
+      if (bad >= 0) {
+        return {false, "message " + std::to_string(slot) + " byte " + std::to_string(bad) +
+                           " differs from rank " + std::to_string(from) + "'s pattern"};
+      }
+    }
+    return {true,
+            "all " + std::to_string(host.extent(0)) + " received bytes match rank " + std::to_string(from)};
+  }
+
+ private:
+  RankTransferCase case_;
+  comm::Communicator comm_;
+  int me_, peer_;
+  bool leader_;
+  Kokkos::View<unsigned char*, Mem> send_, recv_;
+  comm::Transport<unsigned char> transport_;
+};
+
+/// A float32 gradient of bytes/4 elements summed over every rank, in memory space Mem.
+template <class Mem>
+class AllreduceState : public CaseState {
+ public:
+  AllreduceState(const RankTransferCase& c, const comm::Communicator& comm)
+      : comm_(comm),
+        send_("minigpu::transfer::allreduce_send", c.bytes / 4),
+        recv_("minigpu::transfer::allreduce_recv", c.bytes / 4),
+        transport_(c.path, 2 * (c.bytes / 4), "minigpu::transfer::allreduce_stage") {
+    kernels::fill_small_integers(send_, rank_seed(comm.rank()), kRadius);
+    Kokkos::fence();
+  }
+
+  void run() override { comm::allreduce_sum(send_, recv_, comm_, transport_); }
+
+  Check verify() override {
+    // Sums of at most 2·p small integers are exact in float32 for any rank count MPI allows here.
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), recv_);
+    const int ranks = comm_.size();
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(host.extent(0)); ++i) {
+      std::int64_t expected = 0;
+      for (int r = 0; r < ranks; ++r) expected += kernels::small_integer(rank_seed(r), i, kRadius);
+      if (host(i) != static_cast<float>(expected)) {
+        return {false, "element " + std::to_string(i) + " is " + std::to_string(host(i)) + ", the sum over " +
+                           std::to_string(ranks) + " ranks is " + std::to_string(expected)};
+      }
+    }
+    return {true,
+            "all " + std::to_string(host.extent(0)) + " sums over " + std::to_string(ranks) + " ranks exact"};
+  }
+
+ private:
+  static constexpr int kRadius = 2;
+  comm::Communicator comm_;
+  Kokkos::View<float*, Mem> send_, recv_;
+  comm::Transport<float> transport_;
+};
+
+}  // namespace minigpu

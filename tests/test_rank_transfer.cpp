@@ -1,0 +1,140 @@
+// Rank-to-rank transfers: the MPI windows and allreduce over Views (both paths), then the
+// transfer experiment's rank cases, their byte accounting and findings, at 1, 2 and 3 ranks
+// (a third rank has no partner and idles in point-to-point cases).
+#include "comm/point_to_point.hpp"
+#include "core/backend.hpp"
+#include "experiment_harness.hpp"
+#include "experiments/rank_transfer.hpp"
+#include "kernels/byte_copy.hpp"
+#include "test_support.hpp"
+
+#include <map>
+
+namespace minigpu {
+namespace {
+
+using Bytes = Kokkos::View<unsigned char*, HostMemSpace>;
+
+class RankWindow : public ::testing::TestWithParam<comm::CommPath> {};
+INSTANTIATE_TEST_SUITE_P(Paths, RankWindow, ::testing::Values(comm::CommPath::direct, comm::CommPath::staged),
+                         [](const auto& param_info) { return comm::to_string(param_info.param); });
+
+TEST_P(RankWindow, EveryMessageLandsInItsOwnSlot) {
+  const auto world = comm::Communicator::world();
+  const int me = world.rank(), peer = rank_partner(me, world.size());
+  if (peer == comm::kNoRank) GTEST_SKIP() << "rank " << me << " has no partner";
+  const std::int64_t n = 1001;
+  const int messages = 5;
+  Bytes send("test::send", n), recv("test::recv", n * messages);
+  kernels::fill_pattern(send, 100 + me);
+  comm::Transport<unsigned char> t(GetParam(), n * (messages + 1), "test::stage");
+  comm::exchange_window(send, peer, recv, peer, messages, world, t);
+  for (int m = 0; m < messages; ++m) {
+    EXPECT_EQ(kernels::find_pattern_mismatch(recv.data() + m * n, n, 100 + peer), -1) << "slot " << m;
+  }
+  // One way: only the receiver's buffer changes.
+  Bytes fresh("test::fresh", n * messages);
+  const bool sender = me < peer;
+  comm::exchange_window(send, sender ? peer : comm::kNoRank, fresh, sender ? comm::kNoRank : peer, messages,
+                        world, t);
+  for (int m = 0; m < messages; ++m) {
+    const std::int64_t bad = kernels::find_pattern_mismatch(fresh.data() + m * n, n, 100 + peer);
+    EXPECT_EQ(bad == -1, !sender) << "slot " << m;
+  }
+}
+
+TEST_P(RankWindow, AllreduceSumsEveryRankAndKeepsTheInput) {
+  const auto world = comm::Communicator::world();
+  const std::int64_t n = 777;
+  Kokkos::View<float*, HostMemSpace> send("test::send", n), recv("test::recv", n);
+  for (std::int64_t i = 0; i < n; ++i) send(i) = static_cast<float>((i % 5) + 10 * world.rank());
+  comm::Transport<float> t(GetParam(), 2 * n, "test::stage");
+  for (int repeat = 0; repeat < 2; ++repeat) comm::allreduce_sum(send, recv, world, t);
+  const int p = world.size();
+  for (std::int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(recv(i), static_cast<float>(p * (i % 5) + 10 * p * (p - 1) / 2)) << "element " << i;
+    ASSERT_EQ(send(i), static_cast<float>((i % 5) + 10 * world.rank())) << "input changed at " << i;
+  }
+}
+
+std::map<std::string, std::vector<CaseResult>> by_pattern(const RunOutcome& out) {
+  std::map<std::string, std::vector<CaseResult>> rows;
+  for (const auto& r : out.results) {
+    if (!r.spec.param("path").empty()) rows[r.spec.param("direction")].push_back(r);
+  }
+  return rows;
+}
+
+const Finding* find(const std::vector<Finding>& findings, const std::string& name) {
+  for (const auto& f : findings) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+TEST(RankTransferRun, PatternsVerifyAndCountTheirBytes) {
+  const int p = comm::Communicator::world().size();
+  const RunOutcome out = testing::run_yaml(
+      "run:\n  warmups: 0\n  repetitions: 3\nexperiments:\n  - name: transfer\n    device: cpu\n"
+      "    sizes: [1KiB]\n    chunks: [1]\n    directions: [d2d]\n    rank_sizes: [6, 3KiB]\n    messages: "
+      "4\n");
+  EXPECT_TRUE(out.all_verified);
+  const auto rows = by_pattern(out);
+  if (p == 1) {
+    EXPECT_TRUE(rows.empty()) << "no partner on a single rank";
+    const Finding* none = find(out.findings, "rank_to_rank");
+    ASSERT_NE(none, nullptr);
+    EXPECT_FALSE(none->value.has_value());
+    EXPECT_NE(none->note.find("2 or more ranks"), std::string::npos) << none->note;
+    return;
+  }
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& [pattern, cases] : rows) {
+    // 6 bytes is less than two floats: allreduce rounds it down to one.
+    ASSERT_EQ(cases.size(), 2u) << pattern;
+    for (const auto& r : cases) {
+      EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+      EXPECT_EQ(r.spec.param("path"), "direct") << "host memory goes to MPI as it is";
+      const double n = std::stod(r.spec.param("bytes"));
+      const double expected = pattern == "uni"         ? n * 4
+                              : pattern == "allreduce" ? n * 2 * (p - 1) / p
+                                                       : 2 * n * 4;
+      EXPECT_DOUBLE_EQ(r.work.bytes, expected) << r.spec.label;
+    }
+  }
+  EXPECT_EQ(rows.at("allreduce").front().spec.param("bytes"), "4");
+  const auto& pings = rows.at("pingpong");
+  const Finding* latency = find(out.findings, "latency_us_pingpong_direct");
+  ASSERT_NE(latency, nullptr);
+  EXPECT_DOUBLE_EQ(latency->value.value_or(-1), 1e6 * pings.front().seconds.median / 8)
+      << "half of 4 round trips";
+  const Finding* busbw = find(out.findings, "peak_busbw_gbps_allreduce_direct");
+  ASSERT_NE(busbw, nullptr);
+  EXPECT_EQ(busbw->unit, "GB/s");
+  EXPECT_GT(busbw->value.value_or(0), 0);
+}
+
+TEST(RankTransferRun, StagedPathWhenAsked) {
+  if (comm::Communicator::world().size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  const RunOutcome out = testing::run_yaml(
+      "run:\n  warmups: 0\n  repetitions: 1\nexperiments:\n  - name: transfer\n    device: cpu\n"
+      "    sizes: [1KiB]\n    chunks: [1]\n    directions: [d2d]\n    rank_sizes: [2KiB]\n"
+      "    rank_patterns: [bi, allreduce]\n    gpu_aware_mpi: off\n");
+  EXPECT_TRUE(out.all_verified);
+  const auto rows = by_pattern(out);
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& [pattern, cases] : rows) EXPECT_EQ(cases.at(0).spec.param("path"), "staged") << pattern;
+}
+
+TEST(RankTransferConfig, BadValuesNameTheirKey) {
+  testing::expect_key_error("transfer", "    rank_sizes: [0]\n", "rank_sizes");
+  testing::expect_key_error("transfer", "    rank_patterns: [broadcast]\n", "rank_patterns");
+  testing::expect_key_error("transfer", "    rank_patterns: [uni, none]\n", "rank_patterns", "'none'");
+  testing::expect_key_error("transfer", "    messages: 0\n", "messages");
+  testing::expect_key_error("transfer", "    messages: 1025\n", "messages");
+  testing::expect_key_error("transfer", "    rank_sizes: [1GiB]\n    messages: 2\n", "rank_sizes", "2 GiB");
+  testing::expect_key_error("transfer", "    gpu_aware_mpi: maybe\n", "gpu_aware_mpi");
+}
+
+}  // namespace
+}  // namespace minigpu
