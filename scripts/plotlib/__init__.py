@@ -1,0 +1,1 @@
+"""Drawing code behind scripts/plot.py, split by experiment family so each file stays short."""

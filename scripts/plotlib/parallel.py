@@ -1,0 +1,135 @@
+"""Parallel figures: matmul_scaling (speedup, efficiency, time per phase vs ranks) and
+multi_gpu_concurrency. Speedups, efficiencies and comm shares are the run's findings as they
+stand; a value with no finding is left out, never worked out here."""
+import re
+from collections import defaultdict
+
+import matplotlib.ticker as mt
+
+from .common import Canvas, finding_text, log_axis, median_ci, param, series, time_unit
+from .times import bar_panel
+
+SCALING = re.compile(r"^(speedup|efficiency|comm_fraction)_([a-z]+)_([a-z0-9]+)_p(\d+)(?:_entry(\d+))?$")
+LINESTYLES = ["-", "--", ":", "-."]
+
+
+def rank_axis(ax, ps, label):
+    ticks = sorted(set(ps) | {1})
+    ticks = ticks if len(ticks) > 1 else [1, 2]
+    margin = 0.3 * (ticks[-1] - ticks[0]) / len(ticks)
+    ax.set_xlim(ticks[0] - margin, ticks[-1] + margin)
+    ax.xaxis.set_major_locator(mt.FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(mt.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_xlabel(label)
+    ax.grid(True, alpha=0.3)
+    return ticks
+
+
+def findings_panel(canvas, ax, lines, ideal, ylabel, title, xlabel):
+    """Finding values vs p, a series per key of `lines` {(label, colour_key, dtype, linestyle):
+    [(p, finding)]}, with the ideal line `ideal(p)` and its name."""
+    dtypes = {k[2] for k in lines}
+    ps = [p for pts in lines.values() for p, _ in pts]
+    for (label, colour_key, dtype, linestyle), pts in lines.items():
+        series(canvas, ax, [(p, f["value"], None, None, f) for p, f in pts if f.get("value") is not None],
+               label=label, colour_key=colour_key, dtype=dtype, dtypes=dtypes, linestyle=linestyle, kind="finding")
+    ticks = rank_axis(ax, ps, xlabel)
+    name, fn = ideal
+    xs = [ticks[0], ticks[-1]]
+    ax.plot(xs, [fn(x, ticks[0]) for x in xs], color="black", linestyle="--", linewidth=1)
+    canvas.handle(name, color="black", linestyle="--", linewidth=1)
+    ax.set_ylim(0, max(ax.get_ylim()[1], 1.15 * max(fn(x, ticks[0]) for x in xs)))
+    ax.set_ylabel(ylabel)
+    ax.set_title(title if lines else title + "\n(no finding in this run)", fontsize=10)
+
+
+def scaling_lines(run, rows):
+    """{kind: {(label, colour_key, dtype, linestyle): [(p, finding)]}} from the findings' names."""
+    parsed = []
+    for name, f in run.findings_of("matmul_scaling").items():
+        if m := SCALING.match(name):
+            kind, decomposition, dtype, p, entry = m.groups()
+            parsed.append((kind, decomposition, dtype, int(p), int(entry or 1), f))
+    modes = {}  # (decomposition, dtype, entry) -> strong/weak, as the efficiency note says
+    for kind, d, t, _, e, f in parsed:
+        if kind == "efficiency":
+            modes[(d, t, e)] = f.get("note", "").split(":", 1)[0]
+    out = defaultdict(lambda: defaultdict(list))
+    for kind, d, t, p, e, f in sorted(parsed, key=lambda x: x[:5]):
+        mode = modes.get((d, t, e), "")
+        label = f"{d} {t} {mode}".strip() + (f" (entry {e})" if e > 1 else "")
+        out[kind][(label, d, t, LINESTYLES[(e - 1) % 4])].append((p, f))
+    return out, modes
+
+
+def plot_scaling(plt, run, rows):
+    paths = ", ".join(sorted({param(r, "comm_path") for r in rows}))
+    canvas = Canvas(plt, run, f"matmul_scaling — distributed C = A·B over MPI ranks (comm path: {paths})",
+                    ncols=3, width=4.6, height=5.6)
+    ax_s, ax_e, ax_t = canvas.axes
+    lines, modes = scaling_lines(run, rows)
+    ranks = "MPI ranks p"
+    findings_panel(canvas, ax_s, lines["speedup"], ("ideal speedup p/p₁", lambda p, p1: p / p1),
+                   "speedup (finding)", "speedup: t(p₁)/t(p)", ranks)
+    findings_panel(canvas, ax_e, lines["efficiency"], ("ideal efficiency 100 %", lambda p, p1: 100.0),
+                   "parallel efficiency (%, finding)", "efficiency", ranks)
+    phase_panel(canvas, ax_t, rows, lines["comm_fraction"], modes)
+    return canvas.finish("decomposition dtype mode")
+
+
+def phase_panel(canvas, ax, rows, comm_lines, modes):
+    """Median time per phase (compute, comm) vs p with its 95 % interval; the comm share from
+    its finding written beside the comm point."""
+    stats = [s for r in rows for s in (r.get("phase_seconds") or {}).values()]
+    factor, unit = time_unit([median_ci(s)[2] for s in stats])
+    by, dtypes, phases = defaultdict(list), {r["dtype"] for r in rows}, set()
+    for r in rows:
+        for phase, s in (r.get("phase_seconds") or {}).items():
+            m, lo, hi = (factor * v for v in median_ci(s))
+            if m > 0:
+                phases.add(phase)
+                key = (param(r, "decomposition"), r["dtype"], param(r, "mode"), phase)
+                by[key].append((int(param(r, "ranks") or 0), m, lo, hi, r))
+    styles = {}
+    for (d, t, mode, phase), pts in sorted(by.items()):
+        style = styles.setdefault((mode, phase), LINESTYLES[len(styles) % 4])
+        series(canvas, ax, pts, label=f"{d} {t} {mode} {phase}", colour_key=d, dtype=t, dtypes=dtypes,
+               linestyle=style, kind=f"phase:{phase}", scale=factor)
+    shares = {(label.split(" ")[0], label.split(" ")[1], p): f for (label, *_), pts in comm_lines.items()
+              for p, f in pts if f.get("value") is not None and "entry" not in label}
+    for (d, t, mode, phase), pts in by.items():
+        for p, m, *_ in pts if phase == "comm" else []:
+            if f := shares.get((d, t, p)):
+                ax.annotate(f"{f['value']:.2g} %", (p, m), xytext=(4, -3), textcoords="offset points",
+                            fontsize=7, va="top")
+    values = [v for pts in by.values() for p in pts for v in p[1:4]]
+    if values:
+        log_axis(ax, "y", min(values), max(values))
+    rank_axis(ax, [p[0] for pts in by.values() for p in pts], "MPI ranks p")
+    ax.set_ylabel(f"median time per phase ({unit}, slowest rank)\nbars: 95 % interval of the median")
+    ax.set_title("time per phase; % = comm share (finding)", fontsize=10)
+
+
+def plot_concurrency(plt, run, rows):
+    canvas = Canvas(plt, run, "multi_gpu_concurrency — k multiplies: one GPU in turn vs k GPUs at once",
+                    ncols=3, width=4.4)
+    ax_t, ax_s, ax_e = canvas.axes
+    by = {(r["dtype"], param(r, "mode")): r for r in rows}
+    dtypes = sorted({r["dtype"] for r in rows})
+    first = rows[0]
+    bar_panel(canvas, ax_t, dtypes, ["sequential", "concurrent"], lambda g, s: by.get((g, s)), lambda g: g,
+              f"n={param(first, 'n')}, {param(first, 'multiplies_per_gpu')} multiply per GPU")
+    found, lines = run.findings_of("multi_gpu_concurrency"), {"speedup": {}, "efficiency": {}}
+    for dtype in dtypes:
+        k = int(param(by.get((dtype, "concurrent")) or first, "k") or 0)
+        for kind in lines:
+            if (f := found.get(f"{kind}_{dtype}")) and k:
+                lines[kind][(f"{kind} {dtype}", kind, dtype, "-")] = [(k, f)]
+    gpus = "GPUs k (one rank each)"
+    findings_panel(canvas, ax_s, lines["speedup"], ("ideal speedup k", lambda p, _: p), "speedup (finding)",
+                   "speedup: sequential / concurrent", gpus)
+    findings_panel(canvas, ax_e, lines["efficiency"], ("ideal efficiency 100 %", lambda p, _: 100.0),
+                   "efficiency (%, finding)", "efficiency: speedup / k", gpus)
+    notes = [finding_text(f) for kind in lines for key, pts in lines[kind].items() for _, f in pts]
+    ax_t.set_title("\n".join(notes), fontsize=8)
+    return canvas.finish("mode / finding, dtype")
