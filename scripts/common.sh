@@ -65,8 +65,11 @@ parse_run_args() {
 
 # mpirun that works as root and with more ranks than cores, as on CI machines.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# A live progress line when this script's own output is a terminal (a rank cannot tell).
 mpirun_n() {
   local ranks="$1"
   shift
-  mpirun -np "$ranks" --oversubscribe "$@"
+  local progress=lines
+  [ -t 1 ] && progress=live
+  MINIGPU_PROGRESS="${MINIGPU_PROGRESS:-$progress}" mpirun -np "$ranks" --oversubscribe -x MINIGPU_PROGRESS "$@"
 }

@@ -59,8 +59,9 @@ TEST(Config, AmbiguousOrEmptyInputsAreRefused) {
   expect_input_error("experiments: [{name: devices}]\n---\nexperiments: [{name: lazy}]\n",
                      {":3:", "a second YAML document"});
   expect_input_error("", {"the input is empty"});
-  expect_input_error("experiments:\n  - {name: transfer, sizes: [1KiB], chunks: [4096]}\n",
-                     {"experiments[0].name", "no cases"});
+  expect_input_error(
+      "experiments:\n  - {name: transfer, sizes: [1KiB], chunks: [4096], rank_patterns: none}\n",
+      {"experiments[0].name", "no cases"});
 }
 
 TEST(Config, ValuesAreReportedReadably) {

@@ -63,13 +63,18 @@ def plain(v, unit=""):
     return f"{v:.{decimals}f}" + (f" {unit}" if unit else "")
 
 
-def steps_between(lo, hi):
-    """The 1-2-5 values of every decade that lie in [lo, hi]."""
+def steps_between(lo, hi, steps=STEPS):
+    """The 1-2-5 values (or `steps`) of every decade that lie in [lo, hi]."""
     out, k = [], math.floor(math.log10(lo)) - 1
     while 10.0 ** k <= hi * 1.000001:
-        out += [m * 10.0 ** k for m in STEPS if lo * 0.999999 <= m * 10.0 ** k <= hi * 1.000001]
+        out += [m * 10.0 ** k for m in steps if lo * 0.999999 <= m * 10.0 ** k <= hi * 1.000001]
         k += 1
     return out
+
+
+def labelled_steps(lo, hi):
+    """1-2-5 labels up to 3 decades; beyond, decades only (the 2 and 5 would collide)."""
+    return STEPS if math.log10(hi / lo) <= 3.01 else (1,)
 
 
 def step_below(v):
@@ -82,15 +87,18 @@ def step_above(v):
 
 def log_axis(ax, which, lo, hi, unit=""):
     """Log scale from the 1-2-5 step below `lo` to the one above `hi` (so at least two labelled
-    ticks), every decade and its 2 and 5 steps labelled, the other steps as unlabelled minors."""
+    ticks), every decade and (up to 3 decades) its 2 and 5 steps labelled, the other steps as
+    unlabelled minors."""
     import matplotlib.ticker as mt
     lo, hi = step_below(lo / 1.12), step_above(hi * 1.12)
     axis = ax.xaxis if which == "x" else ax.yaxis
     (ax.set_xscale if which == "x" else ax.set_yscale)("log")
     (ax.set_xlim if which == "x" else ax.set_ylim)(lo, hi)
-    axis.set_major_locator(mt.FixedLocator(steps_between(lo, hi)))
+    labelled = labelled_steps(lo, hi)
+    axis.set_major_locator(mt.FixedLocator(steps_between(lo, hi, labelled)))
     axis.set_major_formatter(mt.FuncFormatter(lambda v, _: plain(v, unit)))
-    axis.set_minor_locator(mt.LogLocator(base=10, subs=(3, 4, 6, 7, 8, 9), numticks=100))
+    minor = tuple(m for m in range(2, 10) if m not in labelled)
+    axis.set_minor_locator(mt.LogLocator(base=10, subs=minor, numticks=100))
     axis.set_minor_formatter(mt.NullFormatter())
     ax.grid(True, which="major", alpha=0.35)
     ax.grid(True, which="minor", alpha=0.12)

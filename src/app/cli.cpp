@@ -1,6 +1,7 @@
 // Subcommands of `minigpu`, wired with CLI11.
 #include "app/cli.hpp"
 
+#include "app/ceilings_command.hpp"
 #include "app/run_command.hpp"
 #include "config/config_node.hpp"
 #include "core/environment.hpp"
@@ -42,6 +43,11 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
       app.add_subcommand("devices", "Report devices, Kokkos backends and the chapter's device cells");
   auto* list = app.add_subcommand("list", "List the experiments with one-line descriptions");
   auto* run = app.add_subcommand("run", "Run the experiments of a YAML input and write verified results");
+  auto* ceilings = app.add_subcommand(
+      "ceilings",
+      "Measure this machine's reference rates (memcpy, triad, BLAS and GPU peaks) and cache them");
+  bool cached = false;
+  ceilings->add_flag("--cached", cached, "Show the cached figures for this host and build if there are any");
   RunOptions run_options;
   run->add_option("input", run_options.input, "YAML input file")->required();
   run->add_option("--output-dir", run_options.output_dir, "Directory for results (overrides run.output_dir)");
@@ -96,6 +102,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   }
   if (devices->parsed()) return devices_command(mpi);
   if (list->parsed()) return list_command(mpi);
+  if (ceilings->parsed()) return ceilings_command(cached, mpi);
   if (run->parsed()) {
     for (const auto& [key, value] :
          {std::pair{"repetitions", &repetitions}, std::pair{"warmups", &warmups}}) {

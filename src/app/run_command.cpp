@@ -1,6 +1,8 @@
 // The run pipeline in numbered steps; each step's work lives in its own layer.
 #include "app/run_command.hpp"
 
+#include "app/ceilings_command.hpp"
+
 #include "app/stop_signals.hpp"
 #include "comm/collectives.hpp"
 #include "config/config_node.hpp"
@@ -10,6 +12,7 @@
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
+#include "experiments/plan_estimate.hpp"
 #include "experiments/registry.hpp"
 #include "experiments/run_plan.hpp"
 #include "experiments/runner.hpp"
@@ -18,6 +21,8 @@
 #include "minigpu_build_info.hpp"
 #include "minigpu_version.hpp"
 
+#include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -184,6 +189,19 @@ io::Provenance provenance(const RunPlan& plan, const RunContext& ctx) {
   return io::Provenance{j};
 }
 
+// A status line redrawn in place needs a terminal. Under an MPI launcher a rank's stdout may
+// be a pseudo-terminal whatever mpirun writes to, so there only MINIGPU_PROGRESS=live (set by
+// scripts/run.sh when its own output is a terminal) turns it on; `lines` turns it off.
+bool live_progress() {
+  const char* asked = std::getenv("MINIGPU_PROGRESS");
+  if (asked && std::string(asked) == "live") return true;
+  if (asked && std::string(asked) == "lines") return false;
+  for (const char* launcher : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_ID"}) {
+    if (std::getenv(launcher)) return false;
+  }
+  return isatty(STDOUT_FILENO) != 0;
+}
+
 // The figures come from the project's own plotting script, found beside these sources.
 bool plot_results(const std::string& dir) {
   const std::string command = "python3 '" MINIGPU_SOURCE_DIR "/scripts/plot.py' '" + dir + "'";
@@ -231,7 +249,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   ctx.ranks = mpi.size();
   RunPlan plan = load_plan_collectively(options, ctx);
   const std::map<std::string, CaseResult> resumed = load_resumed(options.resume, plan, mpi, ctx);
-  io::ConsoleWriter console(std::cout);
+  io::ConsoleWriter console(std::cout, live_progress());
   // 2. The run's directory exists before the first case (a dry run makes it and takes it away
   //    again): an unusable output location is bad input (exit 2), found now, not after hours.
   std::optional<io::RunDirectory> directory = open_run_directory(plan, mpi, ctx, options.dry_run);
@@ -239,17 +257,27 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
     if (mpi.is_root()) {
       std::vector<std::pair<std::string, std::vector<CaseSpec>>> cases;
       for (const auto& e : plan.experiments) cases.emplace_back(e.name, e.cases);
-      console.plan(plan.resolved_input, cases, mpi.size());
+      console.plan(plan.resolved_input, cases, mpi.size(), describe(estimate_plan(plan, cached_ceilings())),
+                   device_warnings(plan));
     }
     return kExitOk;
   }
+  // The machine's ceilings, before the first case: every rate row is set against them.
+  const bool bounded = std::any_of(plan.experiments.begin(), plan.experiments.end(), [](const auto& e) {
+    return std::any_of(e.cases.begin(), e.cases.end(), [](const CaseSpec& c) { return !c.ceiling.empty(); });
+  });
+  if (bounded) plan.ceilings = obtain_ceilings(false, ctx.comm);
   io::Provenance record = provenance(plan, ctx);
   if (!options.resume.empty()) record.fields["resumed_from"] = options.resume;
+  record.fields["ceilings"] = plan.ceilings.to_json();
+  record.fields["ceilings_source"] = plan.ceilings.source;
   // 3. Run every case; rank 0 prints rows as they finish and rewrites the directory's files,
   //    so a run killed outright still leaves its finished cases there.
   if (mpi.is_root()) {
     console.host_build(record.fields);
     console.rank_map(record.fields["mpi"]["ranks"]);
+    if (bounded) console.ceilings(record.fields["ceilings"], plan.ceilings.source);
+    console.warnings(device_warnings(plan));
   }
   install_stop_handlers();
   std::vector<CaseResult> finished;

@@ -10,11 +10,14 @@
 
 namespace minigpu {
 
-/// True when this build can multiply matrices in GPU memory with the runtime's BLAS.
+/// True when this build can multiply matrices in GPU memory with the runtime's BLAS, and
+/// that BLAS's name for reports.
 #if defined(MINIGPU_HAVE_CUBLAS)
 inline constexpr bool kHasGpuVendorGemm = true;
+inline constexpr const char* kGpuBlasName = "cuBLAS";
 #else
 inline constexpr bool kHasGpuVendorGemm = false;
+inline constexpr const char* kGpuBlasName = "none";
 #endif
 
 /// C = α·A·B, or C += α·A·B when `accumulate`, for row-major matrices in host memory (see

@@ -9,6 +9,7 @@
 // 2·n·sizeof(T) for the detour's two copies, 2·n·sizeof(T) fused (read x, write z);
 // flops = 5·n (2 for the square step, 3 for the cube).
 // x, y, z and the host copy of y are allocated in setup: an allocation would synchronise.
+#include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/checked.hpp"
@@ -122,6 +123,7 @@ class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
         c.params = {{"variant", name_of(timing)}, {"elements", std::to_string(elements_)}};
         c.device = device_;
         c.dtype = dtype;
+        c.ceiling = stream_ceiling(device_);
         c.fence_after_run = timing != Timing::unfenced;
         const bool host_copy_on_device = timing == Timing::host_detour && uses_host_memory(device_);
         c.device_bytes = checked_mul<std::uint64_t>(bytes,

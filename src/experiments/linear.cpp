@@ -22,6 +22,7 @@
 //           gradient and loss 2·in+3 per row, update 2 per parameter); parameters: B·(2·in + 1)
 //   bytes = host↔device traffic only: per_batch_copy epochs·samples·(in+1)·sizeof(T), plus
 //           steps·sizeof(T) of losses in either loss mode (one copy each, or one copy in all)
+#include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
 #include "experiments/registry.hpp"
@@ -295,6 +296,7 @@ class LinearExperiment : public CaseList<LinearCase> {
                   {"kernel", to_string(s_.kernel)}};
       c.device = s_.device;
       c.dtype = dtype;
+      c.ceiling = gemm_ceiling(s_.device, dtype);
       c.device_bytes = size_of(dtype) * device_elements(s_, lc.parameters, lc.copy);
       c.size_key = "samples";
       add_case(c, lc);

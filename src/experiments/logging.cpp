@@ -12,6 +12,7 @@
 //   flops = steps·(2n³ + 3n²)   (matmul; the scaling; squares and sum for the norm)
 //   bytes = steps·(4n²+2)·s     (matmul reads A, X, writes Y: 3n²; norm reads Y: n²; the entry
 //           stored, then copied to the host), plus steps·2n²·s for the native scaling pass
+#include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
@@ -160,6 +161,9 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
                     {"kernel", to_string(kernel_)}};
         c.device = device;
         c.dtype = dtype;
+        c.ceiling = gemm_ceiling(device, dtype);
+        c.flops_estimate = static_cast<double>(steps_) * 2.0 * static_cast<double>(n_) *
+                           static_cast<double>(n_) * static_cast<double>(n_);
         c.device_bytes =
             (4 * static_cast<std::uint64_t>(n_ * n_) + static_cast<std::uint64_t>(steps_)) * size_of(dtype);
         c.size_key = "n";

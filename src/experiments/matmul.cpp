@@ -12,6 +12,7 @@
 // A and B once, write C once) — real kernels move more, so GB/s is a lower bound.
 // Inputs are small integers, so C is exact in either dtype: n <= 256 is compared exactly with a
 // host triple loop, larger n with the identity C·v = A·(B·v).
+#include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "experiments/registry.hpp"
@@ -137,6 +138,9 @@ class MatmulExperiment : public TypedExperiment<MatmulCase, MatmulState> {
             spec.params = {{"n", std::to_string(n)}, {"variant", name_of(v)}};
             spec.device = d;
             spec.dtype = dtype;
+            spec.ceiling = gemm_ceiling(d, dtype);
+            spec.flops_estimate =
+                2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
             // A, B, C, plus the identity check's four double vectors.
             spec.device_bytes = 3 * static_cast<std::uint64_t>(n * n) * size_of(dtype) +
                                 4 * static_cast<std::uint64_t>(n) * 8;

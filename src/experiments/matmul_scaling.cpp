@@ -14,6 +14,7 @@
 // Check: C·v against A·(B·v) for a deterministic v, A and B taken from their formulas, each
 // rank its share, summed over the p ranks; for n <= 64 also all of C on rank 0 against a host
 // triple loop. Entries are small integers, so C is exact in either dtype.
+#include "ceilings/ceilings.hpp"
 #include "comm/gpu_aware.hpp"
 #include "config/common_keys.hpp"
 #include "distributed/distributed_matmul.hpp"
@@ -147,6 +148,10 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
                       {"kernel", to_string(kernel_)}};
           c.device = device_;
           c.dtype = dt;
+          c.ceiling = gemm_ceiling(device_, dt);  // p ranks, each bounded by one device's
+          c.ceiling_scale = static_cast<int>(p);
+          c.flops_estimate = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) /
+                             static_cast<double>(p);
           c.device_bytes = device_bytes_per_rank(
               d, n, grid, size_of(dt), path_ == comm::CommPath::staged && uses_host_memory(device_));
           c.size_key = "n";

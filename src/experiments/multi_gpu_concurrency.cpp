@@ -6,6 +6,7 @@
 //   both cases (the same total work, so the time ratio is the speedup); bytes = 3·n²·sizeof(T)
 //   per multiply (compulsory traffic).
 // Speedup = t(sequential)/t(concurrent), efficiency = speedup/k; ideal is k and 100 %.
+#include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
@@ -97,6 +98,10 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
                     {"kernel", to_string(kernel_)}};
         c.device = device;
         c.dtype = dtype;
+        c.ceiling = gemm_ceiling(device, dtype);
+        c.ceiling_scale = sequential ? 1 : ctx_.ranks;
+        c.flops_estimate = static_cast<double>(sequential ? per_gpu_ * ctx_.ranks : per_gpu_) * 2.0 *
+                           static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(n_);
         c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
         c.size_key = "n";
         const std::int64_t mine = sequential ? (ctx_.rank == 0 ? per_gpu_ * ctx_.ranks : 0) : per_gpu_;

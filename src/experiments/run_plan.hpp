@@ -2,6 +2,7 @@
 // configured experiments, with the resolved input (defaults filled in) kept for the record.
 #pragma once
 
+#include "ceilings/ceilings.hpp"
 #include "experiments/experiment.hpp"
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,8 @@ struct RunPlan {
   std::vector<PlannedExperiment> experiments;
   nlohmann::json resolved_input;
   std::vector<std::string> overrides;  ///< the --set PATH=VALUE applied, in order
+  /// The machine's reference figures each row's rate is set against (empty: none measured).
+  CeilingTable ceilings;
 };
 
 /// Command-line choices that shape the plan.

@@ -79,6 +79,17 @@ void flag_unreliable(Finding& f, const std::string& crowded) {
   if (!crowded.empty()) f.mark_unreliable(crowded);
 }
 
+// The row's rate as a share of the ceiling its case names, where that ceiling was measured.
+void attach_ceiling(CaseResult& r, const CeilingTable& table) {
+  const Ceiling* c = table.find(r.spec.ceiling);
+  if (!c || c->value <= 0) return;
+  const double rate = c->unit == "GB/s" ? r.gbps : r.gflops;
+  if (rate <= 0) return;
+  const int scale = std::max(1, r.spec.ceiling_scale);
+  r.ceiling = CeilingShare{c->name, (scale > 1 ? std::to_string(scale) + " x " : "") + c->label,
+                           100 * rate / (scale * c->value), scale};
+}
+
 // One case; nullopt when a stop was agreed between repetitions (the case is dropped, so a
 // long case does not hold the run past a launcher's grace period).
 std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpec& spec,
@@ -237,6 +248,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       }
       CaseResult r = std::move(*measured);
       r.case_index = ++index;
+      attach_ceiling(r, plan.ceilings);
       if (r.seconds.cv > kNoisyRowCv) {
         r.mark_unreliable("repetitions vary: cv " + io::significant(100 * r.seconds.cv, 2) + " % above " +
                           io::significant(100 * kNoisyRowCv, 2) + " %");

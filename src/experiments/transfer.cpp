@@ -11,6 +11,7 @@
 // Between ranks (2 or more), as OSU and nccl-tests measure them (experiments/rank_transfer.hpp):
 //   pingpong (latency), uni and bi (bandwidth, `messages` in flight), allreduce (busbw), each
 //   over `rank_sizes`, direct (GPU-aware MPI or host memory) and/or staged through the host.
+#include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/checked.hpp"
@@ -158,6 +159,7 @@ class TransferExperiment : public CaseList<TransferCase> {
                         {"bytes", std::to_string(bytes)},
                         {"chunks", std::to_string(k)}};
             c.device = device_;
+            c.ceiling = copy_ceiling(device_, direction == Direction::h2d, direction == Direction::d2h);
             // Host buffers count too where the device's memory is the host's.
             c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(bytes),
                                                         d2d || uses_host_memory(device_) ? 2 : 1,
@@ -219,6 +221,8 @@ class TransferExperiment : public CaseList<TransferCase> {
                       {"path", comm::to_string(path)},
                       {"messages", std::to_string(rc.messages)}};
           c.device = device_;
+          // Staged: bounded by the slower of the copies through pinned host memory.
+          c.ceiling = copy_ceiling(device_, false, path == comm::CommPath::staged);
           c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(rc.bytes),
                                                       static_cast<std::uint64_t>(1 + slots),
                                                       "transfer: bytes of a rank-to-rank case");

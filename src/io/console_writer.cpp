@@ -41,9 +41,24 @@ void ConsoleWriter::rank_map(const nlohmann::json& ranks) {
   }
 }
 
+void ConsoleWriter::ceilings(const nlohmann::json& ceilings, const std::string& source) {
+  os_ << "ceilings (" << source << "):\n";
+  for (const auto& c : ceilings) {
+    char row[512];
+    std::snprintf(row, sizeof(row), "  %-16s %10.1f %-8s %s: %s\n", c["name"].get<std::string>().c_str(),
+                  c["value"].get<double>(), c["unit"].get<std::string>().c_str(),
+                  c["label"].get<std::string>().c_str(), c["how"].get<std::string>().c_str());
+    os_ << row;
+  }
+}
+
+void ConsoleWriter::warnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) os_ << "warning: " << w << '\n';
+}
+
 void ConsoleWriter::plan(const nlohmann::json& resolved_input,
                          const std::vector<std::pair<std::string, std::vector<CaseSpec>>>& experiments,
-                         int ranks) {
+                         int ranks, const std::string& estimate, const std::vector<std::string>& warnings) {
   os_ << "resolved input (defaults filled in, --set applied):\n" << resolved_input.dump(2) << "\n\n";
   std::size_t total = 0;
   std::uint64_t largest = 0;
@@ -62,36 +77,54 @@ void ConsoleWriter::plan(const nlohmann::json& resolved_input,
   os_ << '\n'
       << total << " cases on " << ranks << " rank" << (ranks == 1 ? "" : "s") << ", at most "
       << human_bytes(largest) << " per rank at once; input is valid; nothing was run (--dry-run)\n";
+  if (!estimate.empty()) os_ << estimate << '\n';
+  this->warnings(warnings);
+}
+
+void ConsoleWriter::erase_status() {
+  if (status_shown_) os_ << "\r\033[K";
+  status_shown_ = false;
 }
 
 void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, double elapsed_s) {
+  erase_status();
   if (r.experiment != current_experiment_) {
+    // Into a file, progress is a line between two experiments' tables.
+    if (!live_status_ && !progress_.empty()) os_ << "  (" << progress_ << ")\n";
     current_experiment_ = r.experiment;
     os_ << "\n== " << r.experiment << '\n';
     char header[256];
-    std::snprintf(header, sizeof(header), "  %-42s %-18s %-8s %12s %8s %12s %10s %10s  %s\n", "case",
-                  "device", "dtype", "median s", "±%", "max s", "GB/s", "GFLOP/s", "check");
+    std::snprintf(header, sizeof(header), "  %-42s %-18s %-8s %12s %8s %12s %10s %10s %7s %-15s %s\n", "case",
+                  "device", "dtype", "median s", "±%", "max s", "GB/s", "GFLOP/s", "%ceil", "of", "check");
     os_ << header;
   }
   char row[512];
   // "±%": the median's 95 % interval, as far as it reaches from the median; one repetition has none.
   const std::string spread = r.repetitions > 1 ? fmt("%6.1f%%", r.seconds.median_ci_percent()) : "    n/a";
-  std::snprintf(row, sizeof(row), "  %-42s %-18s %-8s %12.4e %s %12.4e %s %s  %s", r.spec.label.c_str(),
-                describe(r.spec.device).c_str(), to_string(r.spec.dtype).c_str(), r.seconds.median,
-                spread.c_str(), r.seconds.max, rate(r.gbps).c_str(), rate(r.gflops).c_str(),
-                r.check.passed ? "PASS" : "FAIL");
+  const std::string share = r.ceiling ? fmt("%6.1f%%", r.ceiling->percent) : "      -";
+  std::snprintf(row, sizeof(row), "%s %-42s %-18s %-8s %12.4e %s %12.4e %s %s %s %-15s %s",
+                r.reliable ? " " : "!", r.spec.label.c_str(), describe(r.spec.device).c_str(),
+                to_string(r.spec.dtype).c_str(), r.seconds.median, spread.c_str(), r.seconds.max,
+                rate(r.gbps).c_str(), rate(r.gflops).c_str(), share.c_str(),
+                r.ceiling ? r.ceiling->name.c_str() : "", r.check.passed ? "PASS" : "FAIL");
   os_ << row;
   if (r.check.detail.find("[resumed]") != std::string::npos) os_ << " (resumed)";
   if (!r.check.passed) os_ << " (" << r.check.detail << ')';
+  if (!r.reliable) os_ << "  [" << r.unreliable_because << ']';
   os_ << '\n';
-  // A progress line every tenth of a long sweep, so a user can tell it is alive.
-  if (total >= 20 && (index % (total / 10) == 0 || index == total)) {
-    os_ << "  ... case " << index << " of " << total << ", " << fmt("%.1f", elapsed_s) << " s elapsed\n";
+  const double eta = index > 0 ? elapsed_s / index * (total - index) : 0;
+  progress_ = "case " + std::to_string(index) + " of " + std::to_string(total) + ", " +
+              fmt("%.1f", elapsed_s) + " s elapsed" +
+              (index < total ? ", about " + fmt("%.0f", eta) + " s to go" : "");
+  if (live_status_ && index < total) {
+    os_ << "  [" << progress_ << "]";
+    status_shown_ = true;
   }
   os_.flush();
 }
 
 void ConsoleWriter::findings(const std::vector<Finding>& findings) {
+  erase_status();
   if (findings.empty()) return;
   os_ << "\n== findings   (! = unreliable: the reason follows)\n";
   for (const auto& f : findings) {
@@ -104,6 +137,8 @@ void ConsoleWriter::findings(const std::vector<Finding>& findings) {
 }
 
 void ConsoleWriter::summary(const std::vector<CaseResult>& results, const std::string& results_dir) {
+  erase_status();
+  if (!live_status_ && !progress_.empty()) os_ << "  (" << progress_ << ")\n";
   int failed = 0;
   for (const auto& r : results) failed += r.check.passed ? 0 : 1;
   os_ << '\n'

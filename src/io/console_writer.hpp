@@ -1,4 +1,6 @@
-// The readable table rank 0 prints as cases finish, with a progress line for long sweeps.
+// The readable tables rank 0 prints as cases finish. Progress never lands inside a table: on
+// a terminal it is one status line, redrawn under the rows and erased before the next; into a
+// file or pipe it is a plain line between experiments.
 #pragma once
 
 #include "io/results.hpp"
@@ -14,22 +16,35 @@ namespace minigpu::io {
 
 class ConsoleWriter {
  public:
-  explicit ConsoleWriter(std::ostream& os) : os_(os) {}
+  /// `live_status`: `os` is a terminal, where a status line can be redrawn in place.
+  explicit ConsoleWriter(std::ostream& os, bool live_status = false) : os_(os), live_status_(live_status) {}
+  /// The machine's ceilings (run.json's form) and where they came from.
+  void ceilings(const nlohmann::json& ceilings, const std::string& source);
   /// CPU, vector width, compiler flags, host BLAS and threads: what figures depend on.
   void host_build(const nlohmann::json& provenance);
   /// One line per rank: host, local rank, device id and name.
   void rank_map(const nlohmann::json& ranks);
   /// --dry-run: the resolved input (overrides applied), then every case once with its device,
   /// dtype and memory per rank, as `ranks` ranks would run them.
+  /// `estimate` (a line on run time) and `warnings` (e.g. a GPU input that would run on the
+  /// CPU) follow the cases.
   void plan(const nlohmann::json& resolved_input,
-            const std::vector<std::pair<std::string, std::vector<CaseSpec>>>& experiments, int ranks);
+            const std::vector<std::pair<std::string, std::vector<CaseSpec>>>& experiments, int ranks,
+            const std::string& estimate, const std::vector<std::string>& warnings);
+  /// Lines that must be seen before the tables (a GPU input running on the CPU).
+  void warnings(const std::vector<std::string>& warnings);
   void case_finished(const CaseResult& r, int index, int total, double elapsed_s);
   void findings(const std::vector<Finding>& findings);
   void summary(const std::vector<CaseResult>& results, const std::string& results_dir);
 
  private:
+  void erase_status();
+
   std::ostream& os_;
+  bool live_status_ = false;
+  bool status_shown_ = false;
   std::string current_experiment_;
+  std::string progress_;  ///< the latest "case k of N" line
 };
 
 }  // namespace minigpu::io

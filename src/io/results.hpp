@@ -3,6 +3,7 @@
 
 #include "core/device.hpp"
 #include "core/shape.hpp"
+#include "io/format.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -30,6 +31,13 @@ struct CaseSpec {
   /// The experiment's input key whose value sets device_bytes (e.g. "sizes"), so that a
   /// case refused for its memory points at the line that asked for it.
   std::string size_key;
+  /// The measured ceiling (ceilings/ceilings.hpp) that bounds this case's rate, "" for none,
+  /// and how many of it the case may reach (p ranks each on its own device: p).
+  std::string ceiling;
+  int ceiling_scale = 1;
+  /// Flops the busiest rank does per repetition, where cheap to know before setup(): for
+  /// --dry-run's run-time estimate only (0: estimated from device_bytes alone).
+  double flops_estimate = 0;
 
   /// The value of column `key`, or "" when the case has none (for writers and tests).
   std::string param(const std::string& key) const {
@@ -76,8 +84,9 @@ inline void add_unreliable_reason(bool& reliable, std::string& because, const st
 /// A row's rate against the machine's own bound for it ("of host memcpy").
 struct CeilingShare {
   std::string name;   ///< the ceiling's key in run.json's "ceilings"
-  std::string label;  ///< what the percentage is of, e.g. "host memcpy"
+  std::string label;  ///< what the percentage is of, e.g. "host memcpy", "2 x OpenBLAS sgemm"
   double percent = 0;
+  int scale = 1;  ///< the ceiling counted this many times (p ranks, each on its own device)
 };
 
 /// A measured, verified case as the runner reports it.
@@ -123,6 +132,12 @@ struct Finding {
 
   void mark_unreliable(const std::string& why) { add_unreliable_reason(reliable, unreliable_because, why); }
 };
+
+/// " (41 % of host memcpy)" for a finding that quotes a row's rate, "" when it has no ceiling.
+inline std::string ceiling_note(const CaseResult& r) {
+  if (!r.ceiling) return "";
+  return " (" + io::significant(r.ceiling->percent, 2) + " % of " + r.ceiling->label + ")";
+}
 
 /// median(numerator) / median(denominator), flagged unreliable when the two medians' 95 %
 /// intervals overlap (the ratio's side of 1 is then not established).

@@ -36,7 +36,7 @@ nlohmann::json stats_json(const Stats& s) {
 
 nlohmann::json ceiling_json(const std::optional<CeilingShare>& c) {
   if (!c) return nullptr;
-  return {{"name", c->name}, {"of", c->label}, {"percent", c->percent}};
+  return {{"name", c->name}, {"of", c->label}, {"percent", c->percent}, {"scale", c->scale}};
 }
 
 std::string os_reason() { return std::strerror(errno); }

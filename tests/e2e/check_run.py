@@ -14,6 +14,32 @@ import sys
 import tempfile
 
 
+def check_ceilings(record):
+    """Every rate row names a measured ceiling, and its percentage is its rate over that ceiling."""
+    errors, ceilings = [], {c["name"]: c for c in record.get("ceilings", [])}
+    if not ceilings:
+        return ["run.json records no ceilings"]
+    for r in record["results"]:
+        where, share = f"{r['experiment']} {r['case']}", r.get("ceiling")
+        if not (r["gbps"] > 0 or r["gflops"] > 0) or r["experiment"] == "devices":
+            continue
+        if share is None:
+            errors.append(f"{where}: a rate row without a ceiling")
+            continue
+        c = ceilings.get(share["name"])
+        if c is None:
+            errors.append(f"{where}: ceiling {share['name']} is not among the run's ceilings")
+            continue
+        rate = r["gbps"] if c["unit"] == "GB/s" else r["gflops"]
+        expected = 100 * rate / (share["scale"] * c["value"])
+        if abs(share["percent"] - expected) > 1e-6 * max(1.0, expected):
+            errors.append(f"{where}: {share['percent']} % of {c['name']}, but {rate} / ({share['scale']} x {c['value']}) "
+                          f"is {expected} %")
+        if share["scale"] > 1 and not share["of"].startswith(f"{share['scale']} x "):
+            errors.append(f"{where}: a ceiling counted {share['scale']} times does not say so: {share['of']}")
+    return errors
+
+
 def check_results(out_dir, ranks=None):
     """Error strings for the one run directory expected in out_dir (empty when all is well)."""
     runs = os.listdir(out_dir) if os.path.isdir(out_dir) else []
@@ -64,7 +90,8 @@ def check_results(out_dir, ranks=None):
             errors.append(f"{where} = {f['value']} % is superlinear yet not flagged")
         if not record["devices"]["num_gpus"] and " GPUs" in f["note"]:
             errors.append(f"{where} speaks of GPUs in a run without one: {f['note']}")
-    for column in ("cv", "median_ci95_low_s", "median_ci95_high_s"):
+    errors += check_ceilings(record)
+    for column in ("cv", "median_ci95_low_s", "median_ci95_high_s", "pct_of_ceiling", "ceiling"):
         if rows and column not in rows[0]:
             errors.append(f"results.csv lacks {column}")
     if record["mpi"]["size"] != len(record["mpi"]["ranks"]):

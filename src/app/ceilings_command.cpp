@@ -1,0 +1,66 @@
+// Where a run's ceilings come from, and the `ceilings` command.
+#include "app/ceilings_command.hpp"
+
+#include "comm/collectives.hpp"
+#include "core/environment.hpp"
+#include "core/errors.hpp"
+#include "experiments/runner.hpp"
+#include "io/console_writer.hpp"
+#include "minigpu_build_info.hpp"
+#include "minigpu_version.hpp"
+
+#include <iostream>
+
+namespace minigpu {
+namespace {
+
+// A new commit, compiler or flag set is a new build: its ceilings are measured again.
+nlohmann::json build_identity() {
+  return {{"version", MINIGPU_VERSION},
+          {"git", MINIGPU_GIT_HASH},
+          {"compiler", MINIGPU_HOST_COMPILER},
+          {"flags", MINIGPU_HOST_FLAGS},
+          {"type", MINIGPU_BUILD_TYPE}};
+}
+
+CeilingTable on_rank_zero(bool remeasure) {
+  const nlohmann::json key = ceilings_cache_key(build_identity());
+  if (!remeasure) {
+    if (auto cached = load_cached_ceilings(key)) return *cached;
+  }
+  const std::string when = utc_now_iso8601();
+  CeilingTable table = measure_ceilings();
+  table.source = "measured " + when + " on " + host_info().hostname + " by rank 0 alone";
+  std::string why;
+  const std::string path = store_ceilings(table, key, when, why);
+  table.source += path.empty() ? "; not cached: " + why : "; cached in " + path;
+  return table;
+}
+
+}  // namespace
+
+CeilingTable cached_ceilings() {
+  auto cached = load_cached_ceilings(ceilings_cache_key(build_identity()));
+  return cached ? *cached : CeilingTable{};
+}
+
+CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm) {
+  nlohmann::json mine = nullptr;
+  if (comm.rank() == 0) {
+    const CeilingTable t = on_rank_zero(remeasure);
+    mine = {{"ceilings", t.to_json()}, {"source", t.source}};
+  }
+  // Every rank waits for rank 0 here: the measurement runs on a quiet node.
+  const nlohmann::json shared = nlohmann::json::parse(comm::allgather_strings(mine.dump(), comm).at(0));
+  CeilingTable table = CeilingTable::from_json(shared.at("ceilings"));
+  table.source = shared.at("source").get<std::string>();
+  return table;
+}
+
+int ceilings_command(bool cached, const MpiSession& mpi) {
+  const CeilingTable table = obtain_ceilings(!cached, comm::Communicator::world());
+  if (mpi.is_root()) io::ConsoleWriter(std::cout).ceilings(table.to_json(), table.source);
+  return kExitOk;
+}
+
+}  // namespace minigpu

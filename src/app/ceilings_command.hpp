@@ -1,0 +1,21 @@
+// The machine's ceilings for a run or for `minigpu ceilings`: cached per host and build,
+// measured by rank 0 alone (the other ranks wait) and shared with every rank.
+#pragma once
+
+#include "ceilings/ceilings.hpp"
+#include "comm/communicator.hpp"
+#include "comm/mpi_session.hpp"
+
+namespace minigpu {
+
+/// The cached table when one matches this host and build (unless `remeasure`), else a new
+/// measurement, stored in the cache. Collective; every rank gets rank 0's table.
+CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm);
+
+/// The cached table for this host and build, or an empty one: never measures (--dry-run).
+CeilingTable cached_ceilings();
+
+/// `minigpu ceilings [--cached]`: measures (or, with `cached`, reuses) and prints the table.
+int ceilings_command(bool cached, const MpiSession& mpi);
+
+}  // namespace minigpu

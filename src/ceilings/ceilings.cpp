@@ -1,0 +1,144 @@
+// Which ceiling bounds which case, and the table's JSON form and cache.
+#include "ceilings/ceilings.hpp"
+
+#include "core/backend.hpp"
+#include "core/backend_blas.hpp"
+#include "core/environment.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <unistd.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace minigpu {
+namespace fs = std::filesystem;
+
+const Ceiling* CeilingTable::find(const std::string& name) const {
+  for (const auto& c : ceilings) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+nlohmann::json CeilingTable::to_json() const {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& c : ceilings) {
+    all.push_back(
+        {{"name", c.name}, {"label", c.label}, {"value", c.value}, {"unit", c.unit}, {"how", c.how}});
+  }
+  return all;
+}
+
+CeilingTable CeilingTable::from_json(const nlohmann::json& j) {
+  CeilingTable t;
+  for (const auto& c : j) {
+    t.ceilings.push_back({c.at("name").get<std::string>(), c.at("label").get<std::string>(),
+                          c.at("value").get<double>(), c.at("unit").get<std::string>(),
+                          c.at("how").get<std::string>()});
+  }
+  return t;
+}
+
+// Memory that is the host's (cpu, emulated GPUs) is bounded by the host's figures.
+std::string copy_ceiling(Device device, bool host_to_device, bool device_to_host) {
+  if (uses_host_memory(device)) return "host_memcpy";
+  if (host_to_device) return "gpu_h2d_pinned";
+  if (device_to_host) return "gpu_d2h_pinned";
+  return "gpu_d2d";
+}
+
+std::string stream_ceiling(Device device) { return uses_host_memory(device) ? "host_triad" : "gpu_triad"; }
+
+std::string gemm_ceiling(Device device, DType dtype) {
+  const std::string kind = dtype == DType::f32 ? "sgemm" : "dgemm";
+  return (uses_host_memory(device) ? "blas_" : "gpu_") + kind;
+}
+
+nlohmann::json ceilings_cache_key(const nlohmann::json& build) {
+  const HostInfo host = host_info();
+  const HostBlasInfo blas = host_blas_info();
+  nlohmann::json key = {{"build", build},
+                        {"hostname", host.hostname},
+                        {"cpu", host.cpu_model},
+                        {"kokkos", kokkos_backends()},
+                        {"kokkos_host_threads", HostExecSpace().concurrency()},
+                        {"blas", {blas.library, blas.core, blas.threads}},
+                        {"gpu_blas", kGpuBlasName},
+                        {"num_gpus", num_gpus()},
+                        {"emulated", gpus_are_emulated()}};
+  if (num_gpus() > 0 && !gpus_are_emulated()) key["gpu"] = gpu_properties(active_gpu_id()).name;
+  for (const char* name : {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    const char* value = std::getenv(name);
+    key["environment"][name] = value ? value : "";
+  }
+  return key;
+}
+
+std::string ceilings_cache_dir() {
+  if (const char* dir = std::getenv("MINIGPU_CEILINGS_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/minigpu";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/minigpu";
+  return "";
+}
+
+namespace {
+
+// One file per host and key: a changed build or environment writes a new one.
+fs::path cache_file(const nlohmann::json& key) {
+  const std::string dir = ceilings_cache_dir();
+  if (dir.empty()) return {};
+  return fs::path(dir) / ("ceilings-" + key.value("hostname", std::string("host")) + "-" +
+                          std::to_string(std::hash<std::string>{}(key.dump())) + ".json");
+}
+
+}  // namespace
+
+std::optional<CeilingTable> load_cached_ceilings(const nlohmann::json& key) {
+  const fs::path path = cache_file(key);
+  std::ifstream in(path);
+  if (path.empty() || !in) return std::nullopt;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    if (j.at("key") != key) return std::nullopt;  // a hash collision, or an edited file
+    CeilingTable t = CeilingTable::from_json(j.at("ceilings"));
+    t.source = "cached in " + path.string() + " (measured " + j.at("measured").get<std::string>() + ")";
+    return t;
+  } catch (const std::exception&) {
+    return std::nullopt;  // unreadable: measure again and replace it
+  }
+}
+
+std::string store_ceilings(const CeilingTable& table, const nlohmann::json& key, const std::string& measured,
+                           std::string& why) {
+  const fs::path path = cache_file(key);
+  if (path.empty()) {
+    why = "no cache directory (set MINIGPU_CEILINGS_DIR or HOME)";
+    return "";
+  }
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  // Ranks of several jobs may write at once: each through its own temporary and a rename.
+  const fs::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary);
+    out << nlohmann::json{{"key", key}, {"measured", measured}, {"ceilings", table.to_json()}}.dump(2)
+        << '\n';
+    if (!out) {
+      why = "cannot write " + temporary.string();
+      fs::remove(temporary, ec);
+      return "";
+    }
+  }
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    why = "cannot write " + path.string() + ": " + ec.message();
+    fs::remove(temporary, ec);
+    return "";
+  }
+  return path.string();
+}
+
+}  // namespace minigpu

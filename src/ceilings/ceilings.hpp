@@ -1,0 +1,65 @@
+// The machine's own reference figures ("ceilings"), measured in this process so that every
+// GB/s and GFLOP/s a run reports can be read as a share of what this machine does at best:
+//   host_memcpy      std::memcpy of a buffer well beyond the last-level cache (bytes copied once,
+//                    the transfer experiment's accounting)
+//   host_triad       STREAM's triad a = b + s·c on the host execution space (3 arrays of doubles)
+//   blas_sgemm/dgemm the host vendor BLAS (the one the `vendor` kernels call) at n = 1024
+// and on a build with a real GPU, for the GPU this rank runs on:
+//   gpu_d2d, gpu_h2d_pinned, gpu_d2h_pinned   deep_copy of 256 MiB
+//   gpu_triad                                 the triad on the GPU
+//   gpu_sgemm/dgemm                           the GPU's vendor BLAS (cuBLAS) at n = 4096
+// Each is the best of several repetitions after a warm-up: a ceiling is what is reachable.
+// Measured once per host and build and cached (ceilings_cache_dir()).
+#pragma once
+
+#include "core/device.hpp"
+#include "core/shape.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace minigpu {
+
+struct Ceiling {
+  std::string name;   ///< key, e.g. "host_memcpy"
+  std::string label;  ///< what a percentage is "of", e.g. "host memcpy", "OpenBLAS 0.3.21 sgemm, 1 thread"
+  double value = 0;
+  std::string unit;  ///< "GB/s" or "GFLOP/s"
+  std::string how;   ///< the measurement in one line: size, repetitions, threads
+};
+
+struct CeilingTable {
+  std::vector<Ceiling> ceilings;
+  /// Where the figures come from: "measured now on HOST by rank 0" or "cache PATH (measured ...)".
+  std::string source;
+
+  const Ceiling* find(const std::string& name) const;
+  nlohmann::json to_json() const;
+  static CeilingTable from_json(const nlohmann::json& j);
+};
+
+/// The ceiling a case's rate is bounded by, by name ("" for none): the experiments' side.
+std::string copy_ceiling(Device device, bool host_to_device, bool device_to_host);
+std::string stream_ceiling(Device device);
+std::string gemm_ceiling(Device device, DType dtype);
+
+/// Measures every ceiling this process's build and devices have (about a second on a host).
+CeilingTable measure_ceilings();
+
+/// What a cached table must match to be reused: `build` (the caller's version, compiler and
+/// flags), host, CPU, BLAS and its threading, Kokkos backends and threads, GPUs (real or
+/// emulated), and the environment that changes them.
+nlohmann::json ceilings_cache_key(const nlohmann::json& build);
+/// $MINIGPU_CEILINGS_DIR, else $XDG_CACHE_HOME/minigpu, else $HOME/.cache/minigpu.
+std::string ceilings_cache_dir();
+/// The cached table for this key, if one is there and readable.
+std::optional<CeilingTable> load_cached_ceilings(const nlohmann::json& key);
+/// Writes the table for `key`, measured at UTC time `measured`; returns the file's path, or ""
+/// with `why` set when it cannot.
+std::string store_ceilings(const CeilingTable& table, const nlohmann::json& key, const std::string& measured,
+                           std::string& why);
+
+}  // namespace minigpu

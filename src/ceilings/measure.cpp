@@ -1,0 +1,137 @@
+// How each ceiling is measured: best rate of a few repetitions after one warm-up, fenced.
+#include "ceilings/ceilings.hpp"
+
+#include "core/backend.hpp"
+#include "core/backend_blas.hpp"
+#include "core/cpu_info.hpp"
+#include "core/environment.hpp"
+#include "kernels/fill_integers.hpp"
+#include "kernels/triad.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+
+namespace minigpu {
+namespace {
+
+constexpr int kRepetitions = 7;
+constexpr std::int64_t kHostGemmN = 1024, kGpuGemmN = 4096;
+constexpr std::int64_t kGpuCopyBytes = std::int64_t(256) << 20;
+
+std::string mib(std::int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+/// The shortest of `repetitions` fenced runs of `once`, after one untimed warm-up.
+double best_seconds(const std::function<void()>& once, int repetitions = kRepetitions) {
+  once();
+  Kokkos::fence();
+  double best = 0;
+  for (int i = 0; i < repetitions; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    once();
+    Kokkos::fence();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = i == 0 ? s : std::min(best, s);
+  }
+  return best;
+}
+
+/// Beyond the last-level cache, so the copy runs from memory: 4 x L3 within [64, 256] MiB
+/// (a VM may report a host-sized L3, and first-touching gigabytes costs seconds).
+std::int64_t host_stream_bytes() {
+  return std::clamp<std::int64_t>(4 * cpu_caches().l3, std::int64_t(64) << 20, std::int64_t(256) << 20);
+}
+
+std::string blas_threads() {
+  const int t = host_blas_info().threads;
+  return std::to_string(t) + (t == 1 ? " thread" : " threads");
+}
+
+template <class Exec>
+Ceiling triad_ceiling(const std::string& name, const std::string& label, std::int64_t array_bytes) {
+  using View = Kokkos::View<double*, typename Exec::memory_space>;
+  const std::int64_t n = array_bytes / 8;
+  View a("minigpu::ceilings::triad_a", n), b("minigpu::ceilings::triad_b", n),
+      c("minigpu::ceilings::triad_c", n);
+  kernels::fill_small_integers(b, 1);
+  kernels::fill_small_integers(c, 2);
+  const double s = best_seconds([&] { kernels::triad(a, b, c, 3.0); });
+  return {name, label, 3.0 * 8 * static_cast<double>(n) / s / 1e9, "GB/s",
+          "a = b + s*c over 3 x " + mib(array_bytes) + " of doubles on " + Exec::name() + " (" +
+              std::to_string(Exec().concurrency()) + " thread(s)), 24 bytes per element, best of " +
+              std::to_string(kRepetitions)};
+}
+
+template <class T>
+Ceiling gemm_ceiling_of(bool on_gpu, const std::string& label) {
+  const std::int64_t n = on_gpu ? kGpuGemmN : kHostGemmN;
+  const GemmDims d{n, n, n, n, n, n};
+  const std::string prefix = on_gpu ? "gpu_" : "blas_";
+  const std::string name = prefix + (sizeof(T) == 4 ? "sgemm" : "dgemm");
+  const auto run = [&](auto space) {
+    using Mem = decltype(space);
+    Kokkos::View<T*, Mem> a("minigpu::ceilings::gemm_a", n * n), b("minigpu::ceilings::gemm_b", n * n),
+        c("minigpu::ceilings::gemm_c", n * n);
+    kernels::fill_small_integers(a, 3);
+    kernels::fill_small_integers(b, 4);
+    return best_seconds(
+        [&] {
+          if (on_gpu) {
+            gpu_vendor_gemm<T>(a.data(), b.data(), c.data(), d, false, nullptr);
+          } else {
+            host_vendor_gemm<T>(a.data(), b.data(), c.data(), d, false, nullptr);
+          }
+        },
+        3);
+  };
+  const double s = on_gpu ? run(GpuMemSpace()) : run(HostMemSpace());
+  return {
+      name, label, 2.0 * static_cast<double>(n * n * n) / s / 1e9, "GFLOP/s",
+      std::string(sizeof(T) == 4 ? "s" : "d") + "gemm n=" + std::to_string(n) + " (2n^3 flops), best of 3"};
+}
+
+template <class Dst, class Src>
+Ceiling copy_ceiling_of(const std::string& name, const std::string& label) {
+  Kokkos::View<unsigned char*, Dst> dst("minigpu::ceilings::copy_dst", kGpuCopyBytes);
+  Kokkos::View<unsigned char*, Src> src("minigpu::ceilings::copy_src", kGpuCopyBytes);
+  const double s = best_seconds([&] { Kokkos::deep_copy(dst, src); });
+  return {
+      name, label, static_cast<double>(kGpuCopyBytes) / s / 1e9, "GB/s",
+      "deep_copy of " + mib(kGpuCopyBytes) + ", bytes counted once, best of " + std::to_string(kRepetitions)};
+}
+
+}  // namespace
+
+CeilingTable measure_ceilings() {
+  CeilingTable t;
+  const std::int64_t bytes = host_stream_bytes();
+  std::vector<char> from(static_cast<std::size_t>(bytes), 1), to(static_cast<std::size_t>(bytes), 0);
+  const double s = best_seconds([&] { std::memcpy(to.data(), from.data(), from.size()); });
+  t.ceilings.push_back({"host_memcpy", "host memcpy", static_cast<double>(bytes) / s / 1e9, "GB/s",
+                        "std::memcpy of " + mib(bytes) +
+                            " (4 x L3 within 64-256 MiB), 1 thread, bytes counted once, "
+                            "best of " +
+                            std::to_string(kRepetitions)});
+  t.ceilings.push_back(triad_ceiling<HostExecSpace>("host_triad", "host triad", bytes));
+  const std::string blas = host_blas_info().library;
+  t.ceilings.push_back(gemm_ceiling_of<float>(false, blas + " sgemm, " + blas_threads()));
+  t.ceilings.push_back(gemm_ceiling_of<double>(false, blas + " dgemm, " + blas_threads()));
+  if (num_gpus() > 0 && !gpus_are_emulated()) {
+    t.ceilings.push_back(copy_ceiling_of<GpuMemSpace, GpuMemSpace>("gpu_d2d", "GPU device-to-device copy"));
+    t.ceilings.push_back(
+        copy_ceiling_of<GpuMemSpace, PinnedHostMemSpace>("gpu_h2d_pinned", "pinned H2D copy"));
+    t.ceilings.push_back(
+        copy_ceiling_of<PinnedHostMemSpace, GpuMemSpace>("gpu_d2h_pinned", "pinned D2H copy"));
+    t.ceilings.push_back(triad_ceiling<GpuExecSpace>("gpu_triad", "GPU triad", kGpuCopyBytes));
+    if (kHasGpuVendorGemm) {
+      t.ceilings.push_back(gemm_ceiling_of<float>(true, std::string(kGpuBlasName) + " sgemm"));
+      t.ceilings.push_back(gemm_ceiling_of<double>(true, std::string(kGpuBlasName) + " dgemm"));
+    }
+  }
+  return t;
+}
+
+}  // namespace minigpu

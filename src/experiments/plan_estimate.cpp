@@ -1,0 +1,75 @@
+// A run-time model coarse on purpose: it orders magnitudes, it does not predict.
+#include "experiments/plan_estimate.hpp"
+
+#include "io/format.hpp"
+
+#include <algorithm>
+
+namespace minigpu {
+namespace {
+
+constexpr double kLaunchSeconds = 20e-6;  // per repetition: fences, a barrier, a kernel launch
+constexpr double kAdaptiveDefaultS = 10;  // target_cv without max_time_s, as the runner has it
+// Where no ceiling was measured: slow enough not to promise too much on a small machine.
+constexpr double kFallbackBytesPerS = 5e9, kFallbackFlopsPerS = 5e9;
+
+double rate_of(const CeilingTable& t, const std::string& name, double fallback) {
+  const Ceiling* c = t.find(name);
+  return c && c->value > 0 ? c->value * 1e9 : fallback;
+}
+
+}  // namespace
+
+PlanEstimate estimate_plan(const RunPlan& plan, const CeilingTable& ceilings) {
+  PlanEstimate e;
+  for (const auto& planned : plan.experiments) {
+    for (const auto& spec : planned.cases) {
+      const double bytes_per_s = rate_of(ceilings, copy_ceiling(spec.device, false, false),
+                                         rate_of(ceilings, "host_memcpy", kFallbackBytesPerS));
+      const double flops_per_s = rate_of(ceilings, gemm_ceiling(spec.device, spec.dtype), kFallbackFlopsPerS);
+      const double one = kLaunchSeconds + std::max(2.0 * static_cast<double>(spec.device_bytes) / bytes_per_s,
+                                                   spec.flops_estimate / flops_per_s);
+      double timed = one * planned.repetitions;
+      if (planned.target_cv > 0 || planned.max_time_s > 0) {
+        e.open_ended = true;
+        timed = std::max(timed, planned.max_time_s > 0 ? planned.max_time_s : kAdaptiveDefaultS);
+      }
+      e.seconds += one * planned.warmups + timed;
+    }
+  }
+  e.basis = ceilings.ceilings.empty()
+                ? "no ceilings cached for this host and build: assumed 5 GB/s and 5 GFLOP/s"
+                : "this machine's cached ceilings";
+  return e;
+}
+
+std::string describe(const PlanEstimate& e) {
+  return std::string("estimated run time: ") + (e.open_ended ? "up to about " : "about ") +
+         io::significant(e.seconds, 2) +
+         " s (each repetition: its memory touched twice and its flops done at " +
+         "the ceiling rates, plus 20 us; " + e.basis + ")";
+}
+
+std::vector<std::string> device_warnings(const RunPlan& plan) {
+  std::vector<std::string> out;
+  // Entries appear in the resolved input in plan order, some perhaps left out by --only.
+  const auto& entries = plan.resolved_input.at("experiments");
+  std::size_t j = 0;
+  for (std::size_t i = 0; i < plan.experiments.size(); ++i) {
+    while (j < entries.size() && entries[j].value("name", std::string()) != plan.experiments[i].name) ++j;
+    if (j == entries.size()) break;
+    const std::string asked = entries[j++].value("device", std::string());
+    if (asked != "auto" && asked.rfind("gpu", 0) != 0) continue;
+    for (const auto& spec : plan.experiments[i].cases) {
+      if (!uses_host_memory(spec.device)) continue;
+      out.push_back("experiment '" + plan.experiments[i].name + "' asks for device '" + asked +
+                    "' but runs on " + describe(spec.device) +
+                    (spec.device.is_gpu() ? ": an emulated GPU is host memory, so its figures are the CPU's"
+                                          : ": no GPU here (try_gpu() falls back to the cpu)"));
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace minigpu

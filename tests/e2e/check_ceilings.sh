@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `minigpu ceilings` measures host memcpy, triad and BLAS gemm peaks, caches them per host and
+# build, and `--cached` reuses that file; a damaged cache file is measured again and replaced.
+# Figures are checked for sanity against each other, not against fixed numbers (machines differ).
+# Usage: check_ceilings.sh MINIGPU
+set -u
+minigpu="$1"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export MINIGPU_CEILINGS_DIR="$dir/cache"
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$minigpu" ceilings > "$dir/first" 2>&1 || { cat "$dir/first"; fail "minigpu ceilings exited $?"; }
+cat "$dir/first"
+grep -q "^ceilings (measured .* by rank 0 alone; cached in $MINIGPU_CEILINGS_DIR/" "$dir/first" || fail "no measured-and-cached source line"
+for name in host_memcpy host_triad blas_sgemm blas_dgemm; do
+  grep -Eq "^  $name +[0-9]+\.[0-9] (GB/s|GFLOP/s) " "$dir/first" || fail "no $name row"
+done
+files=("$MINIGPU_CEILINGS_DIR"/ceilings-*.json)
+[ "${#files[@]}" -eq 1 ] && [ -s "${files[0]}" ] || fail "expected one cache file, found: ${files[*]}"
+value() { awk -v n="$1" '$1 == n { print $2 }' "$2"; }
+# float32 gemm is never slower than float64 gemm by more than noise on any BLAS we know.
+awk -v s="$(value blas_sgemm "$dir/first")" -v d="$(value blas_dgemm "$dir/first")" \
+  'BEGIN { exit !(s > 0.8 * d && d > 0) }' || fail "sgemm $(value blas_sgemm "$dir/first") vs dgemm $(value blas_dgemm "$dir/first")"
+
+"$minigpu" ceilings --cached > "$dir/second" 2>&1 || fail "--cached exited $?"
+grep -q "^ceilings (cached in ${files[0]} (measured " "$dir/second" || { cat "$dir/second"; fail "--cached did not reuse the file"; }
+[ "$(value host_memcpy "$dir/first")" = "$(value host_memcpy "$dir/second")" ] || fail "cached figure differs"
+
+echo '{"key": "not this one", "ceilings": []' > "${files[0]}"  # truncated JSON
+"$minigpu" ceilings --cached > "$dir/third" 2>&1 || fail "a damaged cache made --cached exit $?"
+grep -q "^ceilings (measured " "$dir/third" || { cat "$dir/third"; fail "a damaged cache file was trusted"; }
+/usr/bin/python3 -c "import json,sys; json.load(open(sys.argv[1]))" "${files[0]}" || fail "the damaged file was not replaced"
+echo "ceilings measured, cached, reused and re-measured over a damaged cache"
