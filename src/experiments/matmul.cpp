@@ -175,7 +175,7 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
   out.reserve(best.size());
   for (const auto& [key, r] : best) {
     out.push_back(
-        {"", "peak_gflops_" + key, r->gflops, "GFLOP/s", r->spec.label + " on " + describe(r->spec.device)});
+        {"", "peak_gflops_" + key, r->gflops, "GFLOP/s", r->spec.label + " on " + describe(r->spec.device) + ceiling_note(*r)});
   }
   const std::string same_host = gpus_are_emulated() || !kHasGpuBackend
                                     ? "; cpu and gpu are the same physical host here (emulated GPU), so this "

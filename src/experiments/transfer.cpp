@@ -281,7 +281,7 @@ class TransferExperiment : public CaseList<TransferCase> {
       }
       out.push_back({"", "peak_gbps_" + group, best->gbps, "GB/s",
                      "at " + io::human_bytes(static_cast<std::uint64_t>(c.bytes)) + " in " +
-                         std::to_string(c.chunks) + " chunk(s)"});
+                         std::to_string(c.chunks) + " chunk(s)" + ceiling_note(*best)});
       if (auto f = chunk_ratio(group, rows)) out.push_back(*f);
     }
     if (ranks_ < 2) {
@@ -314,13 +314,13 @@ class TransferExperiment : public CaseList<TransferCase> {
       const double algbw = best.gbps * ranks_ / (2.0 * (ranks_ - 1));
       return {{"", "peak_busbw_gbps_" + group, best.gbps, "GB/s",
                "bus bandwidth = algbw·2(p-1)/p at " + at + ", p=" + std::to_string(ranks_) + " (algbw " +
-                   io::significant(algbw) + " GB/s)"}};
+                   io::significant(algbw) + " GB/s)" + ceiling_note(best)}};
     }
     const std::string how = rc.pattern == RankPattern::pingpong
                                 ? std::to_string(rc.messages) + " round trips"
                                 : std::to_string(rc.messages) + " message(s) in flight";
     std::vector<Finding> out{
-        {"", "peak_gbps_" + group, best.gbps, "GB/s", "per pair at " + at + ", " + how + "; " + pairs}};
+        {"", "peak_gbps_" + group, best.gbps, "GB/s", "per pair at " + at + ", " + how + "; " + pairs + ceiling_note(best)}};
     if (rc.pattern == RankPattern::pingpong) {
       const CaseResult* smallest =
           *std::min_element(rows.begin(), rows.end(), [&](const CaseResult* a, const CaseResult* b) {

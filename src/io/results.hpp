@@ -133,10 +133,12 @@ struct Finding {
   void mark_unreliable(const std::string& why) { add_unreliable_reason(reliable, unreliable_because, why); }
 };
 
-/// " (41 % of host memcpy)" for a finding that quotes a row's rate, "" when it has no ceiling.
+/// ", 41 % of host memcpy" for a finding that quotes a row's rate, "" when it has no ceiling.
 inline std::string ceiling_note(const CaseResult& r) {
   if (!r.ceiling) return "";
-  return " (" + io::significant(r.ceiling->percent, 2) + " % of " + r.ceiling->label + ")";
+  const double p = r.ceiling->percent;
+  return ", " + (p >= 10 ? std::to_string(static_cast<long long>(p + 0.5)) : io::significant(p, 2)) + " % of " +
+         r.ceiling->label;
 }
 
 /// median(numerator) / median(denominator), flagged unreliable when the two medians' 95 %

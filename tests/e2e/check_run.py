@@ -9,6 +9,7 @@ every row verified, and the rank map covers the job.
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,10 @@ def check_ceilings(record):
                           f"is {expected} %")
         if share["scale"] > 1 and not share["of"].startswith(f"{share['scale']} x "):
             errors.append(f"{where}: a ceiling counted {share['scale']} times does not say so: {share['of']}")
+    # A finding that quotes a row's best rate quotes that row's share of its ceiling too.
+    for f in record["findings"]:
+        if f["value"] is not None and f["unit"] in ("GB/s", "GFLOP/s") and not re.search(r"\d % of \S", f["note"]):
+            errors.append(f"finding {f['experiment']}.{f['name']} = {f['value']} {f['unit']} names no ceiling: {f['note']}")
     return errors
 
 
