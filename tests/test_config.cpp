@@ -241,5 +241,39 @@ TEST(Config, IntegersAcceptScientificNotationWhenIntegral) {
   EXPECT_THROW(node.get<std::int64_t>("b", 0), InputError);
 }
 
+// The record inputs/README.md is checked against says what each read enforces, value given
+// or not, and the reads enforce exactly that.
+TEST(Config, BoundedReadsDeclareTheBoundsTheyEnforce) {
+  const YAML::Node n = YAML::Load("{count: 7, sizes: [1, 2], cv: 0.5, mode: fast}");
+  ConfigNode node(n, "in.yaml", "x");
+  EXPECT_EQ(node.get_int("count", 3, 1, 10), 7);
+  EXPECT_EQ(node.get_int("absent", 3, 1, 10), 3);
+  EXPECT_EQ(node.get_int_list("sizes", {4}, 1, 2), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_DOUBLE_EQ(node.get_number("cv", 0, 0, 1, false, true), 0.5);
+  EXPECT_EQ(node.get_choice("mode", {"fast", "slow"}, "slow"), "fast");
+  EXPECT_FALSE(node.get_optional_int("emulate", 0, 4).has_value());
+  node.default_from("sizes", "the job size");
+  const nlohmann::json& d = node.declared();
+  EXPECT_EQ(d["count"],
+            (nlohmann::json{{"type", "integer"}, {"default", 3}, {"minimum", 1}, {"maximum", 10}}));
+  EXPECT_EQ(d["absent"]["default"], 3) << "declared although the input does not set it";
+  EXPECT_EQ(d["sizes"]["items"], (nlohmann::json{{"type", "integer"}, {"minimum", 1}, {"maximum", 2}}));
+  EXPECT_EQ(d["sizes"]["default_from"], "the job size");
+  EXPECT_EQ(d["cv"]["exclusiveMaximum"], 1.0);
+  EXPECT_FALSE(d["cv"].contains("maximum")) << "1 itself is refused";
+  EXPECT_EQ(d["mode"]["enum"], (nlohmann::json{"fast", "slow"}));
+  EXPECT_TRUE(d["emulate"]["default"].is_null());
+  EXPECT_EQ(d["emulate"]["maximum"], 4);
+
+  const YAML::Node bad = YAML::Load("{count: 11, sizes: [3], cv: 1, mode: other, emulate: 5, lr: 0}");
+  ConfigNode refuse(bad, "in.yaml", "x");
+  EXPECT_THROW(refuse.get_int("count", 3, 1, 10), InputError);
+  EXPECT_THROW(refuse.get_int_list("sizes", {1}, 1, 2), InputError);
+  EXPECT_THROW(refuse.get_number("cv", 0, 0, 1, false, true), InputError);
+  EXPECT_THROW(refuse.get_choice("mode", {"fast", "slow"}, "slow"), InputError);
+  EXPECT_THROW(refuse.get_optional_int("emulate", 0, 4), InputError);
+  EXPECT_THROW(refuse.get_number("lr", 0.2, 0, 100, true), InputError) << "(0, 100] excludes 0";
+}
+
 }  // namespace
 }  // namespace minigpu

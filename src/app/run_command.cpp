@@ -344,7 +344,15 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   return comm::all_ranks(plotted, ctx.comm) ? kExitOk : kExitRuntimeError;
 }
 
-int list_command(const MpiSession& mpi) {
+int list_command(bool keys, const MpiSession& mpi) {
+  if (keys) {
+    RunContext ctx;
+    ctx.rank = mpi.rank();
+    ctx.ranks = mpi.size();
+    const nlohmann::json declared = declared_input_keys(ctx);
+    if (mpi.is_root()) std::printf("%s\n", declared.dump(2).c_str());
+    return kExitOk;
+  }
   if (mpi.is_root()) {
     for (const auto& info : ExperimentRegistry::all()) {
       std::printf("  %-24s %s\n", info.name.c_str(), info.description.c_str());

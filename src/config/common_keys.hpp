@@ -1,4 +1,4 @@
-// Keys many experiments share, read one way: `device`, `dtypes`, lists of named choices.
+// Keys many experiments share, read one way: `device`, `dtypes`, `kernel`.
 #pragma once
 
 #include "config/config_node.hpp"
@@ -17,9 +17,5 @@ Device read_device(ConfigNode& node, const std::string& key = "device");
 GemmKernel read_gemm_kernel(ConfigNode& node, const std::string& key = "kernel");
 /// A list of float32/float64 (repeats dropped), `fallback` when absent.
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key = "dtypes");
-/// A list whose items are each one of `choices` (repeats dropped, order kept).
-std::vector<std::string> read_choices(ConfigNode& node, const std::string& key,
-                                      const std::vector<std::string>& choices,
-                                      const std::vector<std::string>& fallback);
 
 }  // namespace minigpu

@@ -16,6 +16,11 @@ std::string type_name(std::int64_t) { return "an integer"; }
 std::string type_name(double) { return "a number"; }
 std::string type_name(bool) { return "true or false"; }
 std::string type_name(const std::string&) { return "a string"; }
+// The same, in JSON Schema's words (for declared()).
+const char* json_type(std::int64_t) { return "integer"; }
+const char* json_type(double) { return "number"; }
+const char* json_type(bool) { return "boolean"; }
+const char* json_type(const std::string&) { return "string"; }
 
 // Integers also accept "1e8" and 1.0e3 when the value is integral: sizes read naturally.
 bool convert(const YAML::Node& n, std::int64_t& out) {
@@ -123,10 +128,20 @@ YAML::Node ConfigNode::value_of(const std::string& key) {
 
 void ConfigNode::mark_read(const std::string& key) { read_.insert(key); }
 
+void ConfigNode::declare(const std::string& key, const nlohmann::json& facts) {
+  declared_[key].update(facts);
+}
+
+void ConfigNode::default_from(const std::string& key, const std::string& source) {
+  declare(key, {{"default_from", source}});
+}
+
 template <class T>
 T ConfigNode::required(const std::string& key) {
-  if (!has(key)) fail(key, "is required");
   T value{};
+  declare(key, {{"type", json_type(value)}});
+  if (!declared_[key].contains("default")) declare(key, {{"required", true}});
+  if (!has(key)) fail(key, "is required");
   const YAML::Node n = value_of(key);
   if (!convert(n, value)) {
     if constexpr (std::is_same_v<T, std::int64_t>) {
@@ -143,6 +158,7 @@ T ConfigNode::required(const std::string& key) {
 
 template <class T>
 T ConfigNode::get(const std::string& key, const T& fallback) {
+  declare(key, {{"type", json_type(fallback)}, {"default", fallback}});
   if (!has(key)) {
     read_.insert(key);
     resolved_[key] = fallback;
@@ -153,6 +169,7 @@ T ConfigNode::get(const std::string& key, const T& fallback) {
 
 template <class T>
 std::vector<T> ConfigNode::get_list(const std::string& key, const std::vector<T>& fallback) {
+  declare(key, {{"type", "array"}, {"items", {{"type", json_type(T{})}}}, {"default", fallback}});
   std::vector<T> values;
   if (!has(key)) {
     read_.insert(key);
@@ -175,33 +192,25 @@ std::vector<T> ConfigNode::get_list(const std::string& key, const std::vector<T>
   return values;
 }
 
-std::int64_t ConfigNode::get_int(const std::string& key, std::int64_t fallback, std::int64_t min,
-                                 std::int64_t max) {
-  const std::int64_t value = get<std::int64_t>(key, fallback);
-  if (value < min || value > max) {
-    const std::string range = max == std::numeric_limits<std::int64_t>::max()
-                                  ? "at least " + std::to_string(min)
-                                  : "between " + std::to_string(min) + " and " + std::to_string(max);
-    fail(key, "must be " + range + " (got " + std::to_string(value) + ")");
-  }
-  return value;
-}
-
 std::vector<std::int64_t> ConfigNode::get_byte_list(const std::string& key,
-                                                    const std::vector<std::int64_t>& fallback) {
+                                                    const std::vector<std::int64_t>& fallback,
+                                                    std::int64_t max) {
+  nlohmann::json items = {{"type", {"integer", "string"}}, {"format", "bytes"}, {"minimum", 1}};
+  if (max != std::numeric_limits<std::int64_t>::max()) items["maximum"] = max;
+  declare(key, {{"type", "array"}, {"items", items}, {"default", fallback}});
   std::vector<std::int64_t> bytes;
   if (!has(key)) {
     read_.insert(key);
     bytes = fallback;
   } else {
     const YAML::Node n = value_of(key);
-    std::vector<YAML::Node> items;
+    std::vector<YAML::Node> items_given;
     if (n.IsSequence()) {
-      for (const auto& item : n) items.push_back(item);
+      for (const auto& item : n) items_given.push_back(item);
     }
-    if (n.IsScalar()) items.push_back(n);
-    if (items.empty()) fail(key, "must be a byte count or a non-empty list of them");
-    for (const auto& item : items) {
+    if (n.IsScalar()) items_given.push_back(n);
+    if (items_given.empty()) fail(key, "must be a byte count or a non-empty list of them");
+    for (const auto& item : items_given) {
       std::int64_t value = 0;
       if (!convert(item, value)) {
         try {
@@ -212,22 +221,14 @@ std::vector<std::int64_t> ConfigNode::get_byte_list(const std::string& key,
         }
       }
       if (value <= 0) fail(key, "byte counts must be positive");
+      if (value > max)
+        fail(key, "every byte count must be at most " + std::to_string(max) + " (got " +
+                      std::to_string(value) + ")");
       bytes.push_back(value);
     }
   }
   resolved_[key] = bytes;
   return bytes;
-}
-
-std::string ConfigNode::get_choice(const std::string& key, const std::vector<std::string>& choices,
-                                   const std::string& fallback) {
-  std::string value = get<std::string>(key, fallback);
-  for (const auto& c : choices) {
-    if (c == value) return value;
-  }
-  std::string list;
-  for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
-  fail(key, "'" + shown(value) + "' is not one of: " + list);
 }
 
 void ConfigNode::reject_unknown() const {

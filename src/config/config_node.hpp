@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,14 +37,30 @@ class ConfigNode {
   /// range is an error naming the bounds and the value given.
   std::int64_t get_int(const std::string& key, std::int64_t fallback, std::int64_t min,
                        std::int64_t max = std::numeric_limits<std::int64_t>::max());
+  /// The integer in [min, max] when `key` is present, nullopt (declared as null) when absent.
+  std::optional<std::int64_t> get_optional_int(const std::string& key, std::int64_t min, std::int64_t max);
   /// A list of T (a scalar counts as a one-element list), or `fallback` when absent.
   template <class T>
   std::vector<T> get_list(const std::string& key, const std::vector<T>& fallback);
-  /// Byte counts: integers or strings such as "64KiB", "1GiB", "1MB".
-  std::vector<std::int64_t> get_byte_list(const std::string& key, const std::vector<std::int64_t>& fallback);
+  /// Byte counts, each 1 … max: integers or strings such as "64KiB", "1GiB", "1MB".
+  std::vector<std::int64_t> get_byte_list(const std::string& key, const std::vector<std::int64_t>& fallback,
+                                          std::int64_t max = std::numeric_limits<std::int64_t>::max());
+  /// A list of integers, each in [min, max], or `fallback` when absent.
+  std::vector<std::int64_t> get_int_list(const std::string& key, const std::vector<std::int64_t>& fallback,
+                                         std::int64_t min, std::int64_t max);
+  /// A finite number in [min, max] (either end excluded when `open_min` / `open_max`), or
+  /// `fallback` when absent; out of range is an error naming the interval and the value.
+  double get_number(const std::string& key, double fallback, double min, double max, bool open_min = false,
+                    bool open_max = false);
   /// One of `choices`, or `fallback` when absent.
   std::string get_choice(const std::string& key, const std::vector<std::string>& choices,
                          const std::string& fallback);
+  /// A list whose items are each one of `choices` (repeats dropped, order kept).
+  std::vector<std::string> get_choice_list(const std::string& key, const std::vector<std::string>& choices,
+                                           const std::vector<std::string>& fallback);
+  /// Records that `key`'s default is not a constant but comes from `source` ("run.dtype",
+  /// "the job size"): the default recorded for it is then only this run's.
+  void default_from(const std::string& key, const std::string& source);
 
   /// Marks a key as read without reading it (handled by another layer).
   void mark_read(const std::string& key);
@@ -55,11 +72,18 @@ class ConfigNode {
   std::string locate(const std::string& key) const;
   /// Every value read, defaults filled in.
   const nlohmann::json& resolved() const { return resolved_; }
+  /// What the reads declared of each key, in JSON Schema's words: "type" (with "items" for
+  /// lists), "default" (or "required"), "minimum"/"maximum" (or "exclusiveMinimum"/…), "enum",
+  /// and "default_from" where the default is not a constant. The one record of the input's
+  /// keys: `minigpu list --keys` prints it, and inputs/README.md is checked against it.
+  const nlohmann::json& declared() const { return declared_; }
   const std::string& file() const { return file_; }
   const std::string& path() const { return path_; }
 
  private:
   YAML::Node value_of(const std::string& key);
+  /// Merges `facts` into declared_[key].
+  void declare(const std::string& key, const nlohmann::json& facts);
   std::string where(const YAML::Mark& mark) const;
 
   YAML::Node node_;
@@ -68,6 +92,7 @@ class ConfigNode {
   const std::map<std::string, std::string>* overrides_ = nullptr;
   std::set<std::string> read_;
   nlohmann::json resolved_ = nlohmann::json::object();
+  nlohmann::json declared_ = nlohmann::json::object();
 };
 
 /// "1KiB" -> 1024 etc.; throws std::invalid_argument for anything else.

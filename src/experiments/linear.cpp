@@ -270,13 +270,9 @@ class LinearExperiment : public CaseList<LinearCase> {
       node.fail("batch_size", "must not exceed samples (" + std::to_string(s_.batch) + " > " +
                                   std::to_string(s_.samples) + ")");
     }
-    s_.lr = node.get<double>("lr", 0.2);
     // Past a few units every input here diverges to inf: a typo, not an experiment.
     constexpr double kMaxLearningRate = 100;
-    if (!(s_.lr > 0) || !(s_.lr <= kMaxLearningRate)) {
-      node.fail("lr",
-                "must be a positive number at most " + std::to_string(static_cast<int>(kMaxLearningRate)));
-    }
+    s_.lr = node.get_number("lr", 0.2, 0, kMaxLearningRate, /*open_min=*/true);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);
     s_.kernel = read_gemm_kernel(node);

@@ -91,18 +91,14 @@ class MatmulExperiment : public TypedExperiment<MatmulCase, MatmulState> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     std::vector<std::int64_t> sizes;
-    for (std::int64_t n : node.get_list<std::int64_t>("sizes", {16, 32, 64, 128, 256, 512, 1024})) {
-      if (n < 1 || n > kMaxN) {
-        node.fail("sizes", "every size must be between 1 and " + std::to_string(kMaxN) + " (got " +
-                               std::to_string(n) + ")");
-      }
+    for (std::int64_t n : node.get_int_list("sizes", {16, 32, 64, 128, 256, 512, 1024}, 1, kMaxN)) {
       if (std::find(sizes.begin(), sizes.end(), n) == sizes.end()) sizes.push_back(n);
     }
     // A serial host kernel would take hours at the chapter's n = 10000: larger sizes run on the GPU only.
     const std::int64_t cpu_max_size = node.get_int("cpu_max_size", 4096, 1);
     const std::vector<DType> dtypes = read_dtypes(node, ctx.default_dtype);
     std::vector<Device> devices;
-    for (const auto& s : read_choices(node, "devices", {"cpu", "gpu"}, {"cpu", "gpu"})) {
+    for (const auto& s : node.get_choice_list("devices", {"cpu", "gpu"}, {"cpu", "gpu"})) {
       const Device d = s == "gpu" ? try_gpu() : cpu();
       if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
     }
@@ -113,7 +109,7 @@ class MatmulExperiment : public TypedExperiment<MatmulCase, MatmulState> {
     }
     variants_.clear();
     for (const auto& v :
-         read_choices(node, "variants", {"reference", "tiled", "vendor"}, {"vendor", "tiled"})) {
+         node.get_choice_list("variants", {"reference", "tiled", "vendor"}, {"vendor", "tiled"})) {
       variants_.push_back(v == "tiled"    ? Variant::tiled
                           : v == "vendor" ? Variant::vendor
                                           : Variant::reference);
@@ -174,8 +170,8 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
   }
   out.reserve(best.size());
   for (const auto& [key, r] : best) {
-    out.push_back(
-        {"", "peak_gflops_" + key, r->gflops, "GFLOP/s", r->spec.label + " on " + describe(r->spec.device) + ceiling_note(*r)});
+    out.push_back({"", "peak_gflops_" + key, r->gflops, "GFLOP/s",
+                   r->spec.label + " on " + describe(r->spec.device) + ceiling_note(*r)});
   }
   const std::string same_host = gpus_are_emulated() || !kHasGpuBackend
                                     ? "; cpu and gpu are the same physical host here (emulated GPU), so this "

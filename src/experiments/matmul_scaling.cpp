@@ -87,6 +87,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
     n_ = node.get_int("n", 512, 1, kMaxN);
     ranks_ = node.get_list<std::int64_t>("ranks", default_ranks(ctx.ranks));
+    node.default_from("ranks", "1, 2, 4, … and the job size");
     std::sort(ranks_.begin(), ranks_.end());
     ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
     for (std::int64_t p : ranks_) {
@@ -105,7 +106,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
                            std::to_string(kMaxN));
     }
     decompositions_.clear();
-    for (const auto& s : read_choices(node, "decompositions", {"row", "summa"}, {"row", "summa"})) {
+    for (const auto& s : node.get_choice_list("decompositions", {"row", "summa"}, {"row", "summa"})) {
       decompositions_.push_back(s == "row" ? Decomposition::row : Decomposition::summa);
     }
     dtypes_ = read_dtypes(node, ctx.default_dtype);
@@ -125,6 +126,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
         }
       }
       grid_ = kernels::ProcessGrid{static_cast<int>(g[0]), static_cast<int>(g[1])};
+    } else {
+      node.default_from("grid", "the squarest pr×pc factorisation of each p");
     }
     device_ = read_device(node);
     kernel_ = read_gemm_kernel(node);

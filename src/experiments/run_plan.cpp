@@ -202,34 +202,35 @@ std::string run_name_problem(const std::string& name) {
   return "";
 }
 
-// How each case is repeated: in run: and, overriding it, in every experiment entry.
+// How each case is repeated: in run: and, overriding it, in every experiment entry (whose
+// defaults are then run:'s, `inherited`).
 template <class Out, class Defaults>
-void read_repetition_keys(ConfigNode& node, const Defaults& defaults, Out& out) {
+void read_repetition_keys(ConfigNode& node, const Defaults& defaults, Out& out, bool inherited) {
   out.warmups = positive_int(node, "warmups", defaults.warmups, 0);
   out.repetitions = positive_int(node, "repetitions", defaults.repetitions, 1);
-  out.target_cv = node.get<double>("target_cv", defaults.target_cv);
-  if (!(out.target_cv >= 0 && out.target_cv < 1))
-    node.fail("target_cv", "must be in [0, 1) (0 turns it off)");
-  out.max_time_s = node.get<double>("max_time_s", defaults.max_time_s);
-  if (!(out.max_time_s >= 0 && out.max_time_s <= 86400)) {
-    node.fail("max_time_s", "must be in [0, 86400] seconds (0 turns it off)");
+  out.target_cv = node.get_number("target_cv", defaults.target_cv, 0, 1, false, /*open_max=*/true);
+  out.max_time_s = node.get_number("max_time_s", defaults.max_time_s, 0, 86400);
+  if (inherited) {
+    for (const char* key : {"warmups", "repetitions", "target_cv", "max_time_s"})
+      node.default_from(key, std::string("run.") + key);
   }
 }
 
 RunSettings read_run_section(ConfigNode& run, const std::string& path) {
   RunSettings s;
   s.name = run.get<std::string>("name", file_stem(path));
+  run.default_from("name", "the file name without .yaml");
   const std::string problem = run_name_problem(s.name);
   if (!problem.empty()) run.fail("name", "the run name becomes a directory name and " + problem);
   s.output_dir = run.get<std::string>("output_dir", s.output_dir);
   s.output_dir_source = run.locate("output_dir");
   if (s.output_dir.empty()) run.fail("output_dir", "must not be empty");
-  read_repetition_keys(run, RunSettings{}, s);
+  read_repetition_keys(run, RunSettings{}, s, false);
   const std::string dtype = run.get_choice("dtype", {"float32", "float64"}, "float32");
   s.dtype = parse_dtype(dtype);
-  if (run.has("emulate_gpus"))
-    s.emulate_gpus = static_cast<int>(run.get_int("emulate_gpus", 0, 0, kMaxEmulatedGpus));
-  run.mark_read("emulate_gpus");
+  if (const auto emulate = run.get_optional_int("emulate_gpus", 0, kMaxEmulatedGpus))
+    s.emulate_gpus = static_cast<int>(*emulate);
+  run.default_from("emulate_gpus", "MINIGPU_EMULATE_GPUS");
   s.require_gpu = run.get<bool>("require_gpu", false);
   run.reject_unknown();
   return s;
@@ -302,7 +303,7 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
                 "unknown experiment '" + name + "' (known: " + ExperimentRegistry::known_names() + ")");
     PlannedExperiment planned;
     planned.name = name;
-    read_repetition_keys(node, plan.run, planned);
+    read_repetition_keys(node, plan.run, planned, true);
     planned.experiment = info->make();
     planned.experiment->configure(node, ctx);
     node.reject_unknown();
@@ -320,6 +321,27 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
   }
   if (plan.experiments.empty()) throw InputError(path + ": --only selected none of the input's experiments");
   return plan;
+}
+
+nlohmann::json declared_input_keys(const RunContext& ctx) {
+  const std::string file = "input.yaml";
+  ConfigNode run(YAML::Node(YAML::NodeType::Map), file, "run");
+  read_run_section(run, file);
+  YAML::Node entry(YAML::NodeType::Map);
+  entry["name"] = "devices";
+  ConfigNode common(entry, file, "experiments[0]");
+  common.required<std::string>("name");
+  PlannedExperiment planned;
+  read_repetition_keys(common, RunSettings{}, planned, true);
+  nlohmann::json keys = {{"run", run.declared()}, {"every_experiment", common.declared()}};
+  keys["experiments"] = nlohmann::json::object();
+  for (const auto& info : ExperimentRegistry::all()) {
+    keys["every_experiment"]["name"]["enum"].push_back(info.name);
+    ConfigNode own(YAML::Node(YAML::NodeType::Map), file, "experiments[0]");
+    info.make()->configure(own, ctx);
+    keys["experiments"][info.name] = own.declared();
+  }
+  return keys;
 }
 
 }  // namespace minigpu

@@ -113,17 +113,10 @@ class TransferExperiment : public CaseList<TransferCase> {
     device_ = read_device(node);
     std::vector<std::int64_t> default_sizes;
     for (std::int64_t b = 1024; b <= (std::int64_t(1) << 30); b *= 4) default_sizes.push_back(b);
-    const auto sizes = node.get_byte_list("sizes", default_sizes);
-    for (auto bytes : sizes) {
-      if (bytes > kMaxBytes)
-        node.fail("sizes", "every size must be at most 1 PiB (" + std::to_string(kMaxBytes) + " bytes)");
-    }
-    const auto directions = read_choices(node, "directions", {"h2d", "d2h", "d2d"}, {"h2d", "d2h", "d2d"});
-    const auto kinds = read_choices(node, "host_memory", {"pageable", "pinned"}, {"pageable", "pinned"});
-    const auto chunks = node.get_list<std::int64_t>("chunks", {1, 16, 256});
-    for (auto k : chunks) {
-      if (k < 1 || k > kMaxChunks) node.fail("chunks", "must be between 1 and " + std::to_string(kMaxChunks));
-    }
+    const auto sizes = node.get_byte_list("sizes", default_sizes, kMaxBytes);
+    const auto directions = node.get_choice_list("directions", {"h2d", "d2h", "d2d"}, {"h2d", "d2h", "d2d"});
+    const auto kinds = node.get_choice_list("host_memory", {"pageable", "pinned"}, {"pageable", "pinned"});
+    const auto chunks = node.get_int_list("chunks", {1, 16, 256}, 1, kMaxChunks);
     const bool want_pinned = std::find(kinds.begin(), kinds.end(), "pinned") != kinds.end();
     pinned_ = want_pinned && kHasPinnedHostMemory && !uses_host_memory(device_);
     // Without pinned memory the pageable measurement stands in for it.
@@ -179,7 +172,7 @@ class TransferExperiment : public CaseList<TransferCase> {
     for (std::int64_t b = 8; b <= (std::int64_t(1) << 23); b *= 32) default_sizes.push_back(b);
     auto choices = kRankPatterns;
     choices.push_back("none");
-    auto patterns = read_choices(node, "rank_patterns", choices, kRankPatterns);
+    auto patterns = node.get_choice_list("rank_patterns", choices, kRankPatterns);
     if (std::find(patterns.begin(), patterns.end(), "none") != patterns.end()) {
       if (patterns.size() > 1) node.fail("rank_patterns", "'none' cannot be listed with patterns");
       patterns.clear();
@@ -319,8 +312,8 @@ class TransferExperiment : public CaseList<TransferCase> {
     const std::string how = rc.pattern == RankPattern::pingpong
                                 ? std::to_string(rc.messages) + " round trips"
                                 : std::to_string(rc.messages) + " message(s) in flight";
-    std::vector<Finding> out{
-        {"", "peak_gbps_" + group, best.gbps, "GB/s", "per pair at " + at + ", " + how + "; " + pairs + ceiling_note(best)}};
+    std::vector<Finding> out{{"", "peak_gbps_" + group, best.gbps, "GB/s",
+                              "per pair at " + at + ", " + how + "; " + pairs + ceiling_note(best)}};
     if (rc.pattern == RankPattern::pingpong) {
       const CaseResult* smallest =
           *std::min_element(rows.begin(), rows.end(), [&](const CaseResult* a, const CaseResult* b) {

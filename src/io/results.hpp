@@ -137,8 +137,8 @@ struct Finding {
 inline std::string ceiling_note(const CaseResult& r) {
   if (!r.ceiling) return "";
   const double p = r.ceiling->percent;
-  return ", " + (p >= 10 ? std::to_string(static_cast<long long>(p + 0.5)) : io::significant(p, 2)) + " % of " +
-         r.ceiling->label;
+  return ", " + (p >= 10 ? std::to_string(static_cast<long long>(p + 0.5)) : io::significant(p, 2)) +
+         " % of " + r.ceiling->label;
 }
 
 /// median(numerator) / median(denominator), flagged unreliable when the two medians' 95 %
