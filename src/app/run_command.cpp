@@ -164,6 +164,7 @@ io::Provenance provenance(const RunPlan& plan, const RunContext& ctx) {
       {"compiler", MINIGPU_HOST_COMPILER}, {"type", MINIGPU_BUILD_TYPE}, {"flags", MINIGPU_HOST_FLAGS}};
   const HostBlasInfo blas = host_blas_info();
   j["blas"] = {{"library", blas.library}, {"config", blas.config}, {"core", blas.core}};
+  if (!blas.kernel_warning.empty()) j["blas"]["warning"] = blas.kernel_warning;
   j["threads"] = {{"kokkos_host", Kokkos::DefaultHostExecutionSpace().concurrency()}, {"blas", blas.threads}};
   j["environment"] = nlohmann::json::object();
   for (const char* name :

@@ -54,13 +54,16 @@ std::string stream_ceiling(Device device) { return uses_host_memory(device) ? "h
 
 std::string gemm_ceiling(Device device, DType dtype) {
   const std::string kind = dtype == DType::f32 ? "sgemm" : "dgemm";
-  return (uses_host_memory(device) ? "blas_" : "gpu_") + kind;
+  return (uses_host_memory(device) ? "host_" : "gpu_") + kind;
 }
 
 nlohmann::json ceilings_cache_key(const nlohmann::json& build) {
   const HostInfo host = host_info();
   const HostBlasInfo blas = host_blas_info();
-  nlohmann::json key = {{"build", build},
+  // Bump kFormat when the set of ceilings changes, so older cache files are not taken.
+  constexpr int kFormat = 2;
+  nlohmann::json key = {{"format", kFormat},
+                        {"build", build},
                         {"hostname", host.hostname},
                         {"cpu", host.cpu_model},
                         {"kokkos", kokkos_backends()},

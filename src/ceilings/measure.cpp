@@ -6,6 +6,7 @@
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
 #include "kernels/fill_integers.hpp"
+#include "kernels/gemm_block.hpp"
 #include "kernels/triad.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -45,10 +46,7 @@ std::int64_t host_stream_bytes() {
   return std::clamp<std::int64_t>(4 * cpu_caches().l3, std::int64_t(64) << 20, std::int64_t(256) << 20);
 }
 
-std::string blas_threads() {
-  const int t = host_blas_info().threads;
-  return std::to_string(t) + (t == 1 ? " thread" : " threads");
-}
+std::string threads_text(int t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); }
 
 template <class Exec>
 Ceiling triad_ceiling(const std::string& name, const std::string& label, std::int64_t array_bytes) {
@@ -65,11 +63,15 @@ Ceiling triad_ceiling(const std::string& name, const std::string& label, std::in
               std::to_string(kRepetitions)};
 }
 
+// Which GEMM a ceiling times: the vendor BLAS on the host or the GPU, or miniGPU's own host kernel.
+enum class GemmSource { host_vendor, gpu_vendor, host_native };
+
 template <class T>
-Ceiling gemm_ceiling_of(bool on_gpu, const std::string& label) {
+Ceiling gemm_ceiling_of(GemmSource source, const std::string& label) {
+  const bool on_gpu = source == GemmSource::gpu_vendor;
   const std::int64_t n = on_gpu ? kGpuGemmN : kHostGemmN;
   const GemmDims d{n, n, n, n, n, n};
-  const std::string prefix = on_gpu ? "gpu_" : "blas_";
+  const std::string prefix = on_gpu ? "gpu_" : source == GemmSource::host_native ? "native_" : "blas_";
   const std::string name = prefix + (sizeof(T) == 4 ? "sgemm" : "dgemm");
   const auto run = [&](auto space) {
     using Mem = decltype(space);
@@ -79,10 +81,12 @@ Ceiling gemm_ceiling_of(bool on_gpu, const std::string& label) {
     kernels::fill_small_integers(b, 4);
     return best_seconds(
         [&] {
-          if (on_gpu) {
+          if (source == GemmSource::gpu_vendor) {
             gpu_vendor_gemm<T>(a.data(), b.data(), c.data(), d, false, nullptr);
-          } else {
+          } else if (source == GemmSource::host_vendor) {
             host_vendor_gemm<T>(a.data(), b.data(), c.data(), d, false, nullptr);
+          } else {
+            kernels::gemm_native(c, a, b, d, false);
           }
         },
         3);
@@ -91,6 +95,16 @@ Ceiling gemm_ceiling_of(bool on_gpu, const std::string& label) {
   return {
       name, label, 2.0 * static_cast<double>(n * n * n) / s / 1e9, "GFLOP/s",
       std::string(sizeof(T) == 4 ? "s" : "d") + "gemm n=" + std::to_string(n) + " (2n^3 flops), best of 3"};
+}
+
+// The host's GEMM bound: the faster of the vendor BLAS and miniGPU's own kernel, so that no
+// host GEMM row can pass its ceiling because the BLAS runs kernels older than the CPU.
+Ceiling best_host_gemm(const Ceiling& vendor, const Ceiling& native, const std::string& kind) {
+  const Ceiling& best = vendor.value >= native.value ? vendor : native;
+  return {"host_" + kind, "best host " + kind + " (" + best.label + ")", best.value, "GFLOP/s",
+          "the faster of " + vendor.name + " (" + std::to_string(static_cast<int>(vendor.value + 0.5)) +
+              " GFLOP/s) and " + native.name + " (" + std::to_string(static_cast<int>(native.value + 0.5)) +
+              " GFLOP/s)"};
 }
 
 template <class Dst, class Src>
@@ -117,8 +131,17 @@ CeilingTable measure_ceilings() {
                             std::to_string(kRepetitions)});
   t.ceilings.push_back(triad_ceiling<HostExecSpace>("host_triad", "host triad", bytes));
   const std::string blas = host_blas_info().library;
-  t.ceilings.push_back(gemm_ceiling_of<float>(false, blas + " sgemm, " + blas_threads()));
-  t.ceilings.push_back(gemm_ceiling_of<double>(false, blas + " dgemm, " + blas_threads()));
+  const std::string native_threads = threads_text(HostExecSpace().concurrency());
+  for (const std::string kind : {"sgemm", "dgemm"}) {
+    const bool f32 = kind == "sgemm";
+    const std::string vendor_label = blas + " " + kind + ", " + threads_text(host_blas_info().threads);
+    const std::string native_label = "miniGPU tiled " + kind + ", " + native_threads;
+    const Ceiling vendor = f32 ? gemm_ceiling_of<float>(GemmSource::host_vendor, vendor_label)
+                               : gemm_ceiling_of<double>(GemmSource::host_vendor, vendor_label);
+    const Ceiling native = f32 ? gemm_ceiling_of<float>(GemmSource::host_native, native_label)
+                               : gemm_ceiling_of<double>(GemmSource::host_native, native_label);
+    t.ceilings.insert(t.ceilings.end(), {vendor, native, best_host_gemm(vendor, native, kind)});
+  }
   if (num_gpus() > 0 && !gpus_are_emulated()) {
     t.ceilings.push_back(copy_ceiling_of<GpuMemSpace, GpuMemSpace>("gpu_d2d", "GPU device-to-device copy"));
     t.ceilings.push_back(
@@ -127,8 +150,10 @@ CeilingTable measure_ceilings() {
         copy_ceiling_of<PinnedHostMemSpace, GpuMemSpace>("gpu_d2h_pinned", "pinned D2H copy"));
     t.ceilings.push_back(triad_ceiling<GpuExecSpace>("gpu_triad", "GPU triad", kGpuCopyBytes));
     if (kHasGpuVendorGemm) {
-      t.ceilings.push_back(gemm_ceiling_of<float>(true, std::string(kGpuBlasName) + " sgemm"));
-      t.ceilings.push_back(gemm_ceiling_of<double>(true, std::string(kGpuBlasName) + " dgemm"));
+      t.ceilings.push_back(
+          gemm_ceiling_of<float>(GemmSource::gpu_vendor, std::string(kGpuBlasName) + " sgemm"));
+      t.ceilings.push_back(
+          gemm_ceiling_of<double>(GemmSource::gpu_vendor, std::string(kGpuBlasName) + " dgemm"));
     }
   }
   return t;

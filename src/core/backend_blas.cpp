@@ -6,6 +6,8 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
@@ -56,6 +58,54 @@ void host_vendor_gemm(const T* a, const T* b, T* c, const GemmDims& d, bool accu
   cblas_gemm(a, b, c, blas_dims(d, "CBLAS"), alpha ? *alpha : T(1), accumulate ? T(1) : T(0));
 }
 
+namespace {
+
+constexpr const char* kIsaNames[] = {"SSE", "AVX", "AVX2", "AVX-512"};
+// OpenBLAS's kernel set for each of those, the one to ask for with OPENBLAS_CORETYPE.
+constexpr const char* kCoreFor[] = {"Prescott", "Sandybridge", "Haswell", "SkylakeX"};
+
+// The widest x86 vector ISA this CPU runs, as an index into kIsaNames, whatever the build
+// targets; -1 off x86.
+int cpu_isa_level() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (__builtin_cpu_supports("avx512f")) return 3;
+  if (__builtin_cpu_supports("avx2")) return 2;
+  if (__builtin_cpu_supports("avx")) return 1;
+  return 0;
+#else
+  return -1;
+#endif
+}
+
+// The ISA an OpenBLAS x86 kernel set (openblas_get_corename()) is written for; -1 if unknown.
+int openblas_core_isa_level(std::string core) {
+  for (char& c : core) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* name : {"skylakex", "cooperlake", "sapphirerapids"})
+    if (core == name) return 3;
+  for (const char* name : {"haswell", "zen", "excavator"})
+    if (core == name) return 2;
+  for (const char* name : {"sandybridge", "bulldozer", "piledriver", "steamroller"})
+    if (core == name) return 1;
+  for (const char* name :
+       {"prescott", "core2", "penryn", "dunnington", "nehalem", "atom", "barcelona", "opteron",
+        "opteron_sse3", "katmai", "coppermine", "northwood", "banias", "bobcat", "nano"})
+    if (core == name) return 0;
+  return -1;
+}
+
+[[maybe_unused]] std::string openblas_kernel_warning(const std::string& library, const std::string& core) {
+  const int cpu = cpu_isa_level(), blas = openblas_core_isa_level(core);
+  if (cpu < 0 || blas < 0 || blas >= cpu) return "";
+  const char* asked = std::getenv("OPENBLAS_CORETYPE");
+  const std::string why = asked && *asked ? "as OPENBLAS_CORETYPE=" + std::string(asked) + " asks"
+                                          : "its CPU table does not know this model";
+  return library + " runs its " + core + " (" + kIsaNames[blas] + ") kernels on this " + kIsaNames[cpu] +
+         " CPU (" + why + "), so BLAS rows undersell the machine; OPENBLAS_CORETYPE=" + kCoreFor[cpu] +
+         " selects its " + kIsaNames[cpu] + " kernels";
+}
+
+}  // namespace
+
 HostBlasInfo host_blas_info() {
   HostBlasInfo info;
 #if defined(OPENBLAS_VERSION)
@@ -65,6 +115,7 @@ HostBlasInfo host_blas_info() {
   info.config = openblas_get_config();
   info.core = openblas_get_corename();
   info.threads = openblas_get_num_threads();
+  info.kernel_warning = openblas_kernel_warning(info.library, info.core);
 #else
   info.library = "CBLAS";
 #endif

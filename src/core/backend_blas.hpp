@@ -49,6 +49,10 @@ struct HostBlasInfo {
   std::string config;   ///< openblas_get_config(): build options and threading model
   std::string core;     ///< openblas_get_corename(): the kernel set chosen for this CPU
   int threads = 1;      ///< threads one BLAS call may use
+  /// "" or why this BLAS's figures undersell the CPU: OpenBLAS running kernels for a narrower
+  /// vector ISA than the CPU has (a CPU model its table does not know falls back to Prescott's
+  /// SSE3 kernels; OPENBLAS_CORETYPE may ask for an older set), with the setting that fixes it.
+  std::string kernel_warning;
 };
 HostBlasInfo host_blas_info();
 

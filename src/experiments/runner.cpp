@@ -4,6 +4,7 @@
 #include "comm/collectives.hpp"
 #include "core/binding.hpp"
 #include "core/checked.hpp"
+#include "core/cpu_info.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
@@ -88,6 +89,17 @@ void attach_ceiling(CaseResult& r, const CeilingTable& table) {
   const int scale = std::max(1, r.spec.ceiling_scale);
   r.ceiling = CeilingShare{c->name, (scale > 1 ? std::to_string(scale) + " x " : "") + c->label,
                            100 * rate / (scale * c->value), scale};
+  if (r.ceiling->percent <= 100) return;
+  // Ceilings run from memory; a case whose data fits in the host's cache can pass them.
+  const std::int64_t cache = cpu_caches().l3;
+  const auto bytes = static_cast<std::int64_t>(r.spec.device_bytes);
+  r.ceiling->above_because =
+      uses_host_memory(r.spec.device) && bytes > 0 && cache > 0 && bytes <= cache
+          ? "above its ceiling: " + io::human_bytes(static_cast<std::uint64_t>(bytes)) + " fit in the " +
+                io::human_bytes(static_cast<std::uint64_t>(cache)) +
+                " last-level cache; the ceiling runs from memory"
+          : "above its ceiling: noise, or the ceiling was measured on a busier machine (minigpu ceilings "
+            "measures again)";
 }
 
 // One case; nullopt when a stop was agreed between repetitions (the case is dropped, so a

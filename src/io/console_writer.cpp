@@ -29,6 +29,7 @@ void ConsoleWriter::host_build(const nlohmann::json& p) {
       << (core.empty() ? "" : " (" + core + " kernels)")
       << "; threads per rank: " << p["threads"]["kokkos_host"].get<int>() << " Kokkos, "
       << p["threads"]["blas"].get<int>() << " BLAS\n";
+  if (blas.contains("warning")) os_ << "warning: " << blas["warning"].get<std::string>() << '\n';
 }
 
 void ConsoleWriter::rank_map(const nlohmann::json& ranks) {
@@ -111,6 +112,7 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
   if (r.check.detail.find("[resumed]") != std::string::npos) os_ << " (resumed)";
   if (!r.check.passed) os_ << " (" << r.check.detail << ')';
   if (!r.reliable) os_ << "  [" << r.unreliable_because << ']';
+  if (r.ceiling && !r.ceiling->above_because.empty()) os_ << "  (" << r.ceiling->above_because << ')';
   os_ << '\n';
   const double eta = index > 0 ? elapsed_s / index * (total - index) : 0;
   progress_ = "case " + std::to_string(index) + " of " + std::to_string(total) + ", " +

@@ -87,6 +87,8 @@ struct CeilingShare {
   std::string label;  ///< what the percentage is of, e.g. "host memcpy", "2 x OpenBLAS sgemm"
   double percent = 0;
   int scale = 1;  ///< the ceiling counted this many times (p ranks, each on its own device)
+  /// Above 100 % only: why the row passes its bound (data in cache, a ceiling measured low).
+  std::string above_because{};
 };
 
 /// A measured, verified case as the runner reports it.

@@ -36,7 +36,9 @@ nlohmann::json stats_json(const Stats& s) {
 
 nlohmann::json ceiling_json(const std::optional<CeilingShare>& c) {
   if (!c) return nullptr;
-  return {{"name", c->name}, {"of", c->label}, {"percent", c->percent}, {"scale", c->scale}};
+  nlohmann::json j = {{"name", c->name}, {"of", c->label}, {"percent", c->percent}, {"scale", c->scale}};
+  if (!c->above_because.empty()) j["above_because"] = c->above_because;
+  return j;
 }
 
 std::string os_reason() { return std::strerror(errno); }

@@ -13,7 +13,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$minigpu" ceilings > "$dir/first" 2>&1 || { cat "$dir/first"; fail "minigpu ceilings exited $?"; }
 cat "$dir/first"
 grep -q "^ceilings (measured .* by rank 0 alone; cached in $MINIGPU_CEILINGS_DIR/" "$dir/first" || fail "no measured-and-cached source line"
-for name in host_memcpy host_triad blas_sgemm blas_dgemm; do
+for name in host_memcpy host_triad blas_sgemm blas_dgemm native_sgemm native_dgemm host_sgemm host_dgemm; do
   grep -Eq "^  $name +[0-9]+\.[0-9] (GB/s|GFLOP/s) " "$dir/first" || fail "no $name row"
 done
 files=("$MINIGPU_CEILINGS_DIR"/ceilings-*.json)
@@ -22,6 +22,11 @@ value() { awk -v n="$1" '$1 == n { print $2 }' "$2"; }
 # float32 gemm is never slower than float64 gemm by more than noise on any BLAS we know.
 awk -v s="$(value blas_sgemm "$dir/first")" -v d="$(value blas_dgemm "$dir/first")" \
   'BEGIN { exit !(s > 0.8 * d && d > 0) }' || fail "sgemm $(value blas_sgemm "$dir/first") vs dgemm $(value blas_dgemm "$dir/first")"
+# The host GEMM bound is the faster of the BLAS and miniGPU's own kernel, whichever that is.
+for kind in sgemm dgemm; do
+  awk -v h="$(value host_$kind "$dir/first")" -v b="$(value blas_$kind "$dir/first")" -v n="$(value native_$kind "$dir/first")" \
+    'BEGIN { exit !(h == (b > n ? b : n)) }' || fail "host_$kind is not the faster of blas_$kind and native_$kind"
+done
 
 "$minigpu" ceilings --cached > "$dir/second" 2>&1 || fail "--cached exited $?"
 grep -q "^ceilings (cached in ${files[0]} (measured " "$dir/second" || { cat "$dir/second"; fail "--cached did not reuse the file"; }

@@ -36,6 +36,8 @@ def check_ceilings(record):
         if abs(share["percent"] - expected) > 1e-6 * max(1.0, expected):
             errors.append(f"{where}: {share['percent']} % of {c['name']}, but {rate} / ({share['scale']} x {c['value']}) "
                           f"is {expected} %")
+        if share["percent"] > 100 and not share.get("above_because"):
+            errors.append(f"{where}: {share['percent']:.0f} % of its ceiling, and no reason why")
         if share["scale"] > 1 and not share["of"].startswith(f"{share['scale']} x "):
             errors.append(f"{where}: a ceiling counted {share['scale']} times does not say so: {share['of']}")
     # A finding that quotes a row's best rate quotes that row's share of its ceiling too.
