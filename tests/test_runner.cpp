@@ -95,6 +95,34 @@ TEST(Stats, SpreadAndTheMediansConfidenceInterval) {
   EXPECT_DOUBLE_EQ(summarize({2.0, 2.0, 2.0}).cv, 0.0);
 }
 
+// A parallel efficiency is flagged when its interval allows superlinear scaling, so a figure
+// near 100 % is flagged in every run rather than in every other one.
+TEST(Findings, EfficiencyCarriesItsIntervalAndFlagsWhatMayBeSuperlinear) {
+  const auto stats = [](double median, double low, double high) {
+    Stats s;
+    s.median = median, s.median_ci_low = low, s.median_ci_high = high;
+    return s;
+  };
+  const Stats one_rank = stats(2.0, 1.98, 2.02);
+  // 2 ranks at 1.25 s: 2.0/(2·1.25) = 80 %, at most 2.02/(2·1.24) = 81.45 %: clearly sublinear.
+  const Finding sub = efficiency_finding("efficiency_x", one_rank, stats(1.25, 1.24, 1.26), 0.5, "n");
+  ASSERT_TRUE(sub.value.has_value());
+  EXPECT_DOUBLE_EQ(*sub.value, 80.0);
+  EXPECT_TRUE(sub.reliable) << sub.unreliable_because;
+  EXPECT_NE(sub.note.find("95 % interval [78.6, 81.5] %"), std::string::npos) << sub.note;
+  // 99 %, but the interval reaches 2.02/(2·0.99) = 102 %.
+  const Finding near = efficiency_finding("efficiency_x", one_rank, stats(1.0101, 0.99, 1.03), 0.5, "n");
+  EXPECT_LT(*near.value, 100.0);
+  EXPECT_FALSE(near.reliable);
+  EXPECT_NE(near.unreliable_because.find("reaches above 100 %"), std::string::npos)
+      << near.unreliable_because;
+  // 2.0/(2·0.8) = 125 %: superlinear.
+  const Finding super = efficiency_finding("efficiency_x", one_rank, stats(0.8, 0.79, 0.81), 0.5, "n");
+  EXPECT_DOUBLE_EQ(*super.value, 125.0);
+  EXPECT_NE(super.unreliable_because.find("superlinear"), std::string::npos);
+  EXPECT_FALSE(efficiency_finding("efficiency_x", one_rank, stats(0, 0, 0), 0.5, "n").value.has_value());
+}
+
 TEST(Runner, RepeatsPastTheMinimumOnlyWhenAskedAndSaysWhyItStopped) {
   PlannedExperiment fixed;
   fixed.repetitions = 3;

@@ -31,7 +31,9 @@ def findings_panel(canvas, ax, lines, ideal, ylabel, title, xlabel):
     dtypes = {k[2] for k in lines}
     ps = [p for pts in lines.values() for p, _ in pts]
     for (label, colour_key, dtype, linestyle), pts in lines.items():
-        series(canvas, ax, [(p, f["value"], None, None, f) for p, f in pts if f.get("value") is not None],
+        # Error bars where the finding reports its 95 % interval (efficiencies).
+        series(canvas, ax, [(p, f["value"], *(f.get("ci95") or (None, None)), f) for p, f in pts
+                            if f.get("value") is not None],
                label=label, colour_key=colour_key, dtype=dtype, dtypes=dtypes, linestyle=linestyle, kind="finding")
     ticks = rank_axis(ax, ps, xlabel)
     name, fn = ideal

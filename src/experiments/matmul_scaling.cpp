@@ -266,16 +266,23 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
       const std::string where =
           "n=" + std::to_string(c.n) + ", grid " + grid_text(c.grid) + ", " + comm::to_string(path_);
       if (tp <= 0 || t1 <= 0) continue;
-      if (weak_) {
-        out.push_back({"", "efficiency_" + suffix, 100 * t1 / tp, "%",
-                       "weak: t(" + ref + ", n=" + std::to_string(case_of(base.spec).n) +
-                           ")/t(p=" + std::to_string(p) + ", " + where + ")"});
-      } else {
-        out.push_back({"", "speedup_" + suffix, t1 / tp, "x",
-                       "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where});
-        out.push_back({"", "efficiency_" + suffix, 100 * (p1 * t1) / (p * tp), "%",
-                       "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" + std::to_string(p) +
-                           "·t(p=" + std::to_string(p) + "))"});
+      // The baseline against itself (speedup 1, efficiency 100 %) says nothing.
+      const bool baseline = p == p1;
+      if (!baseline && weak_) {
+        out.push_back(efficiency_finding("efficiency_" + suffix, base.seconds, r->seconds, 1,
+                                         "weak: t(" + ref + ", n=" + std::to_string(case_of(base.spec).n) +
+                                             ")/t(p=" + std::to_string(p) + ", " + where + ")"));
+      } else if (!baseline) {
+        Finding efficiency =
+            efficiency_finding("efficiency_" + suffix, base.seconds, r->seconds, static_cast<double>(p1) / p,
+                               "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" + std::to_string(p) +
+                                   "·t(p=" + std::to_string(p) + "))");
+        // The speedup is the same measurement: it stands or falls with the efficiency.
+        Finding speedup{"", "speedup_" + suffix, t1 / tp, "x",
+                        "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where};
+        if (!efficiency.reliable) speedup.mark_unreliable(efficiency.unreliable_because);
+        out.push_back(speedup);
+        out.push_back(efficiency);
       }
       double comm = 0, compute = 0;
       for (const auto& [name, stats] : r->phases) {

@@ -120,21 +120,24 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
   }
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
-    std::map<DType, std::map<bool, double>> median;  // dtype -> sequential? -> seconds
-    for (const auto& r : results) median[r.spec.dtype][case_of(r.spec).sequential] = r.seconds.median;
+    std::map<DType, std::map<bool, Stats>> seconds;  // dtype -> sequential? -> seconds
+    for (const auto& r : results) seconds[r.spec.dtype][case_of(r.spec).sequential] = r.seconds;
     std::vector<Finding> out;
     // Say what the k devices are: "k=2 GPUs" only where they are real.
     const std::string k = std::to_string(ctx_.ranks);
     const std::string what = !device_.is_gpu()     ? "k=" + k + " ranks on cpu"
                              : gpus_are_emulated() ? "k=" + k + " emulated GPUs (host memory)"
                                                    : "k=" + k + " GPUs";
-    for (const auto& [dtype, t] : median) {
-      if (t.count(true) == 0 || t.count(false) == 0 || t.at(false) <= 0) continue;
-      const double speedup = t.at(true) / t.at(false);
+    for (const auto& [dtype, t] : seconds) {
+      if (t.count(true) == 0 || t.count(false) == 0 || t.at(false).median <= 0) continue;
       const std::string dt = to_string(dtype);
-      out.push_back(
-          {"", "speedup_" + dt, speedup, "x", what + " at once vs one after another on one; ideal " + k});
-      out.push_back({"", "efficiency_" + dt, 100.0 * speedup / ctx_.ranks, "%", "speedup/k; ideal 100 %"});
+      Finding efficiency = efficiency_finding("efficiency_" + dt, t.at(true), t.at(false), 1.0 / ctx_.ranks,
+                                              "speedup/k; ideal 100 %");
+      Finding speedup{"", "speedup_" + dt, t.at(true).median / t.at(false).median, "x",
+                      what + " at once vs one after another on one; ideal " + k};
+      if (!efficiency.reliable) speedup.mark_unreliable(efficiency.unreliable_because);
+      out.push_back(speedup);
+      out.push_back(efficiency);
     }
     return out;
   }

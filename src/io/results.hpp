@@ -127,6 +127,8 @@ struct Finding {
   std::optional<double> value;
   std::string unit;
   std::string note;
+  /// The value's 95 % interval [low, high] where the finding can say (efficiencies).
+  std::optional<std::pair<double, double>> ci95{};
   /// False when noise or the machine may explain the figure (intervals that overlap, a
   /// superlinear efficiency, more ranks than cores): `unreliable_because` says which.
   bool reliable = true;
@@ -152,6 +154,32 @@ inline Finding ratio_finding(const std::string& name, const Stats& numerator, co
   if (numerator.median_ci_low <= denominator.median_ci_high &&
       denominator.median_ci_low <= numerator.median_ci_high) {
     f.mark_unreliable("the two medians' 95 % intervals overlap");
+  }
+  return f;
+}
+
+/// A parallel efficiency, 100·work_ratio·t(reference)/t(measured) % (ideal 100), with the 95 %
+/// interval the two medians' intervals allow, in the note. Flagged when that interval reaches
+/// above 100 %: superlinear scaling is then not excluded, so the figure cannot be told from
+/// noise or cache effects. (An efficiency near 100 % is flagged in every run, not in every other.)
+inline Finding efficiency_finding(const std::string& name, const Stats& reference, const Stats& measured,
+                                  double work_ratio, std::string note) {
+  Finding f{"", name, std::nullopt, "%", std::move(note)};
+  if (reference.median <= 0 || measured.median <= 0) return f;
+  f.value = 100 * work_ratio * reference.median / measured.median;
+  const double low =
+      measured.median_ci_high > 0 ? 100 * work_ratio * reference.median_ci_low / measured.median_ci_high : 0;
+  const double high = measured.median_ci_low > 0
+                          ? 100 * work_ratio * reference.median_ci_high / measured.median_ci_low
+                          : *f.value;
+  f.ci95 = std::pair{low, high};
+  const std::string interval = "[" + io::significant(low, 3) + ", " + io::significant(high, 3) + "] %";
+  f.note += "; 95 % interval " + interval;
+  if (*f.value > 100) {
+    f.mark_unreliable("superlinear (above 100 %): noise or cache effects, not a real speedup");
+  } else if (high > 100) {
+    f.mark_unreliable("its 95 % interval " + interval +
+                      " reaches above 100 %: not told apart from superlinear");
   }
   return f;
 }

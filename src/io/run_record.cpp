@@ -211,6 +211,7 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
                                   {"unreliable_because", f.unreliable_because},
                                   {"unit", f.unit},
                                   {"note", f.note}});
+    if (f.ci95) record["findings"].back()["ci95"] = {f.ci95->first, f.ci95->second};
   }
   return record;
 }
