@@ -244,7 +244,7 @@ TEST(Config, IntegersAcceptScientificNotationWhenIntegral) {
 // The record inputs/README.md is checked against says what each read enforces, value given
 // or not, and the reads enforce exactly that.
 TEST(Config, BoundedReadsDeclareTheBoundsTheyEnforce) {
-  const YAML::Node n = YAML::Load("{count: 7, sizes: [1, 2], cv: 0.5, mode: fast}");
+  const YAML::Node n = YAML::Load("{count: 7, sizes: [1, 2], cv: 0.5, mode: fast, given: 2}");
   ConfigNode node(n, "in.yaml", "x");
   EXPECT_EQ(node.get_int("count", 3, 1, 10), 7);
   EXPECT_EQ(node.get_int("absent", 3, 1, 10), 3);
@@ -252,6 +252,7 @@ TEST(Config, BoundedReadsDeclareTheBoundsTheyEnforce) {
   EXPECT_DOUBLE_EQ(node.get_number("cv", 0, 0, 1, false, true), 0.5);
   EXPECT_EQ(node.get_choice("mode", {"fast", "slow"}, "slow"), "fast");
   EXPECT_FALSE(node.get_optional_int("emulate", 0, 4).has_value());
+  EXPECT_EQ(node.get_optional_int("given", 0, 4), std::optional<std::int64_t>(2));
   node.default_from("sizes", "the job size");
   const nlohmann::json& d = node.declared();
   EXPECT_EQ(d["count"],
@@ -264,6 +265,7 @@ TEST(Config, BoundedReadsDeclareTheBoundsTheyEnforce) {
   EXPECT_EQ(d["mode"]["enum"], (nlohmann::json{"fast", "slow"}));
   EXPECT_TRUE(d["emulate"]["default"].is_null());
   EXPECT_EQ(d["emulate"]["maximum"], 4);
+  EXPECT_TRUE(d["given"]["default"].is_null()) << "unset, whatever the input gave";
 
   const YAML::Node bad = YAML::Load("{count: 11, sizes: [3], cv: 1, mode: other, emulate: 5, lr: 0}");
   ConfigNode refuse(bad, "in.yaml", "x");

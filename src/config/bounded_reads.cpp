@@ -50,11 +50,16 @@ std::int64_t ConfigNode::get_int(const std::string& key, std::int64_t fallback, 
 
 std::optional<std::int64_t> ConfigNode::get_optional_int(const std::string& key, std::int64_t min,
                                                          std::int64_t max) {
-  if (has(key)) return get_int(key, min, min, max);
-  mark_read(key);
-  declare(key, {{"type", "integer"}, {"default", nullptr}});
-  declare(key, int_bounds(min, max));
-  return std::nullopt;
+  std::optional<std::int64_t> value;
+  if (has(key)) {
+    value = get_int(key, min, min, max);
+  } else {
+    mark_read(key);
+    declare(key, {{"type", "integer"}});
+    declare(key, int_bounds(min, max));
+  }
+  declare(key, {{"default", nullptr}});  // absent means "unset", not `min`
+  return value;
 }
 
 std::vector<std::int64_t> ConfigNode::get_int_list(const std::string& key,
