@@ -3,7 +3,6 @@
 #include "config/config_node.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <sstream>
 
 namespace minigpu {
