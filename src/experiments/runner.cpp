@@ -70,13 +70,10 @@ std::string oversubscription() {
          std::to_string(cores) + " cores on this node (oversubscribed)";
 }
 
-// Marks what noise or the machine may explain: a parallel efficiency above 100 % (a safety
-// net: efficiency_finding() flags its own) and, on an oversubscribed node, every figure.
+// Marks what the machine may explain: on an oversubscribed node, every figure. (Efficiencies
+// flag what their own interval allows: efficiency_finding().)
 void flag_unreliable(Finding& f, const std::string& crowded) {
   if (!f.value) return;
-  if (f.unit == "%" && f.name.rfind("efficiency", 0) == 0 && *f.value > 100 && f.reliable) {
-    f.mark_unreliable("superlinear (above 100 %): noise or cache effects, not a real speedup");
-  }
   if (!crowded.empty()) f.mark_unreliable(crowded);
 }
 

@@ -161,7 +161,8 @@ inline Finding ratio_finding(const std::string& name, const Stats& numerator, co
 /// A parallel efficiency, 100·work_ratio·t(reference)/t(measured) % (ideal 100), with the 95 %
 /// interval the two medians' intervals allow, in the note. Flagged when that interval reaches
 /// above 100 %: superlinear scaling is then not excluded, so the figure cannot be told from
-/// noise or cache effects. (An efficiency near 100 % is flagged in every run, not in every other.)
+/// noise or cache effects. Every efficiency finding is made here, so this is the one place
+/// that flags a superlinear one.
 inline Finding efficiency_finding(const std::string& name, const Stats& reference, const Stats& measured,
                                   double work_ratio, std::string note) {
   Finding f{"", name, std::nullopt, "%", std::move(note)};
