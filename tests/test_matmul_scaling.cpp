@@ -133,6 +133,7 @@ struct Layout {
   Decomposition decomposition;
   bool transpose_grid;  // summa on 1×p instead of the square grid
   std::int64_t max_panel;
+  bool overlap;
   const char* name;
 };
 
@@ -144,10 +145,12 @@ MINIGPU_ON_EACH_DEVICE(DistributedMatmul);
 
 TEST_P(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
   const int rank = world_rank();
-  const std::vector<Layout> layouts = {{Decomposition::row, false, 0, "row"},
-                                       {Decomposition::summa, false, 0, "summa"},
-                                       {Decomposition::summa, true, 0, "summa 1xp"},
-                                       {Decomposition::summa, false, 3, "summa panel 3"}};
+  const std::vector<Layout> layouts = {{Decomposition::row, false, 0, false, "row"},
+                                       {Decomposition::summa, false, 0, false, "summa"},
+                                       {Decomposition::summa, true, 0, false, "summa 1xp"},
+                                       {Decomposition::summa, false, 3, false, "summa panel 3"},
+                                       {Decomposition::summa, false, 3, true, "summa overlap panel 3"},
+                                       {Decomposition::summa, true, 2, true, "summa overlap 1xp panel 2"}};
   for (int p = 1; p <= world_size(); ++p) {
     const auto sub = comm::Communicator::world().split(rank < p ? 0 : comm::kNoColour, rank);
     if (sub.is_null()) continue;  // ranks >= p enter no collective of the first p
@@ -164,13 +167,21 @@ TEST_P(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
                                    " n=" + std::to_string(n) + " " + comm::to_string(path);
           const GemmKernel kernel = n == 13 ? GemmKernel::native : GemmKernel::vendor;
           auto mm = make_distributed_matmul(layout.decomposition, dtype, device(), sub, n, grid, path, kernel,
-                                            layout.max_panel);
+                                            SummaOptions{layout.max_panel, layout.overlap});
           std::vector<std::string> phases;
           for (int rep = 0; rep < 2; ++rep)
             mm->multiply([&](const char* name) { phases.emplace_back(name); });
           EXPECT_GE(phases.size(), 4u) << what;
-          for (std::size_t i = 0; i < phases.size(); ++i)
-            EXPECT_EQ(phases[i], i % 2 ? "compute" : "comm") << what;
+          if (!layout.overlap) {
+            for (std::size_t i = 0; i < phases.size(); ++i)
+              EXPECT_EQ(phases[i], i % 2 ? "compute" : "comm") << what;
+          } else {  // comm (panel 0), then per panel: comm (post), compute, comm (wait) but the last
+            EXPECT_EQ(phases.front(), "comm") << what;
+            EXPECT_EQ(phases.back(), "compute") << what;
+            EXPECT_EQ(std::count(phases.begin(), phases.end(), "compute") * 3,
+                      static_cast<std::ptrdiff_t>(phases.size()))
+                << what;
+          }
           const auto c = mm->gather_c();
           // EXPECT, never ASSERT, between collectives: every rank must go on to the next one.
           if (rank == 0) {
@@ -183,6 +194,25 @@ TEST_P(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
         }
       }
     }
+  }
+}
+
+// Overlapped SUMMA multiplies in row chunks between MPI progress calls once a block has
+// 256 rows or more: the chunked products must add up to the host's C, on 1×p and square grids.
+TEST_P(DistributedMatmul, OverlappedChunkedPanelsMatchHostTripleLoop) {
+  const std::int64_t n = 300;
+  const auto want = host_product(n);
+  const auto world = comm::Communicator::world();
+  const auto path = comm::can_pass_directly(device()) ? comm::CommPath::direct : comm::CommPath::staged;
+  for (const auto& grid : {kernels::ProcessGrid{1, world_size()}, kernels::square_grid(world_size())}) {
+    auto mm = make_distributed_matmul(Decomposition::summa, DType::f64, device(), world, n, grid, path,
+                                      GemmKernel::vendor, SummaOptions{64, true});
+    mm->multiply([](const char*) {});
+    const auto c = mm->gather_c();
+    if (world_rank() == 0) {
+      EXPECT_EQ(c, want) << grid.rows << "x" << grid.cols;
+    }
+    EXPECT_LE(mm->identity_error(), 1e-12);
   }
 }
 

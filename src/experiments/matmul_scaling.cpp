@@ -2,8 +2,11 @@
 // of a sweep inside ONE MPI job, each rank computing on its own `device` (default try_gpu()). Ranks >= p
 // sit the case out. Algorithms (distributed/distributed_matmul.hpp), per repetition:
 //   row    allgather B's row blocks (comm), then C_r = A_r·B over the rank's rows (compute)
-//   summa  on a pr×pc grid, per panel of k: broadcast A(I, panel) along process rows and
-//          B(panel, J) down process columns (comm), then C_IJ += A(I, panel)·B(panel, J) (compute)
+//   summa  on a pr×pc grid, per panel of k (at most panel_width wide): broadcast A(I, panel)
+//          along process rows and B(panel, J) down process columns, then C_IJ += A(I, panel)·
+//          B(panel, J) (compute). overlap (default) posts the next panel's broadcasts before
+//          each product, and "comm" is then only the exposed part; `summa_blocking` rows wait
+//          for each panel's broadcasts first (distributed/summa_matmul.hpp)
 // The local products run `kernel`: vendor (the BLAS, default) or native (kernels/gemm.hpp).
 // mode strong keeps n fixed: speedup t1/tp, efficiency t1/(p·tp); mode weak grows n with
 // ∛p so work per rank stays fixed: efficiency t1/tp. Messages go `staged` through host
@@ -74,7 +77,14 @@ struct ScalingCase {
   int p = 1;
   std::int64_t n = 0;
   kernels::ProcessGrid grid;
+  SummaOptions summa;  // summa only
 };
+
+// The row's name in findings: "summa" is the default (overlapped) schedule.
+std::string algorithm_name(const ScalingCase& c) {
+  if (c.decomposition == Decomposition::row) return "row";
+  return c.summa.overlap ? "summa" : "summa_blocking";
+}
 
 }  // namespace
 
@@ -110,6 +120,11 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
       decompositions_.push_back(s == "row" ? Decomposition::row : Decomposition::summa);
     }
     dtypes_ = read_dtypes(node, ctx.default_dtype);
+    const std::string overlap = node.get_choice("overlap", {"true", "false", "both"}, "true");
+    overlaps_.clear();
+    if (overlap != "true") overlaps_.push_back(false);
+    if (overlap != "false") overlaps_.push_back(true);
+    panel_width_ = node.get_int("panel_width", 256, 1, kMaxN);
     grid_.reset();
     if (node.has("grid")) {
       const auto g = node.get_list<std::int64_t>("grid", {});
@@ -139,26 +154,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     }
     for (DType dt : dtypes_) {
       for (Decomposition d : decompositions_) {
-        const std::string name = d == Decomposition::row ? "row" : "summa";
-        for (std::int64_t p : ranks_) {
-          const auto grid = grid_for(d, static_cast<int>(p));
-          const std::int64_t n = size_for(p);
-          CaseSpec c;
-          c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(n) + " " + to_string(kernel_);
-          c.params = {{"mode", weak_ ? "weak" : "strong"}, {"decomposition", name},
-                      {"ranks", std::to_string(p)},        {"n", std::to_string(n)},
-                      {"grid", grid_text(grid)},           {"comm_path", comm::to_string(path_)},
-                      {"kernel", to_string(kernel_)}};
-          c.device = device_;
-          c.dtype = dt;
-          c.ceiling = gemm_ceiling(device_, dt);  // p ranks, each bounded by one device's
-          c.ceiling_scale = static_cast<int>(p);
-          c.flops_estimate = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) /
-                             static_cast<double>(p);
-          c.device_bytes = device_bytes_per_rank(
-              d, n, grid, size_of(dt), path_ == comm::CommPath::staged && uses_host_memory(device_));
-          c.size_key = "n";
-          add_case(c, {d, static_cast<int>(p), n, grid});
+        for (bool overlapped : d == Decomposition::summa ? overlaps_ : std::vector<bool>{false}) {
+          for (std::int64_t p : ranks_) add_scaling_case(d, dt, static_cast<int>(p), overlapped);
         }
       }
     }
@@ -171,7 +168,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
     if (!sub_.is_null()) {
       engine_ = make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid,
-                                        path_, kernel_);
+                                        path_, kernel_, case_.summa);
     }
   }
 
@@ -218,6 +215,34 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override;
 
  private:
+  void add_scaling_case(Decomposition d, DType dt, int p, bool overlapped) {
+    ScalingCase sc{d, p, size_for(p), grid_for(d, p), SummaOptions{panel_width_, overlapped}};
+    const std::string name = algorithm_name(sc);
+    const bool summa = d == Decomposition::summa;
+    CaseSpec c;
+    c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(sc.n) + " " + to_string(kernel_);
+    c.params = {{"mode", weak_ ? "weak" : "strong"},
+                {"decomposition", summa ? "summa" : "row"},
+                {"ranks", std::to_string(p)},
+                {"n", std::to_string(sc.n)},
+                {"grid", grid_text(sc.grid)},
+                {"comm_path", comm::to_string(path_)},
+                {"kernel", to_string(kernel_)},
+                {"overlap", overlapped ? "true" : "false"},
+                {"panel_width", summa ? std::to_string(panel_width_) : ""}};
+    c.device = device_;
+    c.dtype = dt;
+    c.ceiling = gemm_ceiling(device_, dt);  // p ranks, each bounded by one device's
+    c.ceiling_scale = p;
+    const double n = static_cast<double>(sc.n);
+    c.flops_estimate = 2.0 * n * n * n / p;
+    c.device_bytes =
+        device_bytes_per_rank(d, sc.n, sc.grid, size_of(dt),
+                              path_ == comm::CommPath::staged && uses_host_memory(device_), sc.summa);
+    c.size_key = "n";
+    add_case(c, sc);
+  }
+
   std::int64_t size_for(std::int64_t p) const {
     return weak_ ? std::llround(static_cast<double>(n_) * std::cbrt(static_cast<double>(p))) : n_;
   }
@@ -232,6 +257,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   std::int64_t n_ = 0;
   std::vector<std::int64_t> ranks_;
   std::vector<Decomposition> decompositions_;
+  std::vector<bool> overlaps_;
+  std::int64_t panel_width_ = 0;
   std::vector<DType> dtypes_;
   std::optional<kernels::ProcessGrid> grid_;
   Device device_;
@@ -250,8 +277,7 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
   std::map<std::string, std::map<int, const CaseResult*>> groups;
   for (const auto& r : results) {
     const ScalingCase& c = case_of(r.spec);
-    const std::string name = c.decomposition == Decomposition::row ? "row" : "summa";
-    groups[name + "_" + to_string(r.spec.dtype)][c.p] = &r;
+    groups[algorithm_name(c) + "_" + to_string(r.spec.dtype)][c.p] = &r;
   }
   std::vector<Finding> out;
   for (const auto& [group, by_p] : groups) {

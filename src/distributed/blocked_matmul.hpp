@@ -1,0 +1,114 @@
+// What every distributed product shares: the interface the matmul_scaling experiment drives,
+// and the C block on the device with the checks over it. A and B are small-integer formulas
+// of global indices (kernels/generated_matrix.hpp): every rank builds only its own blocks,
+// and checks need no stored copy of them.
+#pragma once
+
+#include "comm/collectives.hpp"
+#include "comm/communicator.hpp"
+#include "comm/views.hpp"
+#include "core/gemm_dims.hpp"
+#include "kernels/block_partition.hpp"
+#include "kernels/generated_matrix.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+namespace minigpu {
+
+/// The rectangle of global C a rank stores.
+struct LocalBlock {
+  std::int64_t row0 = 0, rows = 0, col0 = 0, cols = 0;
+};
+
+inline constexpr std::uint64_t kSeedA = 1, kSeedB = 2, kSeedCheck = 7;
+
+class DistributedMatmul {
+ public:
+  using PhaseEnd = std::function<void(const char*)>;
+  virtual ~DistributedMatmul() = default;
+  /// C = A·B once; `end_phase` labels the time since its previous call ("comm" or "compute").
+  virtual void multiply(const PhaseEnd& end_phase) = 0;
+  /// max_i |(C·v - A·(B·v))_i| / max_i |(A·(B·v))_i| over all of C for a deterministic v,
+  /// from A's and B's formulas and each rank's C block: O(n²/p) work, the same on every rank.
+  virtual double identity_error() const = 0;
+  /// All of C, row-major in double, on rank 0 of the communicator; empty elsewhere.
+  virtual std::vector<double> gather_c() const = 0;
+};
+
+namespace detail {
+
+// What both decompositions share: a C block on the device and the checks over it.
+template <class T, class Mem>
+class BlockedMatmul : public DistributedMatmul {
+ public:
+  using View = Kokkos::View<T*, Mem>;
+  BlockedMatmul(const comm::Communicator& comm, std::int64_t n, GemmKernel kernel)
+      : comm_(comm), rank_(comm.rank()), size_(comm.size()), n_(n), kernel_(kernel) {}
+
+  double identity_error() const override {
+    using Vec = Kokkos::View<double*, Mem>;
+    Vec v("matmul_scaling::check_v", n_), cv("matmul_scaling::check_cv", n_);
+    Vec bv("matmul_scaling::check_bv", n_), abv("matmul_scaling::check_abv", n_);
+    kernels::fill_uniform(v, kSeedCheck, -1.0, 1.0);
+    kernels::block_matvec_add(cv, c_, v, block_.row0, block_.col0, block_.rows, block_.cols);
+    // Each rank evaluates its share of rows of B·v and A·(B·v); sums assemble the vectors.
+    const auto share = kernels::block_partition(n_, size_);
+    const std::int64_t r0 = share.offsets[rank_], nr = share.counts[rank_];
+    kernels::generated_matvec_rows(bv, kernels::small_integer_matrix(kSeedB, n_), v, r0, nr, n_);
+    const auto h_bv = sum_over_ranks(bv);
+    Kokkos::deep_copy(bv, h_bv);
+    kernels::generated_matvec_rows(abv, kernels::small_integer_matrix(kSeedA, n_), bv, r0, nr, n_);
+    const auto h_cv = sum_over_ranks(cv), h_abv = sum_over_ranks(abv);
+    double diff = 0, scale = 0;
+    for (std::int64_t i = 0; i < n_; ++i) {
+      const double d = std::abs(h_cv(i) - h_abv(i));
+      if (std::isnan(d)) return std::numeric_limits<double>::infinity();
+      diff = std::max(diff, d);
+      scale = std::max(scale, std::abs(h_abv(i)));
+    }
+    return scale > 0 ? diff / scale : diff;
+  }
+
+  std::vector<double> gather_c() const override {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_);
+    const std::vector<double> mine(host.data(), host.data() + host.extent(0));
+    const std::vector<std::int64_t> desc = {block_.row0, block_.rows, block_.col0, block_.cols};
+    const auto descs = comm::gather_to_root(desc, 0, comm_);
+    const auto blocks = comm::gather_to_root(mine, 0, comm_);
+    std::vector<double> c(rank_ == 0 ? static_cast<std::size_t>(n_ * n_) : 0);
+    for (std::size_t r = 0; r < blocks.size(); ++r) {
+      const std::int64_t row0 = descs[r][0], col0 = descs[r][2], cols = descs[r][3];
+      for (std::size_t e = 0; e < blocks[r].size(); ++e) {
+        const auto i = static_cast<std::int64_t>(e);
+        c[static_cast<std::size_t>((row0 + i / cols) * n_ + col0 + i % cols)] = blocks[r][e];
+      }
+    }
+    return c;
+  }
+
+ protected:
+  template <class V>
+  auto sum_over_ranks(const V& v) const {
+    const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+    comm::sum_in_place(h.data(), static_cast<std::int64_t>(h.extent(0)), comm_);
+    return h;
+  }
+
+  comm::Communicator comm_;
+  int rank_ = 0, size_ = 1;
+  std::int64_t n_;
+  GemmKernel kernel_;
+  LocalBlock block_;
+  View c_;
+};
+
+}  // namespace detail
+
+}  // namespace minigpu
