@@ -47,6 +47,9 @@ class Experiment {
   virtual void teardown() {}
   /// Conclusions across this experiment's results (all ranks call it with the same results).
   virtual std::vector<Finding> summarize(const std::vector<CaseResult>&) const { return {}; }
+  /// Adds figures derived per row (CaseResult::values) once every case ran, before
+  /// summarize(); all ranks call it with the same results, resumed ones included.
+  virtual void annotate(std::vector<CaseResult>&) const {}
 
   /// Set by the runner around timed repetitions; null otherwise.
   void attach_phase_clock(PhaseClock* clock) { phase_clock_ = clock; }

@@ -212,6 +212,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     sub_ = comm::Communicator();
   }
 
+  void annotate(std::vector<CaseResult>& results) const override;
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override;
 
  private:
@@ -270,6 +271,37 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   std::unique_ptr<DistributedMatmul> engine_;
   GemmKernel kernel_ = GemmKernel::vendor;
 };
+
+// comm_exposed_s: the median time a rank spent in communication it could not hide ("comm").
+// comm_s: the whole communication; blocking rows expose all of it, an overlapped row takes
+// it from its blocking twin (same dtype, p and n) when the job ran one (overlap: both).
+void MatmulScalingExperiment::annotate(std::vector<CaseResult>& results) const {
+  const auto comm_median = [](const CaseResult& r) -> std::optional<double> {
+    for (const auto& [name, stats] : r.phases) {
+      if (name == "comm") return stats.median;
+    }
+    return std::nullopt;
+  };
+  std::map<std::string, std::optional<double>> blocking;  // dtype, p, n -> comm median
+  const auto twin = [&](const CaseResult& r) {
+    const ScalingCase& c = case_of(r.spec);
+    return to_string(r.spec.dtype) + " " + std::to_string(c.p) + " " + std::to_string(c.n);
+  };
+  for (const auto& r : results) {
+    const ScalingCase& c = case_of(r.spec);
+    if (c.decomposition == Decomposition::summa && !c.summa.overlap) blocking[twin(r)] = comm_median(r);
+  }
+  for (auto& r : results) {
+    const ScalingCase& c = case_of(r.spec);
+    const auto exposed = comm_median(r);
+    std::optional<double> whole = exposed;
+    if (c.decomposition == Decomposition::summa && c.summa.overlap) {
+      const auto found = blocking.find(twin(r));
+      whole = found != blocking.end() ? found->second : std::nullopt;
+    }
+    r.values = {{"comm_s", whole}, {"comm_exposed_s", exposed}};
+  }
+}
 
 std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseResult>& results) const {
   // Per dtype and decomposition, the cases by p; the smallest p (1 unless `ranks` omits it)

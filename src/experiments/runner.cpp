@@ -271,6 +271,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       outcome.results.insert(outcome.results.end(), mine.begin(), mine.end());
       break;
     }
+    planned.experiment->annotate(mine);
     for (auto& f : planned.experiment->summarize(mine)) {
       f.experiment = planned.name;
       flag_unreliable(f, crowded);

@@ -109,6 +109,9 @@ struct CaseResult {
   int case_index = 0;
   /// Named parts of a repetition (e.g. compute, comm), each over repetitions like `seconds`.
   std::vector<std::pair<std::string, Stats>> phases;
+  /// Figures the experiment derives for the row once its cases ran (Experiment::annotate),
+  /// e.g. a model's prediction, in the experiment's order; nullopt where it cannot say.
+  std::vector<std::pair<std::string, std::optional<double>>> values;
   /// The rate (gbps or gflops, whichever the case does) as a share of its ceiling, if any.
   std::optional<CeilingShare> ceiling;
   /// False when the row's own spread or the machine makes its figure doubtful.

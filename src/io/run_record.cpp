@@ -131,6 +131,12 @@ std::string results_csv(const std::vector<CaseResult>& results) {
       if (std::find(phases.begin(), phases.end(), name) == phases.end()) phases.push_back(name);
     }
   }
+  std::vector<std::string> values;
+  for (const auto& r : results) {
+    for (const auto& [name, value] : r.values) {
+      if (std::find(values.begin(), values.end(), name) == values.end()) values.push_back(name);
+    }
+  }
   std::ostringstream os;
   os << "experiment,case";
   for (const auto& p : params) os << ',' << csv_field(p);
@@ -139,6 +145,7 @@ std::string results_csv(const std::vector<CaseResult>& results) {
         "flops,gbps,"
         "gflops,pct_of_ceiling,ceiling,reliable,unreliable_because,verified,check";
   for (const auto& p : phases) os << ',' << csv_field(p + "_median_s");
+  for (const auto& v : values) os << ',' << csv_field(v);
   os << '\n';
   for (const auto& r : results) {
     os << csv_field(r.experiment) << ',' << csv_field(r.spec.label);
@@ -166,6 +173,13 @@ std::string results_csv(const std::vector<CaseResult>& results) {
       }
       os << ',' << value;
     }
+    for (const auto& v : values) {
+      std::string text;
+      for (const auto& [name, value] : r.values) {
+        if (name == v && value) text = number(*value);
+      }
+      os << ',' << text;
+    }
     os << '\n';
   }
   return os.str();
@@ -180,6 +194,9 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
     for (const auto& [key, value] : r.spec.params) params[key] = value;
     nlohmann::json phases = nlohmann::json::object();
     for (const auto& [name, stats] : r.phases) phases[name] = stats_json(stats);
+    nlohmann::json values = nlohmann::json::object();
+    for (const auto& [name, value] : r.values)
+      values[name] = value ? nlohmann::json(*value) : nlohmann::json();
     record["results"].push_back({{"experiment", r.experiment},
                                  {"case", r.spec.label},
                                  {"params", params},
@@ -196,6 +213,7 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
                                  {"gbps", r.gbps},
                                  {"gflops", r.gflops},
                                  {"phase_seconds", phases},
+                                 {"values", values},
                                  {"ceiling", ceiling_json(r.ceiling)},
                                  {"reliable", r.reliable},
                                  {"unreliable_because", r.unreliable_because},
