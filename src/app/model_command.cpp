@@ -164,10 +164,16 @@ int model_command(const ModelOptions& o, const MpiSession& mpi) {
   const ModelInputs in = o.from.empty() ? load_hardware_profile(o.profile) : load_run_scaling_model(o.from);
   const auto rate = in.gemm_flops_per_s.find(o.dtype);
   if (rate == in.gemm_flops_per_s.end())
-    throw InputError(in.origin + ": key 'gemm." + o.dtype + "': missing, and --dtype asks for " + o.dtype);
-  if (o.mode != "weak" && o.n < o.max_p)
-    throw InputError("--n: " + std::to_string(o.n) + " is smaller than --max-p " + std::to_string(o.max_p) +
-                     ": every rank (every process row and column) needs a row");
+    throw InputError(in.origin + ": key '" + in.gemm_key + "." + o.dtype +
+                     "': missing, and --dtype asks for " + o.dtype);
+  // Every rank (every process row and column) needs a row at every p, as matmul_scaling demands:
+  // n_p = n·∛p ≥ p wherever it holds at max_p; "both" is bound by its strong table.
+  const double rows_at_max_p =
+      o.mode == "weak" ? std::round(static_cast<double>(o.n) * std::cbrt(o.max_p)) : static_cast<double>(o.n);
+  if (rows_at_max_p < o.max_p)
+    throw InputError("--n: " + std::to_string(o.n) + " leaves fewer rows than --max-p " +
+                     std::to_string(o.max_p) + " ranks" +
+                     (o.mode == "strong" ? "" : " (weak: n_p = round(n·∛p))") + ": every rank needs a row");
   perfmodel::Machine m;
   m.intra_node = in.intra_node;
   m.inter_node = in.inter_node;

@@ -158,6 +158,7 @@ ModelInputs load_run_scaling_model(const std::string& run_dir) {
   const std::string at = "scaling_model";
   ModelInputs in;
   in.origin = file;
+  in.gemm_key = at + ".gemm";
   const double gpn = number(model, "gpus_per_node", at, file, false);
   if (gpn != std::floor(gpn))
     throw InputError(file + ": key 'scaling_model.gpus_per_node': must be a whole number");

@@ -23,6 +23,7 @@ struct ModelInputs {
   bool inter_node_known = true;  ///< false: the run stayed on one node; inter_node is intra_node
   Sourced gpus_per_node;
   std::map<std::string, Sourced> gemm_flops_per_s;  ///< by dtype name ("float32", "float64")
+  std::string gemm_key = "gemm";                    ///< where the rates sit in `origin`, for errors
   std::optional<Sourced> panel_width;
 };
 

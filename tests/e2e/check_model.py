@@ -110,6 +110,18 @@ def check_from(minigpu, src):
         fail("strong and weak tables for p = 1 … 64 expected", out)
     if not re.search(r"^\s*64\s+32\s+8x8\s", out, re.M):  # 2 GPUs per node: 32 nodes
         fail("p=64 on 2 GPUs per node must show 32 nodes and grid 8x8", out)
+    # A run over two nodes measured its inter-node link: shown, not stood in for; --gpus-per-node wins.
+    proc = run([minigpu, "model", "--from", os.path.join(src, "tests/inputs/model/run_two_nodes"), "--dtype",
+                "float64", "--max-p", "64", "--gpus-per-node", "8"])
+    out = proc.stdout
+    if (proc.returncode != 0 or "stand in" in out or "ping-pong between ranks 0 and 4" not in out
+            or not re.search(r"^\s*64\s+8\s+8x8\s", out, re.M)):
+        fail(f"run_two_nodes: exit {proc.returncode}; its inter-node link and 8 nodes at p=64 expected",
+             out + proc.stderr)
+    proc = run([minigpu, "model", "--from", os.path.join(src, "tests/inputs/model/run_two_nodes")])
+    if proc.returncode != 2 or "run.json: key 'scaling_model.gemm.float32'" not in proc.stderr:
+        fail("run_two_nodes has no float32 rate: --dtype float32 must exit 2 naming scaling_model.gemm.float32",
+             proc.stdout + proc.stderr)
 
 
 def check_bad(minigpu, src):
@@ -119,6 +131,7 @@ def check_bad(minigpu, src):
         (["--profile", "tests/inputs/model/bad_key.yaml"], "bad_key.yaml:10:3: key 'inter_node.latency_s'"),
         (["--from", "tests/inputs/model/run_without_model"], "run_without_model/run.json: key 'scaling_model'"),
         (["--profile", "inputs/hardware/h100_sxm.yaml", "--dtype", "float16"], "--dtype"),
+        (["--profile", "inputs/hardware/h100_sxm.yaml", "--n", "100"], "--n: 100 leaves fewer rows than --max-p 512"),
     ]
     for args, text in cases:
         proc = subprocess.run([minigpu, "model"] + args, capture_output=True, text=True, cwd=src, timeout=60)
