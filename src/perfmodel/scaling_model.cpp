@@ -14,11 +14,13 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 int node_of(const Machine& m, int rank) { return rank / std::max(1, m.gpus_per_node); }
 
-// One SUMMA process row (or column) crossing nodes slows every panel: the ranks of the other
-// rows wait for it in the next broadcast down their column, so the slowest one sets the pace.
-const Link& slowest_link(const Machine& m, int groups, int first_step, int stride, int q) {
+// Group g holds ranks first(g), first(g) + stride, …; one group crossing nodes slows them all
+// (in SUMMA the other rows wait for it in the next broadcast down their column): the slowest
+// group sets the pace.
+const Link& slowest_link(const Machine& m, int groups, const std::function<int(int)>& first, int stride,
+                         int q) {
   for (int g = 0; g < groups; ++g) {
-    if (&link_between(m, g * first_step, stride, q) == &m.inter_node) return m.inter_node;
+    if (&link_between(m, first(g), stride, q) == &m.inter_node) return m.inter_node;
   }
   return m.intra_node;
 }
@@ -73,8 +75,10 @@ Estimate estimate_summa(const Machine& m, std::int64_t n, int pr, int pc,
                         const std::vector<std::int64_t>& panel_widths, bool overlap, std::size_t elem_bytes) {
   const std::int64_t mr = ceil_div(n, pr), nc = ceil_div(n, pc);
   // Row I holds ranks I·pc … I·pc+pc−1; column J holds J, J+pc, …, J+(pr−1)·pc.
-  const Link& row_link = slowest_link(m, pr, pc, 1, pc);
-  const Link& col_link = slowest_link(m, pc, 1, pc, pr);
+  const Link& row_link = slowest_link(
+      m, pr, [pc](int row) { return row * pc; }, 1, pc);
+  const Link& col_link = slowest_link(
+      m, pc, [](int col) { return col; }, pc, pr);
   const double elem = static_cast<double>(elem_bytes);
   std::vector<double> comm, gemm;
   for (std::int64_t w : panel_widths) {
@@ -115,19 +119,12 @@ Estimate estimate_summa(const Machine& m, std::int64_t n, int pr, int pc,
 Estimate estimate_25d_bound(const Machine& m, std::int64_t n, int p, std::size_t elem_bytes) {
   const int c = replication_25d(p), layer = p / c;
   const int side = std::max(1, static_cast<int>(std::lround(std::sqrt(static_cast<double>(layer)))));
-  const auto slowest = [&m](int groups, const std::function<int(int)>& first, int stride,
-                            int q) -> const Link& {
-    for (int g = 0; g < groups; ++g) {
-      if (&link_between(m, first(g), stride, q) == &m.inter_node) return m.inter_node;
-    }
-    return m.intra_node;
-  };
-  const Link& row = slowest(
-      p / side, [side](int g) { return g * side; }, 1, side);
-  const Link& col = slowest(
-      c * side, [side, layer](int g) { return (g / side) * layer + g % side; }, side, side);
-  const Link& across = slowest(
-      layer, [](int g) { return g; }, layer, c);
+  const Link& row = slowest_link(
+      m, p / side, [side](int g) { return g * side; }, 1, side);
+  const Link& col = slowest_link(
+      m, c * side, [side, layer](int g) { return (g / side) * layer + g % side; }, side, side);
+  const Link& across = slowest_link(
+      m, layer, [](int g) { return g; }, layer, c);
   const double pd = p, cd = c, nd = static_cast<double>(n);
   const double block_bytes = nd * nd * cd / pd * static_cast<double>(elem_bytes);
   const double shifts = p > c ? std::sqrt(pd / (cd * cd * cd)) : 0.0;
