@@ -2,6 +2,7 @@
 #include "app/cli.hpp"
 
 #include "app/ceilings_command.hpp"
+#include "app/model_command.hpp"
 #include "app/run_command.hpp"
 #include "config/config_node.hpp"
 #include "core/environment.hpp"
@@ -69,6 +70,32 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   run->add_option("--repetitions", repetitions, "Timed repetitions of every case (--set for one experiment)");
   run->add_option("--warmups", warmups, "Untimed warm-ups of every case");
 
+  auto* model = app.add_subcommand(
+      "model",
+      "Predict matmul_scaling's speedup and efficiency on 1..512 GPUs (α–β–γ model, not a measurement)");
+  ModelOptions model_options;
+  model->add_option("--from", model_options.from,
+                    "A run directory whose run.json has a scaling_model section");
+  model->add_option("--profile", model_options.profile, "A YAML hardware profile (inputs/hardware/)");
+  model->add_option("--n", model_options.n, "Matrix size (strong: fixed; weak: at p=1)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
+  model
+      ->add_option("--gpus-per-node", model_options.gpus_per_node,
+                   "GPUs (ranks) per node; default: the input's")
+      ->check(CLI::Range(1, 1 << 20));
+  model->add_option("--dtype", model_options.dtype, "Element type")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"float32", "float64"}));
+  model->add_option("--max-p", model_options.max_p, "Largest GPU count of the sweep 1, 2, 4, ...")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 16));
+  model->add_option("--mode", model_options.mode, "Strong scaling (n fixed), weak (n grows as ∛p) or both")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"strong", "weak", "both"}));
+  model->add_option("--plot", model_options.plot,
+                    "Draw the efficiency curves into this PNG (scripts/plot_model.py)");
+
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the real ones.
   std::vector<std::string> names;
   for (const auto* c : app.get_subcommands([](const CLI::App*) { return true; }))
@@ -106,6 +133,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   if (devices->parsed()) return devices_command(mpi);
   if (list->parsed()) return list_command(list_keys, mpi);
   if (ceilings->parsed()) return ceilings_command(cached, mpi);
+  if (model->parsed()) return model_command(model_options, mpi);
   if (run->parsed()) {
     for (const auto& [key, value] :
          {std::pair{"repetitions", &repetitions}, std::pair{"warmups", &warmups}}) {
