@@ -49,15 +49,6 @@ std::vector<int> sweep(int max_p) {
   return out;
 }
 
-// The panels SummaMatmul cuts: where either partition of k starts a part, capped at `width`.
-std::vector<std::int64_t> summa_widths(std::int64_t n, kernels::ProcessGrid g, std::int64_t width) {
-  const auto cuts = kernels::panel_boundaries(kernels::block_partition(n, g.cols),
-                                              kernels::block_partition(n, g.rows), n, width);
-  std::vector<std::int64_t> widths;
-  for (std::size_t s = 0; s + 1 < cuts.size(); ++s) widths.push_back(cuts[s + 1] - cuts[s]);
-  return widths;
-}
-
 Table build_table(const perfmodel::Machine& m, std::int64_t n, int max_p, bool weak, std::size_t elem,
                   std::int64_t width) {
   Table t;
@@ -68,7 +59,7 @@ Table build_table(const perfmodel::Machine& m, std::int64_t n, int max_p, bool w
     at.nodes = (p + m.gpus_per_node - 1) / m.gpus_per_node;
     at.grid = kernels::square_grid(p);  // as matmul_scaling picks it
     at.n = weak ? std::llround(static_cast<double>(n) * std::cbrt(static_cast<double>(p))) : n;
-    const auto widths = summa_widths(at.n, at.grid, width);
+    const auto widths = kernels::summa_panel_widths(at.n, at.grid.rows, at.grid.cols, width);
     at.estimates = {perfmodel::estimate_row(m, at.n, p, elem),
                     perfmodel::estimate_summa(m, at.n, at.grid.rows, at.grid.cols, widths, false, elem),
                     perfmodel::estimate_summa(m, at.n, at.grid.rows, at.grid.cols, widths, true, elem),

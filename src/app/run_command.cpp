@@ -318,6 +318,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
     record.fields["started"] = outcome.started_utc;
     record.fields["finished"] = outcome.finished_utc;
     record.fields["cases_planned"] = outcome.cases_planned;
+    for (const auto& [key, section] : outcome.sections.items()) record.fields[key] = section;
     if (outcome.stop_signal != 0) {
       record.fields["stop_reason"] = "signal " + std::to_string(outcome.stop_signal) + " (" +
                                      strsignal(outcome.stop_signal) + "): stopped after " +

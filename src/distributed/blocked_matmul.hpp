@@ -42,6 +42,20 @@ class DistributedMatmul {
   virtual std::vector<double> gather_c() const = 0;
 };
 
+/// Entries of C (row-major, n×n) that differ from a host triple loop over A's and B's formulas.
+inline std::int64_t host_product_mismatches(const std::vector<double>& c, std::int64_t n) {
+  const auto a = kernels::small_integer_matrix(kSeedA, n), b = kernels::small_integer_matrix(kSeedB, n);
+  std::int64_t wrong = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (std::int64_t p = 0; p < n; ++p) acc += a(i, p) * b(p, j);
+      wrong += c[static_cast<std::size_t>(i * n + j)] != acc ? 1 : 0;
+    }
+  }
+  return wrong;
+}
+
 namespace detail {
 
 // What both decompositions share: a C block on the device and the checks over it.

@@ -11,6 +11,8 @@
 #include "experiments/phase_clock.hpp"
 #include "io/results.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -50,6 +52,9 @@ class Experiment {
   /// Adds figures derived per row (CaseResult::values) once every case ran, before
   /// summarize(); all ranks call it with the same results, resumed ones included.
   virtual void annotate(std::vector<CaseResult>&) const {}
+  /// This experiment's own section of run.json as {key, value} (e.g. the figures a model was
+  /// calibrated with), read after summarize(); an empty key for none.
+  virtual std::pair<std::string, nlohmann::json> run_record_section() const { return {}; }
 
   /// Set by the runner around timed repetitions; null otherwise.
   void attach_phase_clock(PhaseClock* clock) { phase_clock_ = clock; }

@@ -14,6 +14,9 @@
 // Accounting per repetition: flops = 2n³ for the whole product, the same on every rank, so
 // GFLOP/s is the aggregate over the p ranks; bytes = elements received over MPI by all ranks
 // together × sizeof(T): (p-1)·n² for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1.
+// Model: every row's model_s is the α–β–γ estimate (perfmodel/) with α and β measured between
+// ranks and γ of the local products' shapes, all in this run (scaling_calibration.hpp);
+// model_error_pct = 100·(model − measured)/measured. Without panel_width the model picks it.
 // Check: C·v against A·(B·v) for a deterministic v, A and B taken from their formulas, each
 // rank its share, summed over the p ranks; for n <= 64 also all of C on rank 0 against a host
 // triple loop. Entries are small integers, so C is exact in either dtype.
@@ -22,14 +25,13 @@
 #include "config/common_keys.hpp"
 #include "distributed/distributed_matmul.hpp"
 #include "experiments/registry.hpp"
+#include "experiments/scaling_calibration.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
+#include "perfmodel/scaling_model.hpp"
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
-#include <cstdio>
-#include <limits>
 #include <map>
 #include <optional>
 
@@ -39,37 +41,11 @@ namespace {
 constexpr std::int64_t kMaxN = 46340;  // n² elements must fit MPI's int message counts
 constexpr std::int64_t kExactCheckMaxN = 64;
 
-std::string grid_text(kernels::ProcessGrid g) {
-  return std::to_string(g.rows) + "x" + std::to_string(g.cols);
-}
-
-// 1, 2, 4, ... up to the job's size, and the size itself.
-std::vector<std::int64_t> default_ranks(int job_size) {
-  std::vector<std::int64_t> out;
-  for (std::int64_t p = 1; p <= job_size; p *= 2) out.push_back(p);
-  if (out.back() != job_size) out.push_back(job_size);
-  return out;
-}
-
 // While every partial sum of C fits T's mantissa (|sum| <= 4n for entries in [-2, 2]) C is
 // exact and only the check's double matvecs round; beyond that T's own rounding counts.
 double identity_tolerance(DType dtype, std::int64_t n) {
   return with_dtype(
       dtype, [&](auto type) { return kernels::matmul_identity_tolerance<typename decltype(type)::type>(n); });
-}
-
-// Entries of C (row-major, n×n) that differ from a host triple loop over A's and B's formulas.
-std::int64_t host_mismatches(const std::vector<double>& c, std::int64_t n) {
-  const auto a = kernels::small_integer_matrix(kSeedA, n), b = kernels::small_integer_matrix(kSeedB, n);
-  std::int64_t wrong = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      double acc = 0;
-      for (std::int64_t p = 0; p < n; ++p) acc += a(i, p) * b(p, j);
-      wrong += c[i * n + j] != acc ? 1 : 0;
-    }
-  }
-  return wrong;
 }
 
 struct ScalingCase {
@@ -96,7 +72,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     clear_cases();
     weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
     n_ = node.get_int("n", 512, 1, kMaxN);
-    ranks_ = node.get_list<std::int64_t>("ranks", default_ranks(ctx.ranks));
+    ranks_ = node.get_list<std::int64_t>("ranks", kernels::doubling_sweep(ctx.ranks));
     node.default_from("ranks", "1, 2, 4, … and the job size");
     std::sort(ranks_.begin(), ranks_.end());
     ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
@@ -124,7 +100,10 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     overlaps_.clear();
     if (overlap != "true") overlaps_.push_back(false);
     if (overlap != "false") overlaps_.push_back(true);
-    panel_width_ = node.get_int("panel_width", 256, 1, kMaxN);
+    panel_width_ = node.get_int("panel_width", 0, 0, kMaxN);
+    node.default_from(
+        "panel_width",
+        "0: the width of 64 … 1024 that the α–β–γ model, calibrated in the same run, predicts fastest");
     grid_.reset();
     if (node.has("grid")) {
       const auto g = node.get_list<std::int64_t>("grid", {});
@@ -164,12 +143,35 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
     case_ = case_of(spec);
+    if (!network_) network_ = calibrate_network(comm_, device_, path_);  // once, every rank
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
+    // The model's panel width and prediction, from the slowest rank's figures so all agree.
+    std::vector<double> planned(5, 0.0);
+    if (!sub_.is_null()) {
+      const auto [width, e] = plan_with_model();
+      planned = {static_cast<double>(width), e.total_s, e.compute_s, e.comm_s, e.comm_exposed_s};
+    }
+    planned = comm::max_over_ranks(planned, comm_);
+    case_.summa.max_panel = std::llround(planned[0]);
+    models_[spec.index] = {planned[0], {planned[1], planned[2], planned[3], planned[4]}};
     if (!sub_.is_null()) {
       engine_ = make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid,
                                         path_, kernel_, case_.summa);
     }
+  }
+
+  /// The case's panel width (the input's, or the one the model predicts fastest; 0 for row)
+  /// and the model's estimate, with this rank's local products timed for their shapes.
+  std::pair<std::int64_t, perfmodel::Estimate> plan_with_model() {
+    GemmTimer& timer = timers_.try_emplace(dtype_, kernel_, device_, dtype_).first->second;
+    perfmodel::Machine m{
+        network_->intra_node, network_->inter_node, network_->ranks_per_node,
+        [&timer](std::int64_t a, std::int64_t b, std::int64_t k) { return timer.seconds(a, b, k); }};
+    const std::size_t elem = size_of(dtype_);
+    if (case_.decomposition == Decomposition::row)
+      return {0, perfmodel::estimate_row(m, case_.n, case_.p, elem)};
+    return best_summa_panel(m, case_.n, case_.grid, case_.summa.overlap, elem, panel_width_);
   }
 
   void run_once() override {
@@ -192,7 +194,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     if (case_.n <= kExactCheckMaxN) {
       const auto c = engine_->gather_c();
       if (!c.empty()) {
-        const std::int64_t wrong = host_mismatches(c, case_.n);
+        const std::int64_t wrong = host_product_mismatches(c, case_.n);
         check.passed = check.passed && wrong == 0;
         check.detail += wrong == 0 ? "; exact match with host triple loop"
                                    : "; " + std::to_string(wrong) + " entries differ from host triple loop";
@@ -214,6 +216,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
 
   void annotate(std::vector<CaseResult>& results) const override;
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override;
+  std::pair<std::string, nlohmann::json> run_record_section() const override;
 
  private:
   void add_scaling_case(Decomposition d, DType dt, int p, bool overlapped) {
@@ -226,20 +229,22 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
                 {"decomposition", summa ? "summa" : "row"},
                 {"ranks", std::to_string(p)},
                 {"n", std::to_string(sc.n)},
-                {"grid", grid_text(sc.grid)},
+                {"grid", sc.grid.text()},
                 {"comm_path", comm::to_string(path_)},
                 {"kernel", to_string(kernel_)},
                 {"overlap", overlapped ? "true" : "false"},
-                {"panel_width", summa ? std::to_string(panel_width_) : ""}};
+                {"panel_width", !summa             ? ""
+                                : panel_width_ > 0 ? std::to_string(panel_width_)
+                                                   : "auto"}};
     c.device = device_;
     c.dtype = dt;
     c.ceiling = gemm_ceiling(device_, dt);  // p ranks, each bounded by one device's
     c.ceiling_scale = p;
     const double n = static_cast<double>(sc.n);
     c.flops_estimate = 2.0 * n * n * n / p;
-    c.device_bytes =
-        device_bytes_per_rank(d, sc.n, sc.grid, size_of(dt),
-                              path_ == comm::CommPath::staged && uses_host_memory(device_), sc.summa);
+    const SummaOptions widest{panel_width_ > 0 ? panel_width_ : kWidestModelPanel, overlapped};
+    c.device_bytes = device_bytes_per_rank(
+        d, sc.n, sc.grid, size_of(dt), path_ == comm::CommPath::staged && uses_host_memory(device_), widest);
     c.size_key = "n";
     add_case(c, sc);
   }
@@ -270,18 +275,20 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   comm::Communicator sub_;
   std::unique_ptr<DistributedMatmul> engine_;
   GemmKernel kernel_ = GemmKernel::vendor;
+
+  std::optional<NetworkCalibration> network_;
+  std::map<DType, GemmTimer> timers_;
+  struct Modelled {
+    double panel_width = 0;
+    perfmodel::Estimate estimate;
+  };
+  std::map<std::size_t, Modelled> models_;  // by case index; resumed cases have none
 };
 
 // comm_exposed_s: the median time a rank spent in communication it could not hide ("comm").
 // comm_s: the whole communication; blocking rows expose all of it, an overlapped row takes
 // it from its blocking twin (same dtype, p and n) when the job ran one (overlap: both).
 void MatmulScalingExperiment::annotate(std::vector<CaseResult>& results) const {
-  const auto comm_median = [](const CaseResult& r) -> std::optional<double> {
-    for (const auto& [name, stats] : r.phases) {
-      if (name == "comm") return stats.median;
-    }
-    return std::nullopt;
-  };
   std::map<std::string, std::optional<double>> blocking;  // dtype, p, n -> comm median
   const auto twin = [&](const CaseResult& r) {
     const ScalingCase& c = case_of(r.spec);
@@ -289,18 +296,36 @@ void MatmulScalingExperiment::annotate(std::vector<CaseResult>& results) const {
   };
   for (const auto& r : results) {
     const ScalingCase& c = case_of(r.spec);
-    if (c.decomposition == Decomposition::summa && !c.summa.overlap) blocking[twin(r)] = comm_median(r);
+    if (c.decomposition == Decomposition::summa && !c.summa.overlap)
+      blocking[twin(r)] = r.phase_median("comm");
   }
   for (auto& r : results) {
     const ScalingCase& c = case_of(r.spec);
-    const auto exposed = comm_median(r);
+    const auto exposed = r.phase_median("comm");
     std::optional<double> whole = exposed;
     if (c.decomposition == Decomposition::summa && c.summa.overlap) {
       const auto found = blocking.find(twin(r));
       whole = found != blocking.end() ? found->second : std::nullopt;
     }
     r.values = {{"comm_s", whole}, {"comm_exposed_s", exposed}};
+    const auto model = models_.find(r.spec.index);
+    if (model == models_.end()) continue;  // resumed: its calibration is not in this run
+    const perfmodel::Estimate& e = model->second.estimate;
+    const double measured = r.seconds.median;
+    r.values.insert(r.values.end(),
+                    {{"model_s", e.total_s},
+                     {"model_error_pct",
+                      measured > 0 ? std::optional(100 * (e.total_s - measured) / measured) : std::nullopt},
+                     {"model_comm_s", e.comm_s},
+                     {"model_comm_exposed_s", e.comm_exposed_s}});
+    if (c.decomposition == Decomposition::summa)
+      r.values.emplace_back("panel_width", model->second.panel_width);
   }
+}
+
+std::pair<std::string, nlohmann::json> MatmulScalingExperiment::run_record_section() const {
+  if (!network_) return {};
+  return {"scaling_model", scaling_model_record(*network_, timers_, kernel_, device_)};
 }
 
 std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseResult>& results) const {
@@ -311,6 +336,12 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
     const ScalingCase& c = case_of(r.spec);
     groups[algorithm_name(c) + "_" + to_string(r.spec.dtype)][c.p] = &r;
   }
+  // The model's figure for the same ratio, beside the measured one.
+  const auto with_model = [&](Finding f, const CaseResult& base, const CaseResult& r, double work_ratio) {
+    const auto m1 = base.value("model_s"), mp = r.value("model_s");
+    if (m1 && mp && *mp > 0) f.note += "; model " + io::significant(100 * work_ratio * *m1 / *mp, 3) + " %";
+    return f;
+  };
   std::vector<Finding> out;
   for (const auto& [group, by_p] : groups) {
     const int p1 = by_p.begin()->first;
@@ -322,19 +353,23 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
       const std::string suffix = group + "_p" + std::to_string(p);
       const ScalingCase& c = case_of(r->spec);
       const std::string where =
-          "n=" + std::to_string(c.n) + ", grid " + grid_text(c.grid) + ", " + comm::to_string(path_);
+          "n=" + std::to_string(c.n) + ", grid " + c.grid.text() + ", " + comm::to_string(path_);
       if (tp <= 0 || t1 <= 0) continue;
       // The baseline against itself (speedup 1, efficiency 100 %) says nothing.
       const bool baseline = p == p1;
       if (!baseline && weak_) {
-        out.push_back(efficiency_finding("efficiency_" + suffix, base.seconds, r->seconds, 1,
-                                         "weak: t(" + ref + ", n=" + std::to_string(case_of(base.spec).n) +
-                                             ")/t(p=" + std::to_string(p) + ", " + where + ")"));
+        out.push_back(
+            with_model(efficiency_finding("efficiency_" + suffix, base.seconds, r->seconds, 1,
+                                          "weak: t(" + ref + ", n=" + std::to_string(case_of(base.spec).n) +
+                                              ")/t(p=" + std::to_string(p) + ", " + where + ")"),
+                       base, *r, 1));
       } else if (!baseline) {
+        const double work_ratio = static_cast<double>(p1) / p;
         Finding efficiency =
-            efficiency_finding("efficiency_" + suffix, base.seconds, r->seconds, static_cast<double>(p1) / p,
-                               "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" + std::to_string(p) +
-                                   "·t(p=" + std::to_string(p) + "))");
+            with_model(efficiency_finding("efficiency_" + suffix, base.seconds, r->seconds, work_ratio,
+                                          "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" +
+                                              std::to_string(p) + "·t(p=" + std::to_string(p) + "))"),
+                       base, *r, work_ratio);
         // The speedup is the same measurement: it stands or falls with the efficiency.
         Finding speedup{"", "speedup_" + suffix, t1 / tp, "x",
                         "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where};
@@ -342,10 +377,8 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
         out.push_back(speedup);
         out.push_back(efficiency);
       }
-      double comm = 0, compute = 0;
-      for (const auto& [name, stats] : r->phases) {
-        (name == "comm" ? comm : compute) += stats.median;
-      }
+      const double comm = r->phase_median("comm").value_or(0),
+                   compute = r->phase_median("compute").value_or(0);
       if (comm + compute > 0) {
         out.push_back({"", "comm_fraction_" + suffix, 100 * comm / (comm + compute), "%",
                        "median comm " + io::significant(comm, 2) + " s, compute " +

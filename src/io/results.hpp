@@ -119,6 +119,20 @@ struct CaseResult {
   std::string unreliable_because{};
 
   void mark_unreliable(const std::string& why) { add_unreliable_reason(reliable, unreliable_because, why); }
+  /// The median seconds of phase `name`, if the row has that phase.
+  std::optional<double> phase_median(const std::string& name) const {
+    for (const auto& [n, stats] : phases) {
+      if (n == name) return stats.median;
+    }
+    return std::nullopt;
+  }
+  /// The derived figure `name` (values), if the row has it and it is known.
+  std::optional<double> value(const std::string& name) const {
+    for (const auto& [n, v] : values) {
+      if (n == name) return v;
+    }
+    return std::nullopt;
+  }
 };
 
 /// A conclusion drawn across cases (a ratio, a crossover size), reported beside the rows.

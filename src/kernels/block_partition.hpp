@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace minigpu::kernels {
@@ -40,7 +41,16 @@ inline BlockPartition block_partition(std::int64_t n, int p) {
 struct ProcessGrid {
   int rows = 1;
   int cols = 1;
+  std::string text() const { return std::to_string(rows) + "x" + std::to_string(cols); }
 };
+
+/// 1, 2, 4, … up to `size`, and `size` itself: the rank counts of a scaling sweep.
+inline std::vector<std::int64_t> doubling_sweep(int size) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t p = 1; p <= size; p *= 2) out.push_back(p);
+  if (out.back() != size) out.push_back(size);
+  return out;
+}
 
 /// The most square pr × pc = p with pr >= pc: 4 -> 2×2, 6 -> 3×2, a prime p -> p×1.
 inline ProcessGrid square_grid(int p) {
@@ -68,6 +78,15 @@ inline std::vector<std::int64_t> panel_boundaries(const BlockPartition& a, const
     out.push_back(cuts[i]);
   }
   return out;
+}
+
+/// The widths of the panels SUMMA multiplies on a pr×pc grid: cut where either partition of
+/// k starts a part, and at most `max_width` wide (0: no cap).
+inline std::vector<std::int64_t> summa_panel_widths(std::int64_t n, int pr, int pc, std::int64_t max_width) {
+  const auto cuts = panel_boundaries(block_partition(n, pc), block_partition(n, pr), n, max_width);
+  std::vector<std::int64_t> widths;
+  for (std::size_t s = 0; s + 1 < cuts.size(); ++s) widths.push_back(cuts[s + 1] - cuts[s]);
+  return widths;
 }
 
 /// The widest panel between neighbouring cuts (0 for fewer than two cuts).

@@ -1,0 +1,170 @@
+#include "experiments/scaling_calibration.hpp"
+
+#include "comm/collectives.hpp"
+#include "comm/mpi_session.hpp"
+#include "comm/views.hpp"
+#include "core/dispatch.hpp"
+#include "io/format.hpp"
+#include "kernels/fill_integers.hpp"
+#include "kernels/gemm.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+namespace minigpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::int64_t kSmallElems = 2, kLargeElems = std::int64_t(1) << 20;  // 8 B and 4 MiB of float
+constexpr int kSmallTrips = 200, kLargeTrips = 10;
+constexpr std::int64_t kGemmCap = 1024;
+constexpr int kGemmRuns = 3;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Median round trip of `elems` floats between ranks a and b (0 on every other rank).
+template <class Mem>
+double round_trip(const comm::Communicator& comm, int a, int b, std::int64_t elems, int trips,
+                  comm::CommPath path) {
+  const int me = comm.rank();
+  Kokkos::View<float*, Mem> buffer("minigpu::calibration::pingpong", elems);
+  comm::Transport<float> transport(path, 2 * elems, "minigpu::calibration::stage");
+  const int none = comm::kNoRank;
+  std::vector<double> times;
+  for (int trip = 0; me == a || me == b ? trip <= trips : false; ++trip) {  // trip 0 warms up
+    const auto t0 = Clock::now();
+    if (me == a) {
+      comm::sendrecv(buffer, b, buffer, none, 0, comm, transport);
+      comm::sendrecv(buffer, none, buffer, b, 0, comm, transport);
+    } else {
+      comm::sendrecv(buffer, none, buffer, a, 0, comm, transport);
+      comm::sendrecv(buffer, a, buffer, none, 0, comm, transport);
+    }
+    if (trip > 0) times.push_back(seconds_since(t0));
+  }
+  return median(times);
+}
+
+// α and β between ranks a and b, the same on every rank of `comm`.
+perfmodel::Link measure_link(const comm::Communicator& comm, int a, int b, Device device, comm::CommPath path,
+                             const std::string& where) {
+  const auto rt = with_memory_space(device, [&](auto space) {
+    using Mem = typename decltype(space)::type;
+    return std::vector<double>{round_trip<Mem>(comm, a, b, kSmallElems, kSmallTrips, path),
+                               round_trip<Mem>(comm, a, b, kLargeElems, kLargeTrips, path)};
+  });
+  const auto agreed = comm::max_over_ranks(rt, comm);
+  perfmodel::Link link;
+  link.alpha_s = agreed[0] / 2;
+  const double bytes = static_cast<double>(kLargeElems * sizeof(float));
+  link.beta_s_per_byte = std::max(0.0, agreed[1] / 2 - link.alpha_s) / bytes;
+  link.source = "ping-pong between ranks " + std::to_string(a) + " and " + std::to_string(b) + " (" + where +
+                ", " + comm::to_string(path) + "), this run";
+  return link;
+}
+
+}  // namespace
+
+NetworkCalibration calibrate_network(const comm::Communicator& comm, Device device, comm::CommPath path) {
+  const auto hosts = comm::allgather_strings(processor_name(), comm);
+  NetworkCalibration out;
+  int same = -1, other = -1;
+  for (int r = static_cast<int>(hosts.size()) - 1; r > 0; --r) (hosts[r] == hosts[0] ? same : other) = r;
+  for (const auto& h : hosts)
+    out.ranks_per_node =
+        std::max(out.ranks_per_node, static_cast<int>(std::count(hosts.begin(), hosts.end(), h)));
+  if (same > 0) out.intra_node = measure_link(comm, 0, same, device, path, "same node " + hosts[0]);
+  if (other > 0) {
+    out.inter_node = measure_link(comm, 0, other, device, path, hosts[0] + " to " + hosts[other]);
+    out.spans_nodes = true;
+  }
+  if (same < 0 && other > 0) out.intra_node = out.inter_node;  // one rank per node: no intra-node pair
+  if (other < 0) out.inter_node = out.intra_node;
+  if (same < 0 && other < 0) out.intra_node.source = out.inter_node.source = "one rank: no messages";
+  return out;
+}
+
+double GemmTimer::seconds(std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (m <= 0 || n <= 0 || k <= 0) return 0;
+  const std::int64_t mc = std::min(m, kGemmCap), nc = std::min(n, kGemmCap), kc = std::min(k, kGemmCap);
+  const auto key = std::make_tuple(mc, nc, kc);
+  auto found = cache_.find(key);
+  if (found == cache_.end()) {
+    const double timed = dispatch(device_, dtype_, [&](auto place) {
+      using Mem = typename decltype(place)::memory_space;
+      using T = typename decltype(place)::value_type;
+      Kokkos::View<T*, Mem> a("minigpu::calibration::A", mc * kc), b("minigpu::calibration::B", kc * nc),
+          c("minigpu::calibration::C", mc * nc);
+      kernels::fill_small_integers(a, 1);
+      kernels::fill_small_integers(b, 2);
+      double best = 0;
+      for (int run = 0; run <= kGemmRuns; ++run) {  // run 0 warms up
+        Kokkos::fence();
+        const auto t0 = Clock::now();
+        kernels::gemm(kernel_, c, a, b, dense_gemm(mc, nc, kc), false);
+        Kokkos::fence();
+        const double s = seconds_since(t0);
+        if (run == 1 || (run > 1 && s < best)) best = s;
+      }
+      return best;
+    });
+    found = cache_.emplace(key, timed).first;
+  }
+  const double scale = static_cast<double>(m) / static_cast<double>(mc) * static_cast<double>(n) /
+                       static_cast<double>(nc) * static_cast<double>(k) / static_cast<double>(kc);
+  const double flops = 2.0 * static_cast<double>(mc) * static_cast<double>(nc) * static_cast<double>(kc);
+  if (flops > largest_flops_ && found->second > 0) {
+    largest_flops_ = flops;
+    largest_rate_ = flops / found->second;
+    largest_shape_ = std::to_string(mc) + "x" + std::to_string(nc) + "x" + std::to_string(kc);
+  }
+  return found->second * scale;
+}
+
+std::pair<std::int64_t, perfmodel::Estimate> best_summa_panel(const perfmodel::Machine& m, std::int64_t n,
+                                                              kernels::ProcessGrid grid, bool overlap,
+                                                              std::size_t elem, std::int64_t width) {
+  std::vector<std::int64_t> widths{width};
+  if (width <= 0) widths = {64, 128, 256, 512, kWidestModelPanel};
+  std::pair<std::int64_t, perfmodel::Estimate> best{0, {}};
+  for (std::int64_t w : widths) {
+    w = std::min(w, n);
+    const auto cuts = kernels::summa_panel_widths(n, grid.rows, grid.cols, w);
+    const auto e = perfmodel::estimate_summa(m, n, grid.rows, grid.cols, cuts, overlap, elem);
+    if (best.first == 0 || e.total_s < best.second.total_s) best = {w, e};
+  }
+  return best;
+}
+
+nlohmann::json scaling_model_record(const NetworkCalibration& network,
+                                    const std::map<DType, GemmTimer>& timers, GemmKernel kernel,
+                                    Device device) {
+  const auto link = [](const perfmodel::Link& l) {
+    return nlohmann::json{
+        {"alpha_s", l.alpha_s}, {"beta_s_per_byte", l.beta_s_per_byte}, {"source", l.source}};
+  };
+  nlohmann::json gemm = nlohmann::json::object();
+  for (const auto& [dtype, timer] : timers) {
+    if (timer.best_known_rate() <= 0) continue;
+    gemm[to_string(dtype)] = {
+        {"flops_per_s", timer.best_known_rate()},
+        {"source", std::string(to_string(kernel)) + " kernel, " + timer.largest_shape() + " on " +
+                       describe(device) + ", timed by rank 0 in this run"}};
+  }
+  return {{"gpus_per_node", network.ranks_per_node},
+          {"intra_node", link(network.intra_node)},
+          {"inter_node", network.spans_nodes ? link(network.inter_node) : nlohmann::json()},
+          {"gemm", gemm}};
+}
+
+}  // namespace minigpu

@@ -1,0 +1,74 @@
+// The α, β and γ of perfmodel's scaling model, measured in the run whose rows they predict:
+//   α, β  ping-pong between two ranks of the job through the case's device memory and
+//         transport: rank 0 and a rank on its node (intra-node) and, where the job spans
+//         nodes, rank 0 and a rank on another node (inter-node). α is half the median round
+//         trip of an 8-byte message, β the rest of a 4 MiB one's per byte.
+//   γ     the local GEMM kernel timed for a block shape on the case's device (best of a few
+//         fenced runs after a warm-up, as the ceilings are). Shapes beyond 1024 on a side are
+//         timed at 1024 and scaled by their flops: a GEMM's rate no longer grows there, and
+//         calibrating a 4096³ product would cost as much as the case itself.
+// Calibration runs in untimed setup, never inside a timed repetition.
+#pragma once
+
+#include "comm/communicator.hpp"
+#include "comm/gpu_aware.hpp"
+#include "core/device.hpp"
+#include "core/gemm_dims.hpp"
+#include "core/shape.hpp"
+#include "kernels/block_partition.hpp"
+#include "perfmodel/scaling_model.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+
+namespace minigpu {
+
+struct NetworkCalibration {
+  perfmodel::Link intra_node, inter_node;
+  bool spans_nodes = false;  ///< inter_node was measured (else it repeats intra_node)
+  int ranks_per_node = 1;    ///< the most ranks any node holds
+};
+
+/// Collective over `comm`: every rank calls it with the same arguments; all get the same result.
+NetworkCalibration calibrate_network(const comm::Communicator& comm, Device device, comm::CommPath path);
+
+/// Seconds of one local C(m×n) = A(m×k)·B(k×n) with a kernel on a device, measured once per
+/// shape on this rank and cached.
+class GemmTimer {
+ public:
+  GemmTimer(GemmKernel kernel, Device device, DType dtype)
+      : kernel_(kernel), device_(device), dtype_(dtype) {}
+  double seconds(std::int64_t m, std::int64_t n, std::int64_t k);
+  /// The rate of the largest shape timed so far, in flop/s (0 before any), and that shape.
+  double best_known_rate() const { return largest_rate_; }
+  std::string largest_shape() const { return largest_shape_; }
+
+ private:
+  GemmKernel kernel_;
+  Device device_;
+  DType dtype_;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, double> cache_;
+  double largest_flops_ = 0, largest_rate_ = 0;
+  std::string largest_shape_;
+};
+
+/// The widest panel best_summa_panel() chooses.
+inline constexpr std::int64_t kWidestModelPanel = 1024;
+
+/// SUMMA's panel width on `grid` and the model's estimate: `width` if it is > 0, else the one
+/// of 64 … 1024 the model predicts fastest.
+std::pair<std::int64_t, perfmodel::Estimate> best_summa_panel(const perfmodel::Machine& m, std::int64_t n,
+                                                              kernels::ProcessGrid grid, bool overlap,
+                                                              std::size_t elem, std::int64_t width);
+
+/// run.json's `scaling_model`: the links and rates the run's model used, and where each came from.
+nlohmann::json scaling_model_record(const NetworkCalibration& network,
+                                    const std::map<DType, GemmTimer>& timers, GemmKernel kernel,
+                                    Device device);
+
+}  // namespace minigpu
