@@ -148,6 +148,10 @@ TEST(RankPairs, AcrossNodesPairsTheSameLocalIndexOnTheNextNode) {
   EXPECT_EQ(pairing_link(RankPairing::across_nodes, one_node), "") << "no pairs on one node";
   EXPECT_EQ(pairing_link(RankPairing::neighbour, one_node), "intra-node");
   EXPECT_EQ(node_span(one_node), "spans 1 node");
+  EXPECT_EQ(pair_count(RankPairing::across_nodes, two_by_two), 2);
+  EXPECT_EQ(pair_count(RankPairing::across_nodes, uneven), 1) << "only ranks 0 and 1";
+  EXPECT_EQ(pair_count(RankPairing::neighbour, one_node), 1) << "rank 2 idles";
+  EXPECT_EQ(pair_count(RankPairing::across_nodes, one_node), 0);
 }
 
 TEST(RankTransferRun, RowsSayTheirLink) {

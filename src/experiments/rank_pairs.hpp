@@ -51,6 +51,14 @@ inline std::string pairing_link(RankPairing pairing, const std::vector<int>& nod
   return kinds.size() == 1 ? *kinds.begin() : "mixed";
 }
 
+/// How many pairs `pairing` makes.
+inline int pair_count(RankPairing pairing, const std::vector<int>& node_of) {
+  int with_partner = 0;
+  for (int r = 0; r < static_cast<int>(node_of.size()); ++r)
+    with_partner += pair_partner(pairing, r, node_of) == comm::kNoRank ? 0 : 1;
+  return with_partner / 2;
+}
+
 /// "spans N node(s)": what a collective over every rank crosses.
 inline std::string node_span(const std::vector<int>& node_of) {
   const std::set<int> nodes(node_of.begin(), node_of.end());

@@ -333,9 +333,8 @@ class TransferExperiment : public CaseList<TransferCase> {
                                               const CaseResult& best) const {
     const RankTransferCase& rc = *case_of(best.spec).between_ranks;
     const std::string at = io::human_bytes(static_cast<std::uint64_t>(rc.bytes));
-    const std::string pairs = (rc.pairing == RankPairing::neighbour ? "neighbouring" : "across-node") +
-                              std::string(" pairs of ranks (") + best.spec.param("link") + ") on " +
-                              describe(device_);
+    const std::string pairs = std::to_string(pair_count(rc.pairing, node_of_)) + " " + to_string(rc.pairing) +
+                              " pair(s) of ranks (" + best.spec.param("link") + ") on " + describe(device_);
     if (rc.pattern == RankPattern::allreduce) {
       const double algbw = best.gbps * ranks_ / (2.0 * (ranks_ - 1));
       return {{"", "peak_busbw_gbps_" + group, best.gbps, "GB/s",
