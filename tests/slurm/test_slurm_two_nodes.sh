@@ -294,6 +294,7 @@ else
   done
 fi
 kept="$(recorded_cases)"
+[ -n "$kept" ] || fail "job $job finished before n2 could be killed (make tests/inputs/two_nodes_kill.yaml longer)"
 kill -KILL $victims 2>/dev/null
 killed_at=$SECONDS
 say "killed node n2 (pids $victims) with $kept case(s) recorded"
@@ -308,6 +309,7 @@ case "$state" in
   NODE_FAIL|FAILED|CANCELLED) ;;
   *) fail "job $job ended $state after losing a node, expected NODE_FAIL or FAILED" ;;
 esac
+[ "$exit_code" != "0:0" ] || fail "job $job lost a node but exited 0:0"
 partial="$(ls -d "$tmp"/submit/kill/two_nodes_kill-*.partial-* 2>/dev/null | head -n 1)"
 [ -n "$partial" ] || fail "the killed job left no .partial-* directory"
 left="$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$partial/run.json")"
