@@ -12,6 +12,7 @@ MINIGPU_PACKAGES=(
   libopenmpi-dev openmpi-bin
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev
   slurm-wlm slurm-client munge libpmix-dev  # scripts/slurm/, tests/slurm/ (a local Slurm cluster)
+  iproute2  # tests/slurm/test_slurm_two_nodes.sh: a network namespace per emulated node
 )
 
 log() { echo "[minigpu] $*" >&2; }

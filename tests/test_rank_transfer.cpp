@@ -126,7 +126,57 @@ TEST(RankTransferRun, StagedPathWhenAsked) {
   for (const auto& [pattern, cases] : rows) EXPECT_EQ(cases.at(0).spec.param("path"), "staged") << pattern;
 }
 
+// Placements written out by hand: {node of rank 0, node of rank 1, ...}.
+TEST(RankPairs, AcrossNodesPairsTheSameLocalIndexOnTheNextNode) {
+  const std::vector<int> two_by_two = {0, 0, 1, 1};
+  EXPECT_EQ(pair_partner(RankPairing::neighbour, 0, two_by_two), 1);
+  EXPECT_EQ(pair_partner(RankPairing::neighbour, 3, two_by_two), 2);
+  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 0, two_by_two), 2);
+  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 1, two_by_two), 3);
+  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 3, two_by_two), 1);
+  EXPECT_EQ(pairing_link(RankPairing::neighbour, two_by_two), "intra-node");
+  EXPECT_EQ(pairing_link(RankPairing::across_nodes, two_by_two), "inter-node");
+  EXPECT_EQ(node_span(two_by_two), "spans 2 nodes");
+  // Three nodes, uneven: node 2 has no partner node; node 1's second rank none on node 0.
+  const std::vector<int> uneven = {0, 1, 1, 2};
+  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 0, uneven), 1);
+  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 2, uneven), comm::kNoRank);
+  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 3, uneven), comm::kNoRank);
+  EXPECT_EQ(pairing_link(RankPairing::neighbour, uneven), "inter-node") << "(0,1) and (2,3) both cross";
+  EXPECT_EQ(pairing_link(RankPairing::neighbour, std::vector<int>{0, 0, 0, 1}), "mixed");
+  const std::vector<int> one_node = {0, 0, 0};
+  EXPECT_EQ(pairing_link(RankPairing::across_nodes, one_node), "") << "no pairs on one node";
+  EXPECT_EQ(pairing_link(RankPairing::neighbour, one_node), "intra-node");
+  EXPECT_EQ(node_span(one_node), "spans 1 node");
+  EXPECT_EQ(pair_count(RankPairing::across_nodes, two_by_two), 2);
+  EXPECT_EQ(pair_count(RankPairing::across_nodes, uneven), 1) << "only ranks 0 and 1";
+  EXPECT_EQ(pair_count(RankPairing::neighbour, one_node), 1) << "rank 2 idles";
+  EXPECT_EQ(pair_count(RankPairing::across_nodes, one_node), 0);
+}
+
+TEST(RankTransferRun, RowsSayTheirLink) {
+  const int p = comm::Communicator::world().size();
+  if (p < 2) GTEST_SKIP() << "needs 2 ranks";
+  const RunOutcome out = testing::run_yaml(
+      "run:\n  warmups: 0\n  repetitions: 1\nexperiments:\n  - name: transfer\n    device: cpu\n"
+      "    sizes: [1KiB]\n    chunks: [1]\n    directions: [d2d]\n    rank_sizes: [64]\n"
+      "    pairs: [neighbour, across_nodes]\n");
+  EXPECT_TRUE(out.all_verified);
+  // The test runs on one host: every rank shares a node, so across_nodes has no pairs.
+  int rank_rows = 0;
+  for (const auto& r : out.results) {
+    if (r.spec.param("path").empty()) continue;
+    ++rank_rows;
+    EXPECT_EQ(r.spec.param("pairs"), r.spec.param("direction") == "allreduce" ? "-" : "neighbour")
+        << r.spec.label;
+    EXPECT_EQ(r.spec.param("link"), r.spec.param("direction") == "allreduce" ? "spans 1 node" : "intra-node")
+        << r.spec.label;
+  }
+  EXPECT_EQ(rank_rows, 4);
+}
+
 TEST(RankTransferConfig, BadValuesNameTheirKey) {
+  testing::expect_key_error("transfer", "    pairs: [sideways]\n", "pairs");
   testing::expect_key_error("transfer", "    rank_sizes: [0]\n", "rank_sizes");
   testing::expect_key_error("transfer", "    rank_patterns: [broadcast]\n", "rank_patterns");
   testing::expect_key_error("transfer", "    rank_patterns: [uni, none]\n", "rank_patterns", "'none'");

@@ -82,9 +82,9 @@ def plot_transfer(plt, run, rows):
                     ncols=len(panels), width=5.2 if len(panels) > 1 else 7.5)
     dtypes, everything, tops = {r["dtype"] for r in rows}, [], []
     for ax, (title, panel_rows) in zip(canvas.axes, panels):
-        # Name a series by what varies within its panel (memory kind, path, chunks): never a
+        # Name a series by what varies within its panel (memory kind, path, pairing, chunks): never a
         # constant column, so a new column shows up only where it tells the series apart.
-        keys = ["direction"] + [k for k in ("host_memory", "path", "chunks")
+        keys = ["direction"] + [k for k in ("host_memory", "path", "pairs", "chunks")
                                 if len({param(r, k) for r in panel_rows} - {"", "-"}) > 1]
         by = defaultdict(list)
         for r in panel_rows:

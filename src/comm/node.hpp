@@ -4,6 +4,8 @@
 
 #include "comm/communicator.hpp"
 
+#include <vector>
+
 namespace minigpu::comm {
 
 struct NodeLocal {
@@ -13,5 +15,9 @@ struct NodeLocal {
 
 /// This rank's index and the rank count among the ranks of `comm` sharing its node.
 NodeLocal node_local(const Communicator& comm);
+
+/// Collective: the node of every rank of `comm`, in rank order, nodes numbered 0, 1, ... in the
+/// order of their lowest rank (the same vector on every rank).
+std::vector<int> node_of_ranks(const Communicator& comm);
 
 }  // namespace minigpu::comm

@@ -1,6 +1,7 @@
 // The rank-to-rank cases of the `transfer` experiment: buffers in one device's memory on each
 // rank, moved by MPI, directly (GPU-aware MPI, or host memory) or staged through the host.
-// Ranks pair up as (0,1), (2,3), ...; a rank without a partner idles in point-to-point cases.
+// Ranks pair up as experiments/rank_pairs.hpp says; a rank without a partner idles in
+// point-to-point cases.
 //   pingpong   the lower rank sends, the partner echoes back, `messages` times: bytes 2·n·m
 //              per pair, one-way latency = time / (2m)
 //   uni        the lower rank streams m messages in flight, the partner acknowledges: n·m
@@ -13,6 +14,7 @@
 
 #include "comm/point_to_point.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/rank_pairs.hpp"
 #include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
 
@@ -28,13 +30,10 @@ struct RankTransferCase {
   comm::CommPath path = comm::CommPath::direct;
   std::int64_t bytes = 0;
   int messages = 1;
+  RankPairing pairing = RankPairing::neighbour;
+  /// This rank's partner in point-to-point cases (pair_partner), or comm::kNoRank.
+  int partner = comm::kNoRank;
 };
-
-/// This rank's partner for point-to-point cases, or comm::kNoRank.
-inline int rank_partner(int rank, int ranks) {
-  const int partner = rank ^ 1;
-  return partner < ranks ? partner : comm::kNoRank;
-}
 
 inline std::uint64_t rank_seed(int rank) { return 0x5EED0000ULL + static_cast<std::uint64_t>(rank); }
 
@@ -46,7 +45,7 @@ class PeerState : public CaseState {
       : case_(c),
         comm_(comm),
         me_(comm.rank()),
-        peer_(rank_partner(me_, comm.size())),
+        peer_(c.partner),
         leader_(peer_ != comm::kNoRank && me_ < peer_),
         send_("minigpu::transfer::peer_send", c.bytes),
         recv_("minigpu::transfer::peer_recv",

@@ -10,8 +10,11 @@
 // the backend has it (kHasPinnedHostMemory), else only pageable is measured.
 // Between ranks (2 or more), as OSU and nccl-tests measure them (experiments/rank_transfer.hpp):
 //   pingpong (latency), uni and bi (bandwidth, `messages` in flight), allreduce (busbw), each
-//   over `rank_sizes`, direct (GPU-aware MPI or host memory) and/or staged through the host.
+//   over `rank_sizes`, direct (GPU-aware MPI or host memory) and/or staged through the host;
+//   point-to-point pairs as `pairs` asks (experiments/rank_pairs.hpp), each row's `link` saying
+//   whether its pairs share a node or cross the network.
 #include "ceilings/ceilings.hpp"
+#include "comm/node.hpp"
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/checked.hpp"
@@ -49,7 +52,8 @@ struct TransferCase {
   std::string group() const {
     if (between_ranks)
       return kRankPatterns[static_cast<std::size_t>(between_ranks->pattern)] + "_" +
-             comm::to_string(between_ranks->path);
+             comm::to_string(between_ranks->path) +
+             (between_ranks->pairing == RankPairing::across_nodes ? "_across_nodes" : "");
     return direction == Direction::d2d ? "d2d"
                                        : std::string(name_of(direction)) + (pinned ? "_pinned" : "_pageable");
   }
@@ -179,6 +183,9 @@ class TransferExperiment : public CaseList<TransferCase> {
     }
     const auto sizes = node.get_byte_list("rank_sizes", default_sizes);
     const int messages = static_cast<int>(node.get_int("messages", 8, 1, kMaxMessages));
+    std::vector<RankPairing> pairings;
+    for (const auto& name : node.get_choice_list("pairs", {"neighbour", "across_nodes"}, {"neighbour"}))
+      pairings.push_back(name == "neighbour" ? RankPairing::neighbour : RankPairing::across_nodes);
     for (auto bytes : sizes) {
       if (bytes > kMaxMessageBytes / messages)
         node.fail("rank_sizes", "every size times `messages` must be below 2 GiB (one MPI message window)");
@@ -194,34 +201,58 @@ class TransferExperiment : public CaseList<TransferCase> {
       node.fail("gpu_aware_mpi", e.what());
     }
     if (ranks_ < 2) return;
+    // Collective, on every rank alike: the input is the same everywhere, so all get here.
+    node_of_ = comm::node_of_ranks(comm_);
     for (const auto& name : patterns) {
       const auto pattern = static_cast<RankPattern>(
           std::find(kRankPatterns.begin(), kRankPatterns.end(), name) - kRankPatterns.begin());
       const bool reduce = pattern == RankPattern::allreduce;
-      for (const auto path : paths) {
-        for (auto bytes : sizes) {
-          if (reduce && bytes < 4) continue;  // not one float32
-          const RankTransferCase rc{pattern, path, reduce ? bytes / 4 * 4 : bytes, reduce ? 1 : messages};
-          const std::int64_t slots = reduce || pattern == RankPattern::pingpong ? 1 : messages;
-          CaseSpec c;
-          c.label = name + " " + comm::to_string(path) + " " +
-                    io::human_bytes(static_cast<std::uint64_t>(rc.bytes)) +
-                    (reduce ? " p=" + std::to_string(ranks_) : " x" + std::to_string(rc.messages));
-          c.params = {{"direction", name},
-                      {"host_memory", "-"},
-                      {"bytes", std::to_string(rc.bytes)},
-                      {"chunks", "1"},
-                      {"path", comm::to_string(path)},
-                      {"messages", std::to_string(rc.messages)}};
-          c.device = device_;
-          // Staged: bounded by the slower of the copies through pinned host memory.
-          c.ceiling = copy_ceiling(device_, false, path == comm::CommPath::staged);
-          c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(rc.bytes),
-                                                      static_cast<std::uint64_t>(1 + slots),
-                                                      "transfer: bytes of a rank-to-rank case");
-          c.size_key = "rank_sizes";
-          add_case(c, {Direction::d2d, false, rc.bytes, 1, rc});
-        }
+      // Allreduce involves every rank, so pairings do not apply to it.
+      for (const auto pairing : reduce ? std::vector<RankPairing>{RankPairing::neighbour} : pairings) {
+        const std::string link = reduce ? node_span(node_of_) : pairing_link(pairing, node_of_);
+        if (link.empty()) continue;  // across_nodes on one node: no pairs
+        add_rank_cases(name, pattern, pairing, link, paths, sizes, messages);
+      }
+    }
+  }
+
+  /// One case per path and size of a pattern under one pairing.
+  void add_rank_cases(const std::string& name, RankPattern pattern, RankPairing pairing,
+                      const std::string& link, const std::vector<comm::CommPath>& paths,
+                      const std::vector<std::int64_t>& sizes, int messages) {
+    const bool reduce = pattern == RankPattern::allreduce;
+    const bool across = pairing == RankPairing::across_nodes;
+    for (const auto path : paths) {
+      for (auto bytes : sizes) {
+        if (reduce && bytes < 4) continue;  // not one float32
+        const RankTransferCase rc{pattern,
+                                  path,
+                                  reduce ? bytes / 4 * 4 : bytes,
+                                  reduce ? 1 : messages,
+                                  pairing,
+                                  pair_partner(pairing, comm_.rank(), node_of_)};
+        const std::int64_t slots = reduce || pattern == RankPattern::pingpong ? 1 : messages;
+        CaseSpec c;
+        c.label = name + " " + comm::to_string(path) + " " +
+                  io::human_bytes(static_cast<std::uint64_t>(rc.bytes)) +
+                  (reduce ? " p=" + std::to_string(ranks_) : " x" + std::to_string(rc.messages)) +
+                  (across ? " across nodes" : "");
+        c.params = {{"direction", name},
+                    {"host_memory", "-"},
+                    {"bytes", std::to_string(rc.bytes)},
+                    {"chunks", "1"},
+                    {"path", comm::to_string(path)},
+                    {"messages", std::to_string(rc.messages)},
+                    {"pairs", reduce ? "-" : to_string(pairing)},
+                    {"link", link}};
+        c.device = device_;
+        // Staged: bounded by the slower of the copies through pinned host memory.
+        c.ceiling = copy_ceiling(device_, false, path == comm::CommPath::staged);
+        c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(rc.bytes),
+                                                    static_cast<std::uint64_t>(1 + slots),
+                                                    "transfer: bytes of a rank-to-rank case");
+        c.size_key = "rank_sizes";
+        add_case(c, {Direction::d2d, false, rc.bytes, 1, rc});
       }
     }
   }
@@ -302,12 +333,14 @@ class TransferExperiment : public CaseList<TransferCase> {
                                               const CaseResult& best) const {
     const RankTransferCase& rc = *case_of(best.spec).between_ranks;
     const std::string at = io::human_bytes(static_cast<std::uint64_t>(rc.bytes));
-    const std::string pairs = std::to_string(ranks_ / 2) + " pair(s) of ranks on " + describe(device_);
+    const std::string pairs = std::to_string(pair_count(rc.pairing, node_of_)) + " " + to_string(rc.pairing) +
+                              " pair(s) of ranks (" + best.spec.param("link") + ") on " + describe(device_);
     if (rc.pattern == RankPattern::allreduce) {
       const double algbw = best.gbps * ranks_ / (2.0 * (ranks_ - 1));
       return {{"", "peak_busbw_gbps_" + group, best.gbps, "GB/s",
-               "bus bandwidth = algbw·2(p-1)/p at " + at + ", p=" + std::to_string(ranks_) + " (algbw " +
-                   io::significant(algbw) + " GB/s)" + ceiling_note(best)}};
+               "bus bandwidth = algbw·2(p-1)/p at " + at + ", p=" + std::to_string(ranks_) + ", " +
+                   best.spec.param("link") + " (algbw " + io::significant(algbw) + " GB/s)" +
+                   ceiling_note(best)}};
     }
     const std::string how = rc.pattern == RankPattern::pingpong
                                 ? std::to_string(rc.messages) + " round trips"
@@ -355,6 +388,7 @@ class TransferExperiment : public CaseList<TransferCase> {
   double bytes_ = 0;
   comm::Communicator comm_ = comm::Communicator::world();
   int ranks_ = 1;
+  std::vector<int> node_of_;  // each rank's node (comm::node_of_ranks), with 2 or more ranks
 };
 
 MINIGPU_REGISTER_EXPERIMENT(TransferExperiment, "transfer",

@@ -1,0 +1,68 @@
+// Which ranks pair up in transfer's point-to-point cases, and which links the pairs use.
+//   neighbour     (0,1), (2,3), ...: with several ranks per node these share a node (memory)
+//   across_nodes  node 2j with node 2j+1, the k-th rank of one with the k-th rank of the other,
+//                 so every pair's bytes cross the network between nodes
+// `node_of` is comm::node_of_ranks: each rank's node, nodes numbered in rank order.
+#pragma once
+
+#include "comm/communicator.hpp"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace minigpu {
+
+enum class RankPairing { neighbour, across_nodes };
+
+inline const char* to_string(RankPairing p) {
+  return p == RankPairing::neighbour ? "neighbour" : "across_nodes";
+}
+
+/// This rank's partner for point-to-point cases under `neighbour`, or comm::kNoRank.
+inline int rank_partner(int rank, int ranks) {
+  const int partner = rank ^ 1;
+  return partner < ranks ? partner : comm::kNoRank;
+}
+
+/// `rank`'s partner under `pairing`, or comm::kNoRank when it has none.
+inline int pair_partner(RankPairing pairing, int rank, const std::vector<int>& node_of) {
+  const int ranks = static_cast<int>(node_of.size());
+  if (pairing == RankPairing::neighbour) return rank_partner(rank, ranks);
+  const int node = node_of[static_cast<std::size_t>(rank)], other = node ^ 1;
+  int index = 0;  // rank's position among its node's ranks
+  for (int r = 0; r < rank; ++r) index += node_of[static_cast<std::size_t>(r)] == node ? 1 : 0;
+  for (int r = 0; r < ranks; ++r) {
+    if (node_of[static_cast<std::size_t>(r)] == other && index-- == 0) return r;
+  }
+  return comm::kNoRank;
+}
+
+/// "intra-node", "inter-node" or "mixed" over the pairs `pairing` makes; "" when it makes none.
+inline std::string pairing_link(RankPairing pairing, const std::vector<int>& node_of) {
+  std::set<std::string> kinds;
+  for (int r = 0; r < static_cast<int>(node_of.size()); ++r) {
+    const int p = pair_partner(pairing, r, node_of);
+    if (p == comm::kNoRank) continue;
+    kinds.insert(node_of[static_cast<std::size_t>(r)] == node_of[static_cast<std::size_t>(p)] ? "intra-node"
+                                                                                              : "inter-node");
+  }
+  if (kinds.empty()) return "";
+  return kinds.size() == 1 ? *kinds.begin() : "mixed";
+}
+
+/// How many pairs `pairing` makes.
+inline int pair_count(RankPairing pairing, const std::vector<int>& node_of) {
+  int with_partner = 0;
+  for (int r = 0; r < static_cast<int>(node_of.size()); ++r)
+    with_partner += pair_partner(pairing, r, node_of) == comm::kNoRank ? 0 : 1;
+  return with_partner / 2;
+}
+
+/// "spans N node(s)": what a collective over every rank crosses.
+inline std::string node_span(const std::vector<int>& node_of) {
+  const std::set<int> nodes(node_of.begin(), node_of.end());
+  return "spans " + std::to_string(nodes.size()) + (nodes.size() == 1 ? " node" : " nodes");
+}
+
+}  // namespace minigpu
