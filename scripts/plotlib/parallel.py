@@ -6,10 +6,10 @@ from collections import defaultdict
 
 import matplotlib.ticker as mt
 
-from .common import Canvas, finding_text, log_axis, median_ci, param, series, time_unit
+from .common import Canvas, finding_text, log_axis, median_ci, param, series, tag, time_unit
 from .times import bar_panel
 
-SCALING = re.compile(r"^(speedup|efficiency|comm_fraction)_([a-z]+)_([a-z0-9]+)_p(\d+)(?:_entry(\d+))?$")
+SCALING = re.compile(r"^(speedup|efficiency|comm_fraction)_([a-z_]+?)_(float32|float64)_p(\d+)(?:_entry(\d+))?$")
 LINESTYLES = ["-", "--", ":", "-."]
 
 
@@ -25,11 +25,19 @@ def rank_axis(ax, ps, label):
     return ticks
 
 
-def findings_panel(canvas, ax, lines, ideal, ylabel, title, xlabel):
+def findings_panel(canvas, ax, lines, ideal, ylabel, title, xlabel, model=None):
     """Finding values vs p, a series per key of `lines` {(label, colour_key, dtype, linestyle):
-    [(p, finding)]}, with the ideal line `ideal(p)` and its name."""
+    [(p, finding)]}, with the ideal line `ideal(p)` and its name; `model` {key of lines: [(p, y)]}
+    draws the run's model for each series, thin and dotted, through and beyond its points."""
     dtypes = {k[2] for k in lines}
     ps = [p for pts in lines.values() for p, _ in pts]
+    for (label, colour_key, dtype, _), pts in (model or {}).items():
+        ax.plot([p for p, _ in pts], [y for _, y in pts], color=canvas.colour(colour_key), linestyle=":",
+                linewidth=1.2)
+        tag(ax.lines[-1], kind="model", series=label, colour_key=colour_key, dtype=dtype)
+        ps += [p for p, _ in pts]
+    if model:
+        canvas.handle("model (α–β–γ, this run)", color="grey", linestyle=":", linewidth=1.2)
     for (label, colour_key, dtype, linestyle), pts in lines.items():
         # Error bars where the finding reports its 95 % interval (efficiencies).
         series(canvas, ax, [(p, f["value"], *(f.get("ci95") or (None, None)), f) for p, f in pts
@@ -64,6 +72,28 @@ def scaling_lines(run, rows):
     return out, modes
 
 
+def model_efficiencies(run, efficiency_lines, modes):
+    """{series key: [(p, model efficiency %)]} from run.json's scaling_model curves, relative to
+    the baseline p its efficiency findings name, up to 4x its largest p (at least 8)."""
+    curves = (run.record.get("scaling_model") or {}).get("curves") or {}
+    out = {}
+    for key, pts in efficiency_lines.items():
+        _, decomposition, dtype, _ = key
+        curve = {c["p"]: c["model_s"] for c in curves.get(f"{decomposition}_{dtype}", [])}
+        measured = [p for p, _ in pts]
+        if not curve or not measured:
+            continue
+        weak = modes.get((decomposition, dtype, 1)) == "weak"
+        baseline = re.search(r"t\(p=(\d+)", pts[0][1].get("note", ""))  # the efficiency's reference p
+        p1 = int(baseline.group(1)) if baseline else None
+        reach = max(8, 4 * max(measured))
+        if p1 not in curve:
+            continue
+        out[key] = [(p, 100 * curve[p1] / curve[p] * (1 if weak else p1 / p))
+                    for p in sorted(curve) if p1 <= p <= reach and curve[p] > 0]
+    return out
+
+
 def plot_scaling(plt, run, rows):
     paths = ", ".join(sorted({param(r, "comm_path") for r in rows}))
     canvas = Canvas(plt, run, f"matmul_scaling — distributed C = A·B over MPI ranks (comm path: {paths})",
@@ -74,9 +104,16 @@ def plot_scaling(plt, run, rows):
     findings_panel(canvas, ax_s, lines["speedup"], ("ideal speedup p/p₁", lambda p, p1: p / p1),
                    "speedup (finding)", "speedup: t(p₁)/t(p)", ranks)
     findings_panel(canvas, ax_e, lines["efficiency"], ("ideal efficiency 100 %", lambda p, p1: 100.0),
-                   "parallel efficiency (%, finding)", "efficiency", ranks)
+                   "parallel efficiency (%, finding)", "efficiency", ranks,
+                   model=model_efficiencies(run, lines["efficiency"], modes))
     phase_panel(canvas, ax_t, rows, lines["comm_fraction"], modes)
     return canvas.finish("decomposition dtype mode")
+
+
+def algorithm(row):
+    """The row's name in findings: SUMMA rows that wait for each panel are summa_blocking."""
+    d = param(row, "decomposition")
+    return d + "_blocking" if d == "summa" and param(row, "overlap") == "false" else d
 
 
 def phase_panel(canvas, ax, rows, comm_lines, modes):
@@ -90,7 +127,7 @@ def phase_panel(canvas, ax, rows, comm_lines, modes):
             m, lo, hi = (factor * v for v in median_ci(s))
             if m > 0:
                 phases.add(phase)
-                key = (param(r, "decomposition"), r["dtype"], param(r, "mode"), phase)
+                key = (algorithm(r), r["dtype"], param(r, "mode"), phase)
                 by[key].append((int(param(r, "ranks") or 0), m, lo, hi, r))
     styles = {}
     for (d, t, mode, phase), pts in sorted(by.items()):

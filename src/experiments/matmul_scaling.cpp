@@ -143,35 +143,22 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
     case_ = case_of(spec);
-    if (!network_) network_ = calibrate_network(comm_, device_, path_);  // once, every rank
+    model_.calibrate(comm_, device_, path_, kernel_);  // once, every rank
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
     // The model's panel width and prediction, from the slowest rank's figures so all agree.
     std::vector<double> planned(5, 0.0);
     if (!sub_.is_null()) {
-      const auto [width, e] = plan_with_model();
+      const auto [width, e] = model_.plan(product(case_, dtype_));
       planned = {static_cast<double>(width), e.total_s, e.compute_s, e.comm_s, e.comm_exposed_s};
     }
     planned = comm::max_over_ranks(planned, comm_);
     case_.summa.max_panel = std::llround(planned[0]);
-    models_[spec.index] = {planned[0], {planned[1], planned[2], planned[3], planned[4]}};
+    model_.remember(spec.index, case_.summa.max_panel, {planned[1], planned[2], planned[3], planned[4]});
     if (!sub_.is_null()) {
       engine_ = make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid,
                                         path_, kernel_, case_.summa);
     }
-  }
-
-  /// The case's panel width (the input's, or the one the model predicts fastest; 0 for row)
-  /// and the model's estimate, with this rank's local products timed for their shapes.
-  std::pair<std::int64_t, perfmodel::Estimate> plan_with_model() {
-    GemmTimer& timer = timers_.try_emplace(dtype_, kernel_, device_, dtype_).first->second;
-    perfmodel::Machine m{
-        network_->intra_node, network_->inter_node, network_->ranks_per_node,
-        [&timer](std::int64_t a, std::int64_t b, std::int64_t k) { return timer.seconds(a, b, k); }};
-    const std::size_t elem = size_of(dtype_);
-    if (case_.decomposition == Decomposition::row)
-      return {0, perfmodel::estimate_row(m, case_.n, case_.p, elem)};
-    return best_summa_panel(m, case_.n, case_.grid, case_.summa.overlap, elem, panel_width_);
   }
 
   void run_once() override {
@@ -249,6 +236,9 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     add_case(c, sc);
   }
 
+  ModelledProduct product(const ScalingCase& c, DType dt) const {
+    return {c.decomposition == Decomposition::summa, c.summa.overlap, c.p, c.n, c.grid, dt, panel_width_};
+  }
   std::int64_t size_for(std::int64_t p) const {
     return weak_ ? std::llround(static_cast<double>(n_) * std::cbrt(static_cast<double>(p))) : n_;
   }
@@ -276,13 +266,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   std::unique_ptr<DistributedMatmul> engine_;
   GemmKernel kernel_ = GemmKernel::vendor;
 
-  std::optional<NetworkCalibration> network_;
-  std::map<DType, GemmTimer> timers_;
-  struct Modelled {
-    double panel_width = 0;
-    perfmodel::Estimate estimate;
-  };
-  std::map<std::size_t, Modelled> models_;  // by case index; resumed cases have none
+  mutable ScalingModel model_;  // run_record_section() times the shapes its curves need
 };
 
 // comm_exposed_s: the median time a rank spent in communication it could not hide ("comm").
@@ -308,24 +292,27 @@ void MatmulScalingExperiment::annotate(std::vector<CaseResult>& results) const {
       whole = found != blocking.end() ? found->second : std::nullopt;
     }
     r.values = {{"comm_s", whole}, {"comm_exposed_s", exposed}};
-    const auto model = models_.find(r.spec.index);
-    if (model == models_.end()) continue;  // resumed: its calibration is not in this run
-    const perfmodel::Estimate& e = model->second.estimate;
-    const double measured = r.seconds.median;
-    r.values.insert(r.values.end(),
-                    {{"model_s", e.total_s},
-                     {"model_error_pct",
-                      measured > 0 ? std::optional(100 * (e.total_s - measured) / measured) : std::nullopt},
-                     {"model_comm_s", e.comm_s},
-                     {"model_comm_exposed_s", e.comm_exposed_s}});
-    if (c.decomposition == Decomposition::summa)
-      r.values.emplace_back("panel_width", model->second.panel_width);
+    model_.annotate(r, c.decomposition == Decomposition::summa);
   }
 }
 
 std::pair<std::string, nlohmann::json> MatmulScalingExperiment::run_record_section() const {
-  if (!network_) return {};
-  return {"scaling_model", scaling_model_record(*network_, timers_, kernel_, device_)};
+  // The model of each configured group at p = 1, 2, 4, … 64: plots extend it past the sweep.
+  std::map<std::string, std::function<ModelledProduct(int)>> curves;
+  for (DType dt : dtypes_) {
+    for (Decomposition d : decompositions_) {
+      for (bool overlapped : d == Decomposition::summa ? overlaps_ : std::vector<bool>{false}) {
+        const auto at = [=](int p) {
+          return product({d, p, size_for(p), grid_for(d, p), SummaOptions{panel_width_, overlapped}}, dt);
+        };
+        curves[algorithm_name(ScalingCase{d, 1, 0, {}, SummaOptions{0, overlapped}}) + "_" + to_string(dt)] =
+            at;
+      }
+    }
+  }
+  const auto record = model_.record(curves);
+  if (record.is_null()) return {};
+  return {"scaling_model", record};
 }
 
 std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseResult>& results) const {

@@ -22,6 +22,7 @@ constexpr std::int64_t kSmallElems = 2, kLargeElems = std::int64_t(1) << 20;  //
 constexpr int kSmallTrips = 200, kLargeTrips = 10;
 constexpr std::int64_t kGemmCap = 1024;
 constexpr int kGemmRuns = 3;
+constexpr int kCurveMaxRanks = 64;  // how far run.json's model curves reach beyond the sweep
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -146,25 +147,70 @@ std::pair<std::int64_t, perfmodel::Estimate> best_summa_panel(const perfmodel::M
   return best;
 }
 
-nlohmann::json scaling_model_record(const NetworkCalibration& network,
-                                    const std::map<DType, GemmTimer>& timers, GemmKernel kernel,
-                                    Device device) {
+void ScalingModel::calibrate(const comm::Communicator& comm, Device device, comm::CommPath path,
+                             GemmKernel kernel) {
+  if (network_) return;
+  network_ = calibrate_network(comm, device, path);
+  device_ = device;
+  kernel_ = kernel;
+}
+
+perfmodel::Machine ScalingModel::machine(DType dtype) {
+  GemmTimer& timer = timers_.try_emplace(dtype, kernel_, device_, dtype).first->second;
+  return {network_->intra_node, network_->inter_node, network_->ranks_per_node,
+          [&timer](std::int64_t m, std::int64_t n, std::int64_t k) { return timer.seconds(m, n, k); }};
+}
+
+std::pair<std::int64_t, perfmodel::Estimate> ScalingModel::plan(const ModelledProduct& c) {
+  const perfmodel::Machine m = machine(c.dtype);
+  const std::size_t elem = size_of(c.dtype);
+  if (!c.summa) return {0, perfmodel::estimate_row(m, c.n, c.p, elem)};
+  return best_summa_panel(m, c.n, c.grid, c.overlap, elem, c.panel_width);
+}
+
+void ScalingModel::annotate(CaseResult& r, bool summa) const {
+  const auto found = planned_.find(r.spec.index);
+  if (found == planned_.end()) return;
+  const perfmodel::Estimate& e = found->second.second;
+  const double measured = r.seconds.median;
+  r.values.insert(r.values.end(),
+                  {{"model_s", e.total_s},
+                   {"model_error_pct",
+                    measured > 0 ? std::optional(100 * (e.total_s - measured) / measured) : std::nullopt},
+                   {"model_comm_s", e.comm_s},
+                   {"model_comm_exposed_s", e.comm_exposed_s}});
+  if (summa) r.values.emplace_back("panel_width", static_cast<double>(found->second.first));
+}
+
+nlohmann::json ScalingModel::record(
+    const std::map<std::string, std::function<ModelledProduct(int)>>& curves) {
+  if (!network_) return nullptr;
   const auto link = [](const perfmodel::Link& l) {
     return nlohmann::json{
         {"alpha_s", l.alpha_s}, {"beta_s_per_byte", l.beta_s_per_byte}, {"source", l.source}};
   };
-  nlohmann::json gemm = nlohmann::json::object();
-  for (const auto& [dtype, timer] : timers) {
-    if (timer.best_known_rate() <= 0) continue;
-    gemm[to_string(dtype)] = {
-        {"flops_per_s", timer.best_known_rate()},
-        {"source", std::string(to_string(kernel)) + " kernel, " + timer.largest_shape() + " on " +
-                       describe(device) + ", timed by rank 0 in this run"}};
+  nlohmann::json out{{"gpus_per_node", network_->ranks_per_node},
+                     {"intra_node", link(network_->intra_node)},
+                     {"inter_node", network_->spans_nodes ? link(network_->inter_node) : nlohmann::json()},
+                     {"gemm", nlohmann::json::object()},
+                     {"curves", nlohmann::json::object()}};
+  for (const auto& [name, product_at] : curves) {
+    nlohmann::json points = nlohmann::json::array();
+    for (int p = 1; p <= kCurveMaxRanks; p *= 2) {
+      const ModelledProduct c = product_at(p);
+      if (c.n < p) break;
+      points.push_back({{"p", p}, {"n", c.n}, {"model_s", plan(c).second.total_s}});
+    }
+    out["curves"][name] = points;
   }
-  return {{"gpus_per_node", network.ranks_per_node},
-          {"intra_node", link(network.intra_node)},
-          {"inter_node", network.spans_nodes ? link(network.inter_node) : nlohmann::json()},
-          {"gemm", gemm}};
+  for (const auto& [dtype, timer] : timers_) {
+    if (timer.best_known_rate() <= 0) continue;
+    out["gemm"][to_string(dtype)] = {
+        {"flops_per_s", timer.best_known_rate()},
+        {"source", std::string(to_string(kernel_)) + " kernel, " + timer.largest_shape() + " on " +
+                       describe(device_) + ", timed by rank 0 in this run"}};
+  }
+  return out;
 }
 
 }  // namespace minigpu

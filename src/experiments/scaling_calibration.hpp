@@ -15,13 +15,16 @@
 #include "core/device.hpp"
 #include "core/gemm_dims.hpp"
 #include "core/shape.hpp"
+#include "io/results.hpp"
 #include "kernels/block_partition.hpp"
 #include "perfmodel/scaling_model.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -57,6 +60,46 @@ class GemmTimer {
   std::string largest_shape_;
 };
 
+/// One distributed product as the model sees it: the algorithm, p ranks on `grid`, n, and
+/// SUMMA's panel width (0: the model chooses).
+struct ModelledProduct {
+  bool summa = false, overlap = false;
+  int p = 1;
+  std::int64_t n = 0;
+  kernels::ProcessGrid grid;
+  DType dtype = DType::f32;
+  std::int64_t panel_width = 0;
+};
+
+/// A scaling study's model across its cases: calibrated once per run, a plan per case (panel
+/// width and estimate) that all ranks agree on, each row's model values, and run.json's record.
+class ScalingModel {
+ public:
+  /// Collective over `comm` the first time (α and β); a no-op afterwards.
+  void calibrate(const comm::Communicator& comm, Device device, comm::CommPath path, GemmKernel kernel);
+  /// This rank's (panel width, estimate) for `c`, its local products timed for their shapes.
+  std::pair<std::int64_t, perfmodel::Estimate> plan(const ModelledProduct& c);
+  /// Keeps the plan all ranks agreed on for case `index`.
+  void remember(std::size_t index, std::int64_t panel_width, const perfmodel::Estimate& e) {
+    planned_[index] = {panel_width, e};
+  }
+  /// Appends model_s, model_error_pct, model_comm_s, model_comm_exposed_s (and SUMMA's
+  /// panel_width) to a row whose case was planned in this run (not a resumed one).
+  void annotate(CaseResult& r, bool summa) const;
+  /// run.json's scaling_model (null before calibration): links and rates with their sources,
+  /// and per curve (a name and the product at each p) the model's seconds for p = 1, 2, 4,
+  /// … 64, so that plots draw the model beyond the measured ranks.
+  nlohmann::json record(const std::map<std::string, std::function<ModelledProduct(int)>>& curves);
+
+ private:
+  perfmodel::Machine machine(DType dtype);
+  std::optional<NetworkCalibration> network_;
+  GemmKernel kernel_ = GemmKernel::vendor;
+  Device device_;
+  std::map<DType, GemmTimer> timers_;
+  std::map<std::size_t, std::pair<std::int64_t, perfmodel::Estimate>> planned_;
+};
+
 /// The widest panel best_summa_panel() chooses.
 inline constexpr std::int64_t kWidestModelPanel = 1024;
 
@@ -65,10 +108,5 @@ inline constexpr std::int64_t kWidestModelPanel = 1024;
 std::pair<std::int64_t, perfmodel::Estimate> best_summa_panel(const perfmodel::Machine& m, std::int64_t n,
                                                               kernels::ProcessGrid grid, bool overlap,
                                                               std::size_t elem, std::int64_t width);
-
-/// run.json's `scaling_model`: the links and rates the run's model used, and where each came from.
-nlohmann::json scaling_model_record(const NetworkCalibration& network,
-                                    const std::map<DType, GemmTimer>& timers, GemmKernel kernel,
-                                    Device device);
 
 }  // namespace minigpu
