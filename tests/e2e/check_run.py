@@ -98,6 +98,7 @@ def check_results(out_dir, ranks=None):
         if not record["devices"]["num_gpus"] and " GPUs" in f["note"]:
             errors.append(f"{where} speaks of GPUs in a run without one: {f['note']}")
     errors += check_ceilings(record)
+    errors += check_scaling_model(record, rows)
     for column in ("cv", "median_ci95_low_s", "median_ci95_high_s", "pct_of_ceiling", "ceiling"):
         if rows and column not in rows[0]:
             errors.append(f"results.csv lacks {column}")
@@ -119,6 +120,40 @@ def check_results(out_dir, ranks=None):
         errors.append(f"expected one BLAS and one Kokkos thread per rank by default, got {threads}")
     if not errors:
         print(f"{run_dir}: {len(rows)} rows verified from {len(seen)} experiments on {record['mpi']['size']} rank(s)")
+    return errors
+
+
+def check_scaling_model(record, rows):
+    """Every matmul_scaling row measured in this run carries its model, and the error it
+    reports is the one its own model_s and median give; the calibration names its sources."""
+    errors = []
+    scaling = [r for r in record["results"] if r["experiment"] == "matmul_scaling" and "[resumed]" not in r["check"]]
+    if not scaling:
+        return errors
+    model = record.get("scaling_model") or {}
+    links = [model.get("intra_node")] + ([model["inter_node"]] if model.get("inter_node") else [])
+    if not links[0] or any(not link.get("source") or link.get("alpha_s", -1) < 0 for link in links):
+        errors.append(f"scaling_model lacks a link with its source: {model}")
+    if not model.get("gemm") or any(not g.get("source") or g["flops_per_s"] <= 0 for g in model["gemm"].values()):
+        errors.append(f"scaling_model lacks a GEMM rate with its source: {model.get('gemm')}")
+    for r in scaling:
+        where, v = f"matmul_scaling {r['case']}", r.get("values", {})
+        if not (v.get("model_s") or 0) > 0 or v.get("model_error_pct") is None:
+            errors.append(f"{where}: no model_s / model_error_pct in {v}")
+            continue
+        want = 100 * (v["model_s"] - r["seconds"]["median"]) / r["seconds"]["median"]
+        if abs(want - v["model_error_pct"]) > 1e-6 * max(1.0, abs(want)):
+            errors.append(f"{where}: model_error_pct {v['model_error_pct']} but model_s and median give {want}")
+        if v.get("comm_exposed_s") is None:
+            errors.append(f"{where}: no comm_exposed_s")
+        if r["params"].get("decomposition") == "summa" and not (v.get("panel_width") or 0) >= 1:
+            errors.append(f"{where}: SUMMA row without its panel_width")
+    for column in ("model_s", "model_error_pct", "comm_s", "comm_exposed_s"):
+        if column not in rows[0]:
+            errors.append(f"results.csv lacks {column}")
+    for f in record["findings"]:
+        if f["experiment"] == "matmul_scaling" and f["name"].startswith("efficiency") and "; model " not in f["note"]:
+            errors.append(f"finding {f['name']} does not quote the model: {f['note']}")
     return errors
 
 
