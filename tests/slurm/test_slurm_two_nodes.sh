@@ -259,6 +259,26 @@ if [ "$mode" = netns ]; then
   [ "$rc" -eq 0 ] || fail "mpirun across the two nodes exited $rc"
   check_two_nodes "$tmp/submit/mpirun" || fail "the two-node mpirun run does not check out"
   say "mpirun run finished in $((SECONDS - mpirun_started))s"
+  # One rank per node: matmul_scaling's model calibrates the link between the nodes, and each
+  # row's model error across them is printed (judged in the bench notes, not here: a timing).
+  on_node 0 env "${common_env[@]}" mpirun --hostfile "$tmp/etc/hostfile" -np 2 --map-by ppr:1:node \
+    --mca plm_rsh_agent "$agent" -x MINIGPU_EMULATE_GPUS -x "$tag" "$bin" run \
+    "$root/tests/inputs/two_nodes_model.yaml" --output-dir "$tmp/submit/model" > "$tmp/submit/model.out" 2>&1 ||
+    { cat "$tmp/submit/model.out"; fail "the one-rank-per-node model run failed"; }
+  python3 - "$tmp/submit/model" <<'PY' || fail "the model run across nodes does not check out"
+import glob, json, sys
+record = json.load(open(glob.glob(sys.argv[1] + "/*/run.json")[0]))
+hosts = [r["host"] for r in record["mpi"]["ranks"]]
+inter = (record.get("scaling_model") or {}).get("inter_node")
+ok = len(set(hosts)) == 2 and inter is not None and " to " in inter.get("source", "")
+print(f"[slurm-test] model across nodes: hosts {hosts}; inter-node link {inter}")
+for r in record["results"]:
+    v = r["values"]
+    ok = ok and r["verified"] and v.get("model_s", 0) > 0
+    print(f"[slurm-test]   {r['case']:32s} median {r['seconds']['median']:.4f} s  model {v.get('model_s', 0):.4f} s"
+          f"  error {v.get('model_error_pct', float('nan')):+.1f} %")
+sys.exit(0 if ok else 1)
+PY
 else
   # Two orteds reporting one hostname confuse mpirun's map (a crash in ob1): Slurm only here.
   say "NOTE: mpirun across the nodes NOT tested: in the 127.0.0.x form both nodes have one hostname"
