@@ -246,6 +246,18 @@ EOF
 
 # job_field ID FIELD: a field of scontrol show job (JobState, ExitCode, ...).
 job_field() { "${ctl[@]}" scontrol -o show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+# job_completed ID STARTED: waits up to 120 s for job ID, prints its state and output, and fails
+# the test unless it COMPLETED with exit code 0:0 (STARTED: $SECONDS when it was submitted).
+job_completed() {
+  local job="$1" started="$2" state exit_code
+  wait_for 120 "job $job to finish" job_done "$job"
+  state="$(job_field "$job" JobState)"
+  exit_code="$(job_field "$job" ExitCode)"
+  say "job $job: JobState=$state ExitCode=$exit_code NodeList=$(job_field "$job" NodeList) after $((SECONDS - started))s"
+  cat "$tmp/submit/job-$job.out"
+  [ "$state" = COMPLETED ] || fail "job $job ended $state, expected COMPLETED"
+  [ "$exit_code" = "0:0" ] || fail "job $job exit code $exit_code, expected 0:0"
+}
 job_done() {
   case "$(job_field "$1" JobState)" in
     PENDING|RUNNING|CONFIGURING|COMPLETING|SUSPENDED|REQUEUED|RESIZING|"") return 1 ;;

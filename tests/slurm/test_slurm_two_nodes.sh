@@ -211,14 +211,8 @@ job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/srun" 
   "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes.yaml")" || fail "sbatch refused the job"
 job="${job%%;*}"
 say "submitted job $job (2 nodes, 2 tasks per node)"
-wait_for 120 "job $job to finish" job_done "$job"
-state="$(job_field "$job" JobState)"
-exit_code="$(job_field "$job" ExitCode)"
+job_completed "$job" "$job_started"
 nodes="$(job_field "$job" NodeList)"
-say "job $job: JobState=$state ExitCode=$exit_code NodeList=$nodes after $((SECONDS - job_started))s"
-cat "$tmp/submit/job-$job.out"
-[ "$state" = COMPLETED ] || fail "job $job ended $state, expected COMPLETED"
-[ "$exit_code" = "0:0" ] || fail "job $job exit code $exit_code, expected 0:0"
 [ "$nodes" = "n[1-2]" ] || fail "job $job ran on $nodes, expected n[1-2]"
 grep -q "srun --mpi=pmix --ntasks=4" "$tmp/submit/job-$job.out" || fail "the job did not launch with srun --mpi=pmix"
 check_two_nodes "$tmp/submit/srun" || fail "the two-node srun run does not check out"
@@ -339,17 +333,13 @@ say "$left case(s) kept in $partial"
 # n2 comes back; the same job script finishes the run from what the lost job kept.
 start_slurmd 1
 wait_for 30 "node n2 to return" nodes_idle
+resume_started=$SECONDS
 job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/resumed" \
   sbatch --parsable --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
   "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --resume "$partial")" ||
   fail "sbatch refused the resuming job"
 job="${job%%;*}"
-wait_for 120 "job $job to finish" job_done "$job"
-state="$(job_field "$job" JobState)"
-exit_code="$(job_field "$job" ExitCode)"
-say "resuming job $job: JobState=$state ExitCode=$exit_code"
-cat "$tmp/submit/job-$job.out"
-[ "$state" = COMPLETED ] && [ "$exit_code" = "0:0" ] || fail "the resuming job ended $state $exit_code"
+job_completed "$job" "$resume_started"
 python3 "$root/tests/e2e/check_run.py" --check-dir "$tmp/submit/resumed" --ranks 4 ||
   fail "the resumed run does not check out"
 python3 - "$tmp/submit/resumed" "$partial" "$left" <<'EOF' || fail "the resumed run did not keep the finished cases"
