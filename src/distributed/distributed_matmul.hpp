@@ -5,6 +5,7 @@
 //          (cut where either partition of k starts a part) the owning column broadcasts
 //          A(I, panel) along process row I and the owning row B(panel, J) down column J;
 //          every rank adds A(I, panel)·B(panel, J) to its C block
+//   scalapack  ScaLAPACK's PxGEMM on a block-cyclic layout (distributed/scalapack_matmul.hpp)
 // The local products run the chosen GemmKernel: the vendor BLAS (default) or the native one.
 // A and B are small-integer formulas of global indices (kernels/generated_matrix.hpp): every
 // rank builds only its own blocks, and checks need no stored copy of them.
@@ -26,11 +27,12 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 namespace minigpu {
 
-enum class Decomposition { row, summa };
+enum class Decomposition { row, summa, scalapack };
 
 /// The rectangle of global C a rank stores.
 struct LocalBlock {
@@ -239,6 +241,9 @@ inline std::unique_ptr<DistributedMatmul> make_distributed_matmul(Decomposition 
                                                                   std::int64_t n, kernels::ProcessGrid grid,
                                                                   comm::CommPath path, GemmKernel kernel,
                                                                   std::int64_t max_panel = 0) {
+  if (d == Decomposition::scalapack)
+    throw std::invalid_argument(
+        "scalapack is built by make_scalapack_matmul (distributed/scalapack_matmul.hpp)");
   return dispatch(device, dtype, [&](auto place) -> std::unique_ptr<DistributedMatmul> {
     using T = typename decltype(place)::value_type;
     using Mem = typename decltype(place)::memory_space;
@@ -249,7 +254,9 @@ inline std::unique_ptr<DistributedMatmul> make_distributed_matmul(Decomposition 
 
 /// Elements that all ranks together receive in one product: (p-1)·n² for row, whose every
 /// rank gathers the rest of B; (pr-1 + pc-1)·n² for summa, each panel reaching the other
-/// ranks of its process row or column.
+/// ranks of its process row or column. scalapack counts as summa: for square operands PBLAS
+/// keeps C in place and broadcasts A's column panels along process rows and B's row panels
+/// down process columns, the same volume (an estimate from the algorithm, not measured).
 inline double received_elements(Decomposition d, std::int64_t n, kernels::ProcessGrid grid) {
   const double n2 = static_cast<double>(n) * static_cast<double>(n);
   if (d == Decomposition::row) return (grid.rows * grid.cols - 1) * n2;

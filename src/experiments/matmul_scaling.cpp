@@ -4,13 +4,17 @@
 //   row    allgather B's row blocks (comm), then C_r = A_r·B over the rank's rows (compute)
 //   summa  on a pr×pc grid, per panel of k: broadcast A(I, panel) along process rows and
 //          B(panel, J) down process columns (comm), then C_IJ += A(I, panel)·B(panel, J) (compute)
+//   scalapack  ScaLAPACK's PSGEMM/PDGEMM on a BLACS grid shaped like summa's, nb×nb blocks
+//          (`block_size`) dealt 2-D block-cyclically, host memory only: the library a user
+//          would otherwise call, timed whole as compute (it interleaves comm inside one call)
 // The local products run `kernel`: vendor (the BLAS, default) or native (kernels/gemm.hpp).
 // mode strong keeps n fixed: speedup t1/tp, efficiency t1/(p·tp); mode weak grows n with
 // ∛p so work per rank stays fixed: efficiency t1/tp. Messages go `staged` through host
 // memory or `direct` from device memory (gpu_aware_mpi).
 // Accounting per repetition: flops = 2n³ for the whole product, the same on every rank, so
 // GFLOP/s is the aggregate over the p ranks; bytes = elements received over MPI by all ranks
-// together × sizeof(T): (p-1)·n² for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1.
+// together × sizeof(T): (p-1)·n² for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1; scalapack
+// is counted as summa (PBLAS broadcasts the same A and B panels for square operands).
 // Check: C·v against A·(B·v) for a deterministic v, A and B taken from their formulas, each
 // rank its share, summed over the p ranks; for n <= 64 also all of C on rank 0 against a host
 // triple loop. Entries are small integers, so C is exact in either dtype.
@@ -18,6 +22,7 @@
 #include "comm/gpu_aware.hpp"
 #include "config/common_keys.hpp"
 #include "distributed/distributed_matmul.hpp"
+#include "distributed/scalapack_matmul.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
@@ -35,6 +40,10 @@ namespace {
 
 constexpr std::int64_t kMaxN = 46340;  // n² elements must fit MPI's int message counts
 constexpr std::int64_t kExactCheckMaxN = 64;
+
+const char* name_of(Decomposition d) {
+  return d == Decomposition::row ? "row" : d == Decomposition::summa ? "summa" : "scalapack";
+}
 
 std::string grid_text(kernels::ProcessGrid g) {
   return std::to_string(g.rows) + "x" + std::to_string(g.cols);
@@ -67,6 +76,28 @@ std::int64_t host_mismatches(const std::vector<double>& c, std::int64_t n) {
     }
   }
   return wrong;
+}
+
+using ByGroupAndP = std::map<std::string, std::map<int, const CaseResult*>>;
+
+// miniGPU's SUMMA against ScaLAPACK at the same dtype and p (so the same n and grid): below 1
+// the mini-app beats the library a user would otherwise call.
+void add_summa_over_scalapack(const ByGroupAndP& groups, std::vector<Finding>& out) {
+  for (const auto& [group, by_p] : groups) {
+    if (group.rfind("summa_", 0) != 0) continue;
+    const std::string dtype = group.substr(6);
+    const auto lib = groups.find("scalapack_" + dtype);
+    if (lib == groups.end()) continue;
+    for (const auto& [p, summa] : by_p) {
+      const auto other = lib->second.find(p);
+      if (other == lib->second.end()) continue;
+      const CaseResult& s = *other->second;
+      out.push_back(ratio_finding("summa_over_scalapack_" + dtype + "_p" + std::to_string(p), summa->seconds,
+                                  s.seconds,
+                                  "t(summa)/t(scalapack PxGEMM, nb=" + s.spec.param("block_size") +
+                                      "), n=" + s.spec.param("n") + ", grid " + s.spec.param("grid")));
+    }
+  }
 }
 
 struct ScalingCase {
@@ -106,9 +137,13 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
                            std::to_string(kMaxN));
     }
     decompositions_.clear();
-    for (const auto& s : node.get_choice_list("decompositions", {"row", "summa"}, {"row", "summa"})) {
-      decompositions_.push_back(s == "row" ? Decomposition::row : Decomposition::summa);
+    for (const auto& s :
+         node.get_choice_list("decompositions", {"row", "summa", "scalapack"}, {"row", "summa"})) {
+      decompositions_.push_back(s == "row"     ? Decomposition::row
+                                : s == "summa" ? Decomposition::summa
+                                               : Decomposition::scalapack);
     }
+    block_size_ = node.get_int("block_size", kScalapackDefaultBlock, 1, kMaxN);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     grid_.reset();
     if (node.has("grid")) {
@@ -131,6 +166,15 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     }
     device_ = read_device(node);
     kernel_ = read_gemm_kernel(node);
+    if (std::count(decompositions_.begin(), decompositions_.end(), Decomposition::scalapack)) {
+      if (!scalapack_available())
+        node.fail("decompositions",
+                  "'scalapack' needs a build with ScaLAPACK (Debian: apt-get install "
+                  "libscalapack-openmpi-dev, then reconfigure); this build has none");
+      if (!uses_host_memory(device_))
+        node.fail("decompositions", "'scalapack' runs in host memory only; device " + describe(device_) +
+                                        " is not: choose device: cpu (or drop scalapack)");
+    }
     try {
       path_ =
           comm::choose_comm_path(node.get_choice("gpu_aware_mpi", {"auto", "on", "off"}, "auto"), device_);
@@ -139,24 +183,33 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     }
     for (DType dt : dtypes_) {
       for (Decomposition d : decompositions_) {
-        const std::string name = d == Decomposition::row ? "row" : "summa";
+        const std::string name = name_of(d);
+        const bool sl = d == Decomposition::scalapack;  // its own BLAS, on host pointers
         for (std::int64_t p : ranks_) {
           const auto grid = grid_for(d, static_cast<int>(p));
           const std::int64_t n = size_for(p);
           CaseSpec c;
-          c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(n) + " " + to_string(kernel_);
-          c.params = {{"mode", weak_ ? "weak" : "strong"}, {"decomposition", name},
-                      {"ranks", std::to_string(p)},        {"n", std::to_string(n)},
-                      {"grid", grid_text(grid)},           {"comm_path", comm::to_string(path_)},
-                      {"kernel", to_string(kernel_)}};
+          const std::string kernel = to_string(sl ? GemmKernel::vendor : kernel_);
+          c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(n) + " " +
+                    (sl ? "nb=" + std::to_string(block_size_) : kernel);
+          c.params = {{"mode", weak_ ? "weak" : "strong"},
+                      {"decomposition", name},
+                      {"ranks", std::to_string(p)},
+                      {"n", std::to_string(n)},
+                      {"grid", grid_text(grid)},
+                      {"comm_path", comm::to_string(sl ? comm::CommPath::direct : path_)},
+                      {"kernel", kernel}};
+          if (sl) c.params.emplace_back("block_size", std::to_string(block_size_));
           c.device = device_;
           c.dtype = dt;
           c.ceiling = gemm_ceiling(device_, dt);  // p ranks, each bounded by one device's
           c.ceiling_scale = static_cast<int>(p);
           c.flops_estimate = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) /
                              static_cast<double>(p);
-          c.device_bytes = device_bytes_per_rank(
-              d, n, grid, size_of(dt), path_ == comm::CommPath::staged && uses_host_memory(device_));
+          c.device_bytes =
+              sl ? scalapack_bytes_per_rank(n, grid, block_size_, size_of(dt))
+                 : device_bytes_per_rank(d, n, grid, size_of(dt),
+                                         path_ == comm::CommPath::staged && uses_host_memory(device_));
           c.size_key = "n";
           add_case(c, {d, static_cast<int>(p), n, grid});
         }
@@ -169,7 +222,9 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     case_ = case_of(spec);
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
-    if (!sub_.is_null()) {
+    if (!sub_.is_null() && case_.decomposition == Decomposition::scalapack) {
+      engine_ = make_scalapack_matmul(dtype_, spec.device, sub_, case_.n, case_.grid, block_size_);
+    } else if (!sub_.is_null()) {
       engine_ = make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid,
                                         path_, kernel_);
     }
@@ -232,6 +287,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   std::int64_t n_ = 0;
   std::vector<std::int64_t> ranks_;
   std::vector<Decomposition> decompositions_;
+  std::int64_t block_size_ = kScalapackDefaultBlock;
   std::vector<DType> dtypes_;
   std::optional<kernels::ProcessGrid> grid_;
   Device device_;
@@ -247,10 +303,10 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
 std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseResult>& results) const {
   // Per dtype and decomposition, the cases by p; the smallest p (1 unless `ranks` omits it)
   // is the baseline.
-  std::map<std::string, std::map<int, const CaseResult*>> groups;
+  ByGroupAndP groups;
   for (const auto& r : results) {
     const ScalingCase& c = case_of(r.spec);
-    const std::string name = c.decomposition == Decomposition::row ? "row" : "summa";
+    const std::string name = name_of(c.decomposition);
     groups[name + "_" + to_string(r.spec.dtype)][c.p] = &r;
   }
   std::vector<Finding> out;
@@ -288,18 +344,21 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
       for (const auto& [name, stats] : r->phases) {
         (name == "comm" ? comm : compute) += stats.median;
       }
-      if (comm + compute > 0) {
+      // scalapack's messages travel inside its one call: it has no split to report.
+      if (comm + compute > 0 && c.decomposition != Decomposition::scalapack) {
         out.push_back({"", "comm_fraction_" + suffix, 100 * comm / (comm + compute), "%",
                        "median comm " + io::significant(comm, 2) + " s, compute " +
                            io::significant(compute, 2) + " s (slowest rank per phase)"});
       }
     }
   }
+  add_summa_over_scalapack(groups, out);
   return out;
 }
 
-MINIGPU_REGISTER_EXPERIMENT(MatmulScalingExperiment, "matmul_scaling",
-                            "Distributed C = A·B over 1..P ranks (row blocks, SUMMA): speedup and efficiency",
-                            "scaling.png");
+MINIGPU_REGISTER_EXPERIMENT(
+    MatmulScalingExperiment, "matmul_scaling",
+    "Distributed C = A·B over 1..P ranks (row blocks, SUMMA, ScaLAPACK): speedup and efficiency",
+    "scaling.png");
 
 }  // namespace minigpu
