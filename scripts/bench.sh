@@ -77,7 +77,8 @@ for f in found:
     verdict = "PASS" if f.get("value") is not None and f["value"] <= bar else "FAIL"
     ok = ok and verdict == "PASS"
     met = "goal met" if verdict == "PASS" and f["value"] <= goal else f"goal <= {goal:g} not met"
-    print(f"{verdict} {f['experiment']}.{f['name']} = {f.get('value')} {f['unit']} (bar <= {bar:g}; {met}) [{f['note']}]")
+    flag = "" if f.get("reliable", True) else f" (unreliable: {f.get('unreliable_because')})"
+    print(f"{verdict} {f['experiment']}.{f['name']} = {f.get('value')} {f['unit']} (bar <= {bar:g}; {met}){flag} [{f['note']}]")
 sys.exit(0 if ok else 1)
 PY
 }
