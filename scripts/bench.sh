@@ -78,7 +78,7 @@ for f in found:
     ok = ok and verdict == "PASS"
     met = "goal met" if verdict == "PASS" and f["value"] <= goal else f"goal <= {goal:g} not met"
     flag = "" if f.get("reliable", True) else f" (unreliable: {f.get('unreliable_because')})"
-    print(f"{verdict} {f['experiment']}.{f['name']} = {f.get('value')} {f['unit']} (bar <= {bar:g}; {met}){flag} [{f['note']}]")
+    print(f"{verdict} {f['experiment']}.{f['name']} = {f.get('value') if f.get('value') is None else format(f['value'], '.4f')} {f['unit']} (bar <= {bar:g}; {met}){flag} [{f['note']}]")
 sys.exit(0 if ok else 1)
 PY
 }
