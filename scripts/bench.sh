@@ -11,6 +11,8 @@
 #   MPI studies (findings of real runs):
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
 #     matmul_scaling strong, n = 2048: 2 ranks vs 1 rank             target efficiency >= 75 %
+#     matmul_scaling SUMMA / ScaLAPACK PxGEMM, p = 2, n = 2048 and 4096, both dtypes
+#                                                                    bar <= 1.0 (goal <= 0.6)
 # MINIGPU_BENCH_REPETITIONS (default 5) sets Google Benchmark's repetitions per row.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ranks="${1:-2}"
@@ -51,5 +53,37 @@ PY
 }
 check multi_gpu_concurrency.yaml efficiency_ 90
 check matmul_strong_scaling_2048.yaml efficiency_ 75
+# miniGPU's SUMMA over the library a user would otherwise call, in one job per n: each ratio
+# must stay at or below the bar.
+check_at_most() {  # check_at_most LABEL INPUT FINDING_PREFIX BAR GOAL [minigpu run args...]
+  local label="$1" input="$2" prefix="$3" bar="$4" goal="$5"
+  shift 5
+  if ! mpirun_n "$ranks" "$MINIGPU_BUILD/src/minigpu" run "$MINIGPU_ROOT/inputs/$input" \
+    --output-dir "$out/$label" "$@" >"$out/$label.txt" 2>&1; then
+    log "FAIL $prefix ($label): the run failed; see $out/$label.txt"
+    status=1
+    return
+  fi
+  python3 - "$out/$label" "$prefix" "$bar" "$goal" <<'PY' || status=1
+import glob, json, sys
+run_json = glob.glob(sys.argv[1] + "/*/run.json")[0]
+record = json.load(open(run_json))
+prefix, bar, goal = sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+found = [f for f in record["findings"] if f["name"].startswith(prefix)]
+if not found:
+    print(f"FAIL {prefix}: no such finding in {run_json}"); sys.exit(1)
+ok = True
+for f in found:
+    verdict = "PASS" if f.get("value") is not None and f["value"] <= bar else "FAIL"
+    ok = ok and verdict == "PASS"
+    met = "goal met" if verdict == "PASS" and f["value"] <= goal else f"goal <= {goal:g} not met"
+    flag = "" if f.get("reliable", True) else f" (unreliable: {f.get('unreliable_because')})"
+    print(f"{verdict} {f['experiment']}.{f['name']} = {f.get('value') if f.get('value') is None else format(f['value'], '.4f')} {f['unit']} (bar <= {bar:g}; {met}){flag} [{f['note']}]")
+sys.exit(0 if ok else 1)
+PY
+}
+check_at_most summa_vs_scalapack_2048 matmul_vs_scalapack.yaml summa_over_scalapack_ 1.0 0.6
+check_at_most summa_vs_scalapack_4096 matmul_vs_scalapack.yaml summa_over_scalapack_ 1.0 0.6 \
+  --set experiments.matmul_scaling.n=4096
 log "run records kept in $out"
 exit $status

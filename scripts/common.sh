@@ -9,7 +9,7 @@ MINIGPU_BUILD="${MINIGPU_BUILD_DIR:-$MINIGPU_ROOT/build}"
 MINIGPU_PACKAGES=(
   cmake g++ make git python3 python3-matplotlib python3-jsonschema ccache patch
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev libopenblas-dev libbenchmark-dev
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin libscalapack-openmpi-dev  # ScaLAPACK: matmul_scaling's scalapack decomposition
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev
   slurm-wlm slurm-client munge libpmix-dev  # scripts/slurm/, tests/slurm/ (a local Slurm cluster)
   iproute2  # tests/slurm/test_slurm_two_nodes.sh: a network namespace per emulated node

@@ -1,9 +1,10 @@
 // matmul_scaling: partition and grid bookkeeping, the block kernels, the distributed product
-// on every p of the job against a host triple loop, MPI on Views, config errors, and small
-// runs through the real loader and runner. Runs under mpiexec at 1 to 4 ranks.
+// (row, SUMMA, ScaLAPACK) on every p of the job against a host triple loop, MPI on Views, config errors, and
+// small runs through the real loader and runner. Runs under mpiexec at 1 to 4 ranks.
 #include "comm/views.hpp"
 #include "core/errors.hpp"
 #include "distributed/distributed_matmul.hpp"
+#include "distributed/scalapack_matmul.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm.hpp"
@@ -31,102 +32,6 @@ std::vector<double> host_product(std::int64_t n) {
     for (std::int64_t j = 0; j < n; ++j)
       for (std::int64_t p = 0; p < n; ++p) c[i * n + j] += a(i * n + p) * b(p * n + j);
   return c;
-}
-
-TEST(BlockPartition, SplitsUnevenSizesFrontLoaded) {
-  const auto p = kernels::block_partition(10, 4);
-  EXPECT_EQ(p.counts, (std::vector<std::int64_t>{3, 3, 2, 2}));
-  EXPECT_EQ(p.offsets, (std::vector<std::int64_t>{0, 3, 6, 8}));
-  EXPECT_EQ(p.owner(0), 0);
-  EXPECT_EQ(p.owner(5), 1);
-  EXPECT_EQ(p.owner(6), 2);
-  EXPECT_EQ(p.owner(9), 3);
-  EXPECT_EQ(p.largest(), 3);
-  EXPECT_EQ(kernels::block_partition(7, 3).counts, (std::vector<std::int64_t>{3, 2, 2}));
-  EXPECT_EQ(kernels::block_partition(13, 1).counts, (std::vector<std::int64_t>{13}));
-  EXPECT_EQ(kernels::block_partition(4, 4).offsets, (std::vector<std::int64_t>{0, 1, 2, 3}));
-}
-
-TEST(BlockPartition, PanelsCutWhereEitherPartitionDoes) {
-  const auto rows = kernels::block_partition(10, 3), cols = kernels::block_partition(10, 2);
-  EXPECT_EQ(kernels::panel_boundaries(cols, rows, 10), (std::vector<std::int64_t>{0, 4, 5, 7, 10}));
-  EXPECT_EQ(kernels::panel_boundaries(cols, rows, 10, 2), (std::vector<std::int64_t>{0, 2, 4, 5, 7, 9, 10}));
-}
-
-TEST(ProcessGrid, MostSquareWithMoreRows) {
-  const std::vector<std::pair<int, std::pair<int, int>>> want = {{1, {1, 1}}, {2, {2, 1}},  {3, {3, 1}},
-                                                                 {4, {2, 2}}, {6, {3, 2}},  {7, {7, 1}},
-                                                                 {8, {4, 2}}, {12, {4, 3}}, {16, {4, 4}}};
-  for (const auto& [p, grid] : want) {
-    const auto g = kernels::square_grid(p);
-    EXPECT_EQ(std::make_pair(g.rows, g.cols), grid) << "p=" << p;
-  }
-}
-
-template <class P>
-class GemmBlock : public testing::OnEveryDevice<P> {};
-TYPED_TEST_SUITE(GemmBlock, testing::EveryDeviceAndDtype, testing::OnNames);
-
-// Strided blocks, accumulate or not, with the native kernel and the vendor BLAS; the last
-// shape spans several cache blocks of the host kernel in every dimension, with ragged edges.
-TYPED_TEST(GemmBlock, EveryKernelMatchesHostLoop) {
-  using T = typename TypeParam::value_type;
-  with_memory_space(this->device(), [&](auto space) {
-    using View = Kokkos::View<T*, typename decltype(space)::type>;
-    for (const GemmDims d : {GemmDims{7, 13, 9, 11, 15, 14}, GemmDims{70, 35, 300, 301, 36, 37},
-                             GemmDims{5, 4, 0, 1, 4, 4}, GemmDims{301, 531, 700, 701, 533, 540}}) {
-      View a("test::a", d.m * d.lda), b("test::b", d.k * d.ldb), c0("test::c0", d.m * d.ldc);
-      kernels::fill_small_integers(a, 3);
-      kernels::fill_small_integers(b, 4);
-      kernels::fill_small_integers(c0, 5);
-      const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
-      const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
-      const auto hc0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c0);
-      for (bool accumulate : {false, true}) {
-        std::vector<T> want(hc0.data(), hc0.data() + hc0.extent(0));
-        for (std::int64_t i = 0; i < d.m; ++i)
-          for (std::int64_t j = 0; j < d.n; ++j) {
-            T acc = accumulate ? want[i * d.ldc + j] : T(0);
-            for (std::int64_t p = 0; p < d.k; ++p) acc += ha(i * d.lda + p) * hb(p * d.ldb + j);
-            want[i * d.ldc + j] = acc;
-          }
-        for (const GemmKernel kernel : {GemmKernel::native, GemmKernel::vendor}) {
-          View c("test::c", c0.extent(0));
-          Kokkos::deep_copy(c, c0);
-          kernels::gemm(kernel, c, a, b, d, accumulate);
-          const auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
-          std::int64_t wrong = 0;
-          for (std::size_t e = 0; e < want.size(); ++e) wrong += hc(e) != want[e] ? 1 : 0;
-          EXPECT_EQ(wrong, 0) << to_string(kernel) << " on " << describe(this->device()) << " m=" << d.m
-                              << " accumulate=" << accumulate;
-        }
-      }
-    }
-  });
-}
-
-TEST(CommViews, RingSendrecvAndBroadcastOnBothPaths) {
-  const int rank = world_rank(), size = world_size();
-  for (auto path : {comm::CommPath::direct, comm::CommPath::staged}) {
-    const comm::Transport<double> t(path, 10, "test::stage");
-    Kokkos::View<double*, Kokkos::HostSpace> send("test::send", 5), recv("test::recv", 5);
-    Kokkos::deep_copy(send, rank + 0.5);
-    comm::sendrecv(send, (rank + 1) % size, recv, (rank + size - 1) % size, 3, comm::Communicator::world(),
-                   t);
-    EXPECT_EQ(recv(4), (rank + size - 1) % size + 0.5) << comm::to_string(path);
-    Kokkos::deep_copy(send, rank == size - 1 ? 42.0 : -1.0);
-    comm::broadcast(send, size - 1, comm::Communicator::world(), t);
-    EXPECT_EQ(send(0), 42.0) << comm::to_string(path);
-  }
-}
-
-TEST(CommViews, CommPathFollowsTheSetting) {
-  EXPECT_EQ(comm::choose_comm_path("off", cpu()), comm::CommPath::staged);
-  EXPECT_EQ(comm::choose_comm_path("auto", cpu()), comm::CommPath::direct)
-      << "host memory always goes direct";
-  EXPECT_EQ(comm::choose_comm_path("on", cpu()), comm::CommPath::direct);
-  EXPECT_THROW(comm::choose_comm_path("sometimes", cpu()), std::invalid_argument);
-  EXPECT_FALSE(comm::describe_mpi_device_support().empty());
 }
 
 struct Layout {
@@ -216,6 +121,42 @@ TEST_P(DistributedMatmul, OverlappedChunkedPanelsMatchHostTripleLoop) {
   }
 }
 
+// ScaLAPACK's PxGEMM on every p of the job and every grid shape (square, 1×p, p×1), blocks
+// that divide n, that do not, and wider than n (whole processes then hold nothing): C on
+// rank 0 equals the host product, in both dtypes.
+TEST(ScalapackMatmul, EveryRankCountGridAndBlockMatchesHostTripleLoop) {
+  if (!scalapack_available()) GTEST_SKIP() << "built without ScaLAPACK";
+  const int rank = world_rank();
+  for (int p = 1; p <= world_size(); ++p) {
+    const auto sub = comm::Communicator::world().split(rank < p ? 0 : comm::kNoColour, rank);
+    if (sub.is_null()) continue;
+    for (const auto& [n, nb] :
+         std::vector<std::pair<std::int64_t, std::int64_t>>{{8, 2}, {13, 3}, {10, 64}}) {
+      const auto want = host_product(n);
+      for (const auto grid :
+           {kernels::square_grid(p), kernels::ProcessGrid{1, p}, kernels::ProcessGrid{p, 1}}) {
+        for (const DType dtype : {DType::f32, DType::f64}) {
+          const std::string what = "p=" + std::to_string(p) + " grid " + std::to_string(grid.rows) + "x" +
+                                   std::to_string(grid.cols) + " n=" + std::to_string(n) +
+                                   " nb=" + std::to_string(nb) + " " + to_string(dtype);
+          auto mm = make_scalapack_matmul(dtype, cpu(), sub, n, grid, nb);
+          std::vector<std::string> phases;
+          for (int rep = 0; rep < 2; ++rep)
+            mm->multiply([&](const char* name) { phases.emplace_back(name); });
+          EXPECT_EQ(phases, (std::vector<std::string>{"comm", "compute", "comm", "compute"})) << what;
+          const auto c = mm->gather_c();
+          if (rank == 0) {
+            std::int64_t wrong = c.size() == want.size() ? 0 : -1;
+            for (std::size_t e = 0; wrong >= 0 && e < c.size(); ++e) wrong += c[e] != want[e] ? 1 : 0;
+            EXPECT_EQ(wrong, 0) << what;
+          }
+          EXPECT_LE(mm->identity_error(), 1e-12) << what;
+        }
+      }
+    }
+  }
+}
+
 void expect_input_error(const std::string& yaml, const std::string& key, const std::string& fragment) {
   try {
     testing::plan_yaml(yaml);
@@ -251,7 +192,12 @@ TEST(MatmulScalingConfig, BadSizesGridsAndRanksNameTheirKey) {
                      "at most the job's");
   expect_input_error(head + "    ranks: [1, " + std::to_string(size + 1) + "]\n", "ranks", "job's");
   expect_input_error(head + "    decompositions: [cannon]\n", "decompositions",
-                     "'cannon' is not one of: row, summa");
+                     "'cannon' is not one of: row, summa, scalapack");
+  expect_input_error(head + "    block_size: 0\n", "block_size", "");
+  if (!scalapack_available()) {
+    expect_input_error(head + "    decompositions: [scalapack]\n", "decompositions",
+                       "needs a build with ScaLAPACK");
+  }
   expect_input_error(head + "    gpu_aware_mpi: maybe\n", "gpu_aware_mpi", "");
   // A grid that fits the only p in the sweep is accepted.
   EXPECT_NO_THROW(testing::plan_yaml(head + "    n: 8\n    ranks: [" + std::to_string(size) +
@@ -263,6 +209,13 @@ TEST(MatmulScalingConfig, OnWithoutGpuAwareMpiIsAnErrorOnARealGpu) {
     GTEST_SKIP() << "needs a real GPU and a host-only MPI";
   expect_input_error("experiments:\n  - name: matmul_scaling\n    gpu_aware_mpi: on\n", "gpu_aware_mpi",
                      "MPI");
+}
+
+TEST(MatmulScalingConfig, ScalapackRefusesDeviceMemory) {
+  if (!kHasGpuBackend || !scalapack_available()) GTEST_SKIP() << "needs a real GPU and ScaLAPACK";
+  expect_input_error(
+      "experiments:\n  - name: matmul_scaling\n    device: gpu:0\n    decompositions: [scalapack]\n",
+      "decompositions", "host memory only");
 }
 
 bool has_finding(const RunOutcome& out, const std::string& name) {
@@ -314,6 +267,39 @@ TEST_P(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
         EXPECT_TRUE(has_finding(out, "comm_fraction_" + suffix)) << suffix;
       }
     }
+  }
+}
+
+// Beside SUMMA on the same ranks, on host memory (the CPU, or an emulated GPU): every case
+// verified (exactly on rank 0, as n <= 64), the block size recorded, bytes counted as SUMMA's, and the
+// SUMMA/ScaLAPACK ratio reported for every p.
+TEST_P(MatmulScalingRun, ScalapackBesideSummaVerifiesAndIsCompared) {
+  if (!scalapack_available() || !uses_host_memory(device()))
+    GTEST_SKIP() << "needs ScaLAPACK and host memory";
+  const RunOutcome out = testing::run_yaml(
+      "run:\n  name: t\n  warmups: 0\n  repetitions: 2\nexperiments:\n  - name: matmul_scaling\n"
+      "    n: 30\n    block_size: 4\n    decompositions: [summa, scalapack]\n"
+      "    dtypes: [float32, float64]\n" +
+      device_key());
+  EXPECT_TRUE(out.all_verified);
+  for (const auto& r : out.results) {
+    EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+    if (world_rank() == 0) {  // C is gathered there
+      EXPECT_NE(r.check.detail.find("exact match with host triple loop"), std::string::npos)
+          << r.check.detail;
+    }
+    if (r.spec.param("decomposition") != "scalapack") continue;
+    EXPECT_EQ(r.spec.param("block_size"), "4");
+    const auto g = kernels::square_grid(std::stoi(r.spec.param("ranks")));
+    EXPECT_EQ(r.spec.param("grid"), std::to_string(g.rows) + "x" + std::to_string(g.cols));
+    EXPECT_DOUBLE_EQ(r.work.bytes,
+                     (g.rows - 1 + g.cols - 1) * 30.0 * 30.0 * (r.spec.dtype == DType::f32 ? 4 : 8));
+  }
+  for (const auto& r : out.results) {  // every p of the sweep, each dtype
+    const std::string suffix = to_string(r.spec.dtype) + "_p" + r.spec.param("ranks");
+    EXPECT_TRUE(has_finding(out, "summa_over_scalapack_" + suffix)) << suffix;
+    EXPECT_TRUE(has_finding(out, "comm_fraction_summa_" + suffix)) << suffix;
+    EXPECT_FALSE(has_finding(out, "comm_fraction_scalapack_" + suffix)) << "no split inside one PxGEMM call";
   }
 }
 

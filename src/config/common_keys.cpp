@@ -29,4 +29,27 @@ std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::stri
   return out;
 }
 
+std::optional<std::pair<int, int>> read_process_grid(ConfigNode& node, const std::vector<std::int64_t>& ranks,
+                                                     int job_size, const std::string& absent,
+                                                     const std::string& key) {
+  if (!node.has(key)) {
+    node.default_from(key, absent);
+    return std::nullopt;
+  }
+  const auto g = node.get_list<std::int64_t>(key, {});
+  if (g.size() != 2 || g[0] < 1 || g[1] < 1) node.fail(key, "must be [pr, pc], two positive integers");
+  // Sides beyond the job size can form no grid; bounding them first keeps pr·pc exact.
+  if (g[0] > job_size || g[1] > job_size) {
+    node.fail(key, "each side must be at most the job's " + std::to_string(job_size) + " ranks");
+  }
+  for (std::int64_t p : ranks) {
+    if (g[0] * g[1] != p) {
+      node.fail(key, "[" + std::to_string(g[0]) + ", " + std::to_string(g[1]) +
+                         "] is a process grid that cannot be formed from p=" + std::to_string(p) +
+                         " ranks: pr·pc must equal every p in 'ranks'");
+    }
+  }
+  return std::pair{static_cast<int>(g[0]), static_cast<int>(g[1])};
+}
+
 }  // namespace minigpu

@@ -6,7 +6,9 @@
 #include "core/gemm_dims.hpp"
 #include "core/shape.hpp"
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace minigpu {
@@ -17,5 +19,10 @@ Device read_device(ConfigNode& node, const std::string& key = "device");
 GemmKernel read_gemm_kernel(ConfigNode& node, const std::string& key = "kernel");
 /// A list of float32/float64 (repeats dropped), `fallback` when absent.
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key = "dtypes");
+/// `[pr, pc]`, a process grid every p of `ranks` can form (pr·pc = p, each side at most the
+/// job's `job_size` ranks); nullopt when absent (`absent` says what is used then).
+std::optional<std::pair<int, int>> read_process_grid(ConfigNode& node, const std::vector<std::int64_t>& ranks,
+                                                     int job_size, const std::string& absent,
+                                                     const std::string& key = "grid");
 
 }  // namespace minigpu

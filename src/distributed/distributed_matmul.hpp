@@ -3,6 +3,7 @@
 //          in-place MPI_Allgatherv gives every rank all of B, then C_r = A_r·B locally
 //   summa  a pr×pc grid of blocks, panel broadcasts along rows and columns, blocking or
 //          overlapped with the local products (distributed/summa_matmul.hpp)
+//   scalapack  ScaLAPACK's PxGEMM on a block-cyclic layout (distributed/scalapack_matmul.hpp)
 // The local products run the chosen GemmKernel: the vendor BLAS (default) or the native one.
 #pragma once
 
@@ -15,11 +16,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 namespace minigpu {
 
-enum class Decomposition { row, summa };
+enum class Decomposition { row, summa, scalapack };
 
 namespace detail {
 
@@ -70,6 +72,9 @@ inline std::unique_ptr<DistributedMatmul> make_distributed_matmul(Decomposition 
                                                                   std::int64_t n, kernels::ProcessGrid grid,
                                                                   comm::CommPath path, GemmKernel kernel,
                                                                   SummaOptions summa = {}) {
+  if (d == Decomposition::scalapack)
+    throw std::invalid_argument(
+        "scalapack is built by make_scalapack_matmul (distributed/scalapack_matmul.hpp)");
   return dispatch(device, dtype, [&](auto place) -> std::unique_ptr<DistributedMatmul> {
     using T = typename decltype(place)::value_type;
     using Mem = typename decltype(place)::memory_space;
@@ -80,7 +85,9 @@ inline std::unique_ptr<DistributedMatmul> make_distributed_matmul(Decomposition 
 
 /// Elements that all ranks together receive in one product: (p-1)·n² for row, whose every
 /// rank gathers the rest of B; (pr-1 + pc-1)·n² for summa, each panel reaching the other
-/// ranks of its process row or column.
+/// ranks of its process row or column. scalapack counts as summa: for square operands PBLAS
+/// keeps C in place and broadcasts A's column panels along process rows and B's row panels
+/// down process columns, the same volume (an estimate from the algorithm, not measured).
 inline double received_elements(Decomposition d, std::int64_t n, kernels::ProcessGrid grid) {
   const double n2 = static_cast<double>(n) * static_cast<double>(n);
   if (d == Decomposition::row) return (grid.rows * grid.cols - 1) * n2;

@@ -7,16 +7,21 @@
 //          B(panel, J) (compute). overlap (default) posts the next panel's broadcasts before
 //          each product, and "comm" is then only the exposed part; `summa_blocking` rows wait
 //          for each panel's broadcasts first (distributed/summa_matmul.hpp)
+//   scalapack  ScaLAPACK's PSGEMM/PDGEMM on a BLACS grid shaped like summa's, nb×nb blocks
+//          (`block_size`) dealt 2-D block-cyclically, host memory only: the library a user
+//          would otherwise call, timed whole as compute (it interleaves comm inside one call)
 // The local products run `kernel`: vendor (the BLAS, default) or native (kernels/gemm.hpp).
 // mode strong keeps n fixed: speedup t1/tp, efficiency t1/(p·tp); mode weak grows n with
 // ∛p so work per rank stays fixed: efficiency t1/tp. Messages go `staged` through host
 // memory or `direct` from device memory (gpu_aware_mpi).
 // Accounting per repetition: flops = 2n³ for the whole product, the same on every rank, so
 // GFLOP/s is the aggregate over the p ranks; bytes = elements received over MPI by all ranks
-// together × sizeof(T): (p-1)·n² for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1.
+// together × sizeof(T): (p-1)·n² for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1; scalapack
+// is counted as summa (PBLAS broadcasts the same A and B panels for square operands).
 // Model: every row's model_s is the α–β–γ estimate (perfmodel/) with α and β measured between
 // ranks and γ of the local products' shapes, all in this run (scaling_calibration.hpp);
 // model_error_pct = 100·(model − measured)/measured. Without panel_width the model picks it.
+// scalapack is modelled as blocking SUMMA with nb-wide panels.
 // Check: C·v against A·(B·v) for a deterministic v, A and B taken from their formulas, each
 // rank its share, summed over the p ranks; for n <= 64 also all of C on rank 0 against a host
 // triple loop. Entries are small integers, so C is exact in either dtype.
@@ -24,6 +29,7 @@
 #include "comm/gpu_aware.hpp"
 #include "config/common_keys.hpp"
 #include "distributed/distributed_matmul.hpp"
+#include "distributed/scalapack_matmul.hpp"
 #include "experiments/registry.hpp"
 #include "experiments/scaling_calibration.hpp"
 #include "io/format.hpp"
@@ -41,13 +47,6 @@ namespace {
 constexpr std::int64_t kMaxN = 46340;  // n² elements must fit MPI's int message counts
 constexpr std::int64_t kExactCheckMaxN = 64;
 
-// While every partial sum of C fits T's mantissa (|sum| <= 4n for entries in [-2, 2]) C is
-// exact and only the check's double matvecs round; beyond that T's own rounding counts.
-double identity_tolerance(DType dtype, std::int64_t n) {
-  return with_dtype(
-      dtype, [&](auto type) { return kernels::matmul_identity_tolerance<typename decltype(type)::type>(n); });
-}
-
 struct ScalingCase {
   Decomposition decomposition = Decomposition::row;
   int p = 1;
@@ -58,7 +57,8 @@ struct ScalingCase {
 
 // The row's name in findings: "summa" is the default (overlapped) schedule.
 std::string algorithm_name(const ScalingCase& c) {
-  if (c.decomposition == Decomposition::row) return "row";
+  if (c.decomposition != Decomposition::summa)
+    return c.decomposition == Decomposition::row ? "row" : "scalapack";
   return c.summa.overlap ? "summa" : "summa_blocking";
 }
 
@@ -92,9 +92,13 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
                            std::to_string(kMaxN));
     }
     decompositions_.clear();
-    for (const auto& s : node.get_choice_list("decompositions", {"row", "summa"}, {"row", "summa"})) {
-      decompositions_.push_back(s == "row" ? Decomposition::row : Decomposition::summa);
+    for (const auto& s :
+         node.get_choice_list("decompositions", {"row", "summa", "scalapack"}, {"row", "summa"})) {
+      decompositions_.push_back(s == "row"     ? Decomposition::row
+                                : s == "summa" ? Decomposition::summa
+                                               : Decomposition::scalapack);
     }
+    block_size_ = node.get_int("block_size", kScalapackDefaultBlock, 1, kMaxN);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     const std::string overlap = node.get_choice("overlap", {"true", "false", "both"}, "true");
     overlaps_.clear();
@@ -105,26 +109,14 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
         "panel_width",
         "0: the width of 64 … 1024 that the α–β–γ model, calibrated in the same run, predicts fastest");
     grid_.reset();
-    if (node.has("grid")) {
-      const auto g = node.get_list<std::int64_t>("grid", {});
-      if (g.size() != 2 || g[0] < 1 || g[1] < 1) node.fail("grid", "must be [pr, pc], two positive integers");
-      // Sides beyond the job size can form no grid; bounding them first keeps pr·pc exact.
-      if (g[0] > ctx.ranks || g[1] > ctx.ranks) {
-        node.fail("grid", "each side must be at most the job's " + std::to_string(ctx.ranks) + " ranks");
-      }
-      for (std::int64_t p : ranks_) {
-        if (g[0] * g[1] != p) {
-          node.fail("grid", "[" + std::to_string(g[0]) + ", " + std::to_string(g[1]) +
-                                "] is a process grid that cannot be formed from p=" + std::to_string(p) +
-                                " ranks: pr·pc must equal every p in 'ranks'");
-        }
-      }
-      grid_ = kernels::ProcessGrid{static_cast<int>(g[0]), static_cast<int>(g[1])};
-    } else {
-      node.default_from("grid", "the squarest pr×pc factorisation of each p");
-    }
+    if (const auto g =
+            read_process_grid(node, ranks_, ctx.ranks, "the squarest pr×pc factorisation of each p"))
+      grid_ = kernels::ProcessGrid{g->first, g->second};
     device_ = read_device(node);
     kernel_ = read_gemm_kernel(node);
+    if (std::count(decompositions_.begin(), decompositions_.end(), Decomposition::scalapack)) {
+      if (const std::string why = scalapack_refusal(device_); !why.empty()) node.fail("decompositions", why);
+    }
     try {
       path_ =
           comm::choose_comm_path(node.get_choice("gpu_aware_mpi", {"auto", "on", "off"}, "auto"), device_);
@@ -155,7 +147,9 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     planned = comm::max_over_ranks(planned, comm_);
     case_.summa.max_panel = std::llround(planned[0]);
     model_.remember(spec.index, case_.summa.max_panel, {planned[1], planned[2], planned[3], planned[4]});
-    if (!sub_.is_null()) {
+    if (!sub_.is_null() && case_.decomposition == Decomposition::scalapack) {
+      engine_ = make_scalapack_matmul(dtype_, spec.device, sub_, case_.n, case_.grid, block_size_);
+    } else if (!sub_.is_null()) {
       engine_ = make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid,
                                         path_, kernel_, case_.summa);
     }
@@ -175,7 +169,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
       return {true,
               "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(case_.p)};
     const double err = engine_->identity_error();
-    const double tol = identity_tolerance(dtype_, case_.n);
+    const double tol = kernels::matmul_identity_tolerance(dtype_, case_.n);
     Check check{err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) +
                                 (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
     if (case_.n <= kExactCheckMaxN) {
@@ -209,20 +203,25 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   void add_scaling_case(Decomposition d, DType dt, int p, bool overlapped) {
     ScalingCase sc{d, p, size_for(p), grid_for(d, p), SummaOptions{panel_width_, overlapped}};
     const std::string name = algorithm_name(sc);
-    const bool summa = d == Decomposition::summa;
+    const bool summa = d == Decomposition::summa, sl = d == Decomposition::scalapack;  // sl: its own BLAS
+    const std::string kernel = to_string(sl ? GemmKernel::vendor : kernel_);
     CaseSpec c;
-    c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(sc.n) + " " + to_string(kernel_);
+    c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(sc.n) + " " +
+              (sl ? "nb=" + std::to_string(block_size_) : kernel);
     c.params = {{"mode", weak_ ? "weak" : "strong"},
-                {"decomposition", summa ? "summa" : "row"},
+                {"decomposition", sl      ? "scalapack"
+                                  : summa ? "summa"
+                                          : "row"},
                 {"ranks", std::to_string(p)},
                 {"n", std::to_string(sc.n)},
                 {"grid", sc.grid.text()},
-                {"comm_path", comm::to_string(path_)},
-                {"kernel", to_string(kernel_)},
+                {"comm_path", comm::to_string(sl ? comm::CommPath::direct : path_)},
+                {"kernel", kernel},
                 {"overlap", overlapped ? "true" : "false"},
                 {"panel_width", !summa             ? ""
                                 : panel_width_ > 0 ? std::to_string(panel_width_)
                                                    : "auto"}};
+    if (sl) c.params.emplace_back("block_size", std::to_string(block_size_));
     c.device = device_;
     c.dtype = dt;
     c.ceiling = gemm_ceiling(device_, dt);  // p ranks, each bounded by one device's
@@ -230,13 +229,16 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     const double n = static_cast<double>(sc.n);
     c.flops_estimate = 2.0 * n * n * n / p;
     const SummaOptions widest{panel_width_ > 0 ? panel_width_ : kWidestModelPanel, overlapped};
-    c.device_bytes = device_bytes_per_rank(
-        d, sc.n, sc.grid, size_of(dt), path_ == comm::CommPath::staged && uses_host_memory(device_), widest);
+    c.device_bytes =
+        sl ? scalapack_bytes_per_rank(sc.n, sc.grid, block_size_, size_of(dt))
+           : device_bytes_per_rank(d, sc.n, sc.grid, size_of(dt),
+                                   path_ == comm::CommPath::staged && uses_host_memory(device_), widest);
     c.size_key = "n";
     add_case(c, sc);
   }
 
   ModelledProduct product(const ScalingCase& c, DType dt) const {
+    if (c.decomposition == Decomposition::scalapack) return {true, false, c.p, c.n, c.grid, dt, block_size_};
     return {c.decomposition == Decomposition::summa, c.summa.overlap, c.p, c.n, c.grid, dt, panel_width_};
   }
   std::int64_t size_for(std::int64_t p) const {
@@ -255,6 +257,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   std::vector<Decomposition> decompositions_;
   std::vector<bool> overlaps_;
   std::int64_t panel_width_ = 0;
+  std::int64_t block_size_ = kScalapackDefaultBlock;
   std::vector<DType> dtypes_;
   std::optional<kernels::ProcessGrid> grid_;
   Device device_;
@@ -339,6 +342,17 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
       const double tp = r->seconds.median;
       const std::string suffix = group + "_p" + std::to_string(p);
       const ScalingCase& c = case_of(r->spec);
+      // miniGPU's (overlapped) SUMMA against ScaLAPACK at the same dtype and p: below 1 the
+      // mini-app beats the library a user would otherwise call.
+      const std::string dtype = to_string(r->spec.dtype);
+      const auto lib = groups.find("scalapack_" + dtype);
+      if (group == "summa_" + dtype && lib != groups.end() && lib->second.count(p)) {
+        const CaseResult& s = *lib->second.at(p);
+        out.push_back(ratio_finding("summa_over_scalapack_" + dtype + "_p" + std::to_string(p), r->seconds,
+                                    s.seconds,
+                                    "t(summa)/t(scalapack PxGEMM, nb=" + s.spec.param("block_size") +
+                                        "), n=" + s.spec.param("n") + ", grid " + s.spec.param("grid")));
+      }
       const std::string where =
           "n=" + std::to_string(c.n) + ", grid " + c.grid.text() + ", " + comm::to_string(path_);
       if (tp <= 0 || t1 <= 0) continue;
@@ -366,7 +380,8 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
       }
       const double comm = r->phase_median("comm").value_or(0),
                    compute = r->phase_median("compute").value_or(0);
-      if (comm + compute > 0) {
+      // scalapack's messages travel inside its one call: it has no split to report.
+      if (comm + compute > 0 && c.decomposition != Decomposition::scalapack) {
         out.push_back({"", "comm_fraction_" + suffix, 100 * comm / (comm + compute), "%",
                        "median comm " + io::significant(comm, 2) + " s, compute " +
                            io::significant(compute, 2) + " s (slowest rank per phase)"});

@@ -2,6 +2,7 @@
 // sizes, and the identity C·v = A·(B·v) with double matvecs on the device for any size.
 #pragma once
 
+#include "core/dispatch.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/matvec.hpp"
 
@@ -69,6 +70,12 @@ double matmul_identity_tolerance(std::int64_t k) {
   const double n = static_cast<double>(std::max<std::int64_t>(k, 1));
   const bool exact = 4.0 * n < std::ldexp(1.0, std::numeric_limits<T>::digits);
   return exact ? 16.0 * n * DBL_EPSILON : 4.0 * n * std::numeric_limits<T>::epsilon();
+}
+
+/// The same for a dtype known at run time.
+inline double matmul_identity_tolerance(DType dtype, std::int64_t k) {
+  return with_dtype(dtype,
+                    [&](auto type) { return matmul_identity_tolerance<typename decltype(type)::type>(k); });
 }
 
 }  // namespace minigpu::kernels

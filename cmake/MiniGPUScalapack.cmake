@@ -1,0 +1,39 @@
+# ScaLAPACK (with its BLACS), optional: matmul_scaling's `scalapack` decomposition calls it.
+# It must be built for the MPI this build uses, so the pkg-config module named after that MPI
+# is looked for (Debian: scalapack-openmpi from libscalapack-openmpi-dev, scalapack-mpich from
+# libscalapack-mpich-dev); its Requires bring that MPI and the BLAS/LAPACK ScaLAPACK calls.
+# Defines the INTERFACE target minigpu_scalapack (empty when none) and MINIGPU_HAVE_SCALAPACK
+# (ON/OFF); src/CMakeLists.txt gives both to comm/scalapack.cpp alone, and other code asks
+# comm::have_scalapack(), so finding ScaLAPACK or not recompiles one file.
+if(TARGET minigpu_scalapack)
+  return()
+endif()
+option(MINIGPU_ENABLE_SCALAPACK "Use ScaLAPACK where found (matmul_scaling's scalapack decomposition)" ON)
+add_library(minigpu_scalapack INTERFACE)
+set(MINIGPU_HAVE_SCALAPACK OFF)
+if(NOT MINIGPU_ENABLE_SCALAPACK)
+  message(STATUS "ScaLAPACK: disabled (MINIGPU_ENABLE_SCALAPACK=OFF)")
+  return()
+endif()
+
+# FindMPI names no implementation; its libraries' paths do (Debian: .../openmpi/lib/libmpi.so).
+if(MPI_CXX_LIBRARIES MATCHES "openmpi|libmpi_cxx")
+  set(_minigpu_scalapack_module scalapack-openmpi)
+elseif(MPI_CXX_LIBRARIES MATCHES "mpich")
+  set(_minigpu_scalapack_module scalapack-mpich)
+else()
+  set(_minigpu_scalapack_module scalapack)
+endif()
+find_package(PkgConfig QUIET)
+if(PkgConfig_FOUND)
+  pkg_check_modules(MINIGPU_SCALAPACK QUIET IMPORTED_TARGET ${_minigpu_scalapack_module})
+endif()
+if(MINIGPU_SCALAPACK_FOUND)
+  target_link_libraries(minigpu_scalapack INTERFACE PkgConfig::MINIGPU_SCALAPACK)
+  set(MINIGPU_HAVE_SCALAPACK ON)
+  message(STATUS "ScaLAPACK: ${MINIGPU_SCALAPACK_VERSION} (pkg-config ${_minigpu_scalapack_module}: "
+                 "${MINIGPU_SCALAPACK_LINK_LIBRARIES})")
+else()
+  message(STATUS "ScaLAPACK: not found (pkg-config ${_minigpu_scalapack_module}); the scalapack "
+                 "decomposition is refused (Debian: apt-get install lib${_minigpu_scalapack_module}-dev)")
+endif()
