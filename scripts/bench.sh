@@ -11,6 +11,9 @@
 #   MPI studies (findings of real runs):
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
 #     matmul_scaling strong, n = 2048: 2 ranks vs 1 rank             target efficiency >= 75 %
+#     SUMMA overlapped / blocking, n = 4096, p = 2 (scripts/bench_scaling.py)   bar <= 1.0
+#     SUMMA's exposed share of its communication, same runs          bar <= 50 %
+#     every scaling row's model error, n >= 1024, reliable rows      bar |error| <= 20 %
 #     matmul_scaling SUMMA / ScaLAPACK PxGEMM, p = 2, n = 2048 and 4096, both dtypes
 #                                                                    bar <= 1.0 (goal <= 0.6)
 # MINIGPU_BENCH_REPETITIONS (default 5) sets Google Benchmark's repetitions per row.
@@ -85,5 +88,18 @@ PY
 check_at_most summa_vs_scalapack_2048 matmul_vs_scalapack.yaml summa_over_scalapack_ 1.0 0.6
 check_at_most summa_vs_scalapack_4096 matmul_vs_scalapack.yaml summa_over_scalapack_ 1.0 0.6 \
   --set experiments.matmul_scaling.n=4096
+# SUMMA with and without overlap at n = 4096, p = 2, both dtypes: overlapped / blocking time
+# (bar <= 1.0) and the share of the communication it exposes (bar <= 50 %), beside the model's.
+log "summa overlap: inputs/summa_overlap_4096.yaml on $ranks ranks"
+if mpirun_n "$ranks" "$MINIGPU_BUILD/src/minigpu" run "$MINIGPU_ROOT/inputs/summa_overlap_4096.yaml" \
+  --output-dir "$out/summa_overlap_4096" >"$out/summa_overlap_4096.txt" 2>&1; then
+  python3 "$MINIGPU_ROOT/scripts/bench_scaling.py" overlap "$out/summa_overlap_4096" || status=1
+else
+  log "FAIL summa overlap: the run failed; see $out/summa_overlap_4096.txt"
+  status=1
+fi
+# Every scaling row of those runs beside its α–β–γ model: |model_error_pct| <= 20 % where n >= 1024.
+python3 "$MINIGPU_ROOT/scripts/bench_scaling.py" model "$out/matmul_strong_scaling_2048.yaml" \
+  "$out/summa_vs_scalapack_2048" "$out/summa_vs_scalapack_4096" "$out/summa_overlap_4096" || status=1
 log "run records kept in $out"
 exit $status

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""scripts/bench_scaling.py on hand-made run records: the overlap ratio and exposed share it
+prints are the ones the rows give, and it fails exactly when a figure misses its bar; model
+errors are judged only on reliable rows with n >= 1024.
+Usage: check_bench_scaling.py BENCH_SCALING_PY"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def row(overlap, median, values, n=4096, reliable=True, case=None):
+    return {"experiment": "matmul_scaling", "case": case or f"summa overlap={overlap}", "dtype": "float32",
+            "params": {"decomposition": "summa", "overlap": overlap, "ranks": "2", "n": str(n)},
+            "seconds": {"median": median}, "values": values, "reliable": reliable,
+            "unreliable_because": "" if reliable else "oversubscribed"}
+
+
+def run(script, mode, rows):
+    with tempfile.TemporaryDirectory() as tmp:
+        os.makedirs(os.path.join(tmp, "r"))
+        with open(os.path.join(tmp, "r", "run.json"), "w", encoding="utf-8") as f:
+            json.dump({"results": rows}, f)
+        proc = subprocess.run([sys.executable, script, mode, tmp], capture_output=True, text=True)
+        return proc.returncode, proc.stdout
+
+
+def main():
+    script, errors = sys.argv[1], []
+    model = {"model_s": 1.0, "model_comm_s": 0.1, "model_comm_exposed_s": 0.01}
+    blocking = row("false", 10.0, {**model, "comm_s": 2.0, "comm_exposed_s": 2.0})
+    # 9 s against 10 s, 0.5 s exposed of 2 s: ratio 0.9000 and 25.0 %, both within their bars.
+    code, out = run(script, "overlap", [blocking, row("true", 9.0, {**model, "comm_s": 2.0, "comm_exposed_s": 0.5})])
+    if code != 0 or "= 0.9000" not in out or "= 25.0 % of comm_s" not in out:
+        errors.append(f"a good overlap was not passed as 0.9000 and 25.0 % (exit {code}):\n{out}")
+    # Slower than blocking (10.5 s): the ratio fails; 1.5 s exposed of 2 s (75 %): the share fails.
+    for median, exposed, word in ((10.5, 0.5, "time"), (9.0, 1.5, "exposed")):
+        code, out = run(script, "overlap", [blocking, row("true", median, {**model, "comm_s": 2.0,
+                                                                           "comm_exposed_s": exposed})])
+        if code != 1 or f"FAIL summa {'overlapped' if word == 'time' else 'exposed'}" not in out:
+            errors.append(f"a missed {word} bar did not fail (exit {code}):\n{out}")
+    code, out = run(script, "overlap", [blocking])
+    if code != 1:
+        errors.append(f"a run without an overlapped row passed (exit {code}):\n{out}")
+    # Model: -25 % fails, +5 % passes; an unreliable row and a small n are shown, not judged.
+    good = row("true", 1.0, {"model_s": 1.05, "model_error_pct": 5.0}, case="good")
+    bad = row("true", 1.0, {"model_s": 0.75, "model_error_pct": -25.0}, case="bad")
+    crowded = row("true", 1.0, {"model_s": 0.5, "model_error_pct": -50.0}, reliable=False, case="crowded")
+    small = row("true", 1.0, {"model_s": 0.5, "model_error_pct": -50.0}, n=512, case="small")
+    code, out = run(script, "model", [good, crowded, small])
+    if code != 0 or "PASS model error, good" not in out or "not judged: oversubscribed" not in out:
+        errors.append(f"model errors within the bar were not passed (exit {code}):\n{out}")
+    code, out = run(script, "model", [good, bad])
+    if code != 1 or "FAIL model error, bad" not in out:
+        errors.append(f"a 25 % model error did not fail (exit {code}):\n{out}")
+    print("\n".join(errors) or "bench_scaling.py: bars and figures as the records give them")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
