@@ -13,6 +13,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -59,7 +60,11 @@ class PendingBroadcast {
     return *this;
   }
   // A request must never be left behind: its buffers would be written after they are freed.
-  ~PendingBroadcast() { complete(); }
+  // While an exception unwinds, the other ranks may never join the broadcast: waiting would
+  // hang the job that main() is about to abort.
+  ~PendingBroadcast() {
+    if (std::uncaught_exceptions() == 0) complete();
+  }
 
   /// Lets MPI progress the broadcast; true once it is complete (wait() is still needed).
   bool test() {
