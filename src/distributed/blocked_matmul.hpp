@@ -42,6 +42,20 @@ class DistributedMatmul {
   virtual std::vector<double> gather_c() const = 0;
 };
 
+/// max_i |got_i - want_i| / max_i |want_i| over n host entries (the difference alone when want
+/// is 0, infinity for a NaN): the identity check's verdict.
+template <class GotView, class WantView>
+double max_relative_difference(const GotView& got, const WantView& want, std::int64_t n) {
+  double diff = 0, scale = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double d = std::abs(got(i) - want(i));
+    if (std::isnan(d)) return std::numeric_limits<double>::infinity();
+    diff = std::max(diff, d);
+    scale = std::max(scale, std::abs(want(i)));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
 /// Entries of C (row-major, n×n) that differ from a host triple loop over A's and B's formulas.
 inline std::int64_t host_product_mismatches(const std::vector<double>& c, std::int64_t n) {
   const auto a = kernels::small_integer_matrix(kSeedA, n), b = kernels::small_integer_matrix(kSeedB, n);
@@ -80,14 +94,7 @@ class BlockedMatmul : public DistributedMatmul {
     Kokkos::deep_copy(bv, h_bv);
     kernels::generated_matvec_rows(abv, kernels::small_integer_matrix(kSeedA, n_), bv, r0, nr, n_);
     const auto h_cv = sum_over_ranks(cv), h_abv = sum_over_ranks(abv);
-    double diff = 0, scale = 0;
-    for (std::int64_t i = 0; i < n_; ++i) {
-      const double d = std::abs(h_cv(i) - h_abv(i));
-      if (std::isnan(d)) return std::numeric_limits<double>::infinity();
-      diff = std::max(diff, d);
-      scale = std::max(scale, std::abs(h_abv(i)));
-    }
-    return scale > 0 ? diff / scale : diff;
+    return max_relative_difference(h_cv, h_abv, n_);
   }
 
   std::vector<double> gather_c() const override {

@@ -67,14 +67,7 @@ class ScalapackMatmul final : public DistributedMatmul {
     for_each_local([&](std::int64_t e, std::int64_t i, std::int64_t j) { cv(i) += double(c_(e)) * v(j); });
     comm::sum_in_place(cv.data(), n_, comm_);
     comm::sum_in_place(abv.data(), n_, comm_);
-    double diff = 0, scale = 0;
-    for (std::int64_t i = 0; i < n_; ++i) {
-      const double d = std::abs(cv(i) - abv(i));
-      if (std::isnan(d)) return std::numeric_limits<double>::infinity();
-      diff = std::max(diff, d);
-      scale = std::max(scale, std::abs(abv(i)));
-    }
-    return scale > 0 ? diff / scale : diff;
+    return max_relative_difference(cv, abv, n_);
   }
 
   std::vector<double> gather_c() const override {
@@ -95,17 +88,7 @@ class ScalapackMatmul final : public DistributedMatmul {
     return c;
   }
 
- private:
-  // f(local offset, global row, global column) for every element this rank stores.
-  template <class F>
-  void for_each_local(F&& f) const {
-    for (std::int64_t lj = 0; lj < cols_; ++lj) {
-      const std::int64_t j = global_index(lj, nb_, blacs_.my_col(), blacs_.cols());
-      for (std::int64_t li = 0; li < rows_; ++li)
-        f(li + lj * lld_, global_index(li, nb_, blacs_.my_row(), blacs_.rows()), j);
-    }
-  }
-
+  // Public only because CUDA rejects an extended lambda in a private member function.
   void fill(const View& out, kernels::SmallIntegerMatrix gen) const {
     const std::int64_t lld = lld_, rows = rows_, nb = nb_;
     const int my_row = blacs_.my_row(), pr = blacs_.rows(), my_col = blacs_.my_col(), pc = blacs_.cols();
@@ -116,6 +99,17 @@ class ScalapackMatmul final : public DistributedMatmul {
               static_cast<T>(gen(global_index(li, nb, my_row, pr), global_index(lj, nb, my_col, pc)));
         });
     Kokkos::fence();
+  }
+
+ private:
+  // f(local offset, global row, global column) for every element this rank stores.
+  template <class F>
+  void for_each_local(F&& f) const {
+    for (std::int64_t lj = 0; lj < cols_; ++lj) {
+      const std::int64_t j = global_index(lj, nb_, blacs_.my_col(), blacs_.cols());
+      for (std::int64_t li = 0; li < rows_; ++li)
+        f(li + lj * lld_, global_index(li, nb_, blacs_.my_row(), blacs_.rows()), j);
+    }
   }
 
   comm::Communicator comm_;
