@@ -103,9 +103,9 @@ TEST_P(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
 }
 
 // Overlapped SUMMA multiplies in row chunks between MPI progress calls once a block has
-// 256 rows or more: the chunked products must add up to the host's C, on 1×p and square grids.
+// 512 rows or more: the chunked products must add up to the host's C, on 1×p and square grids.
 TEST_P(DistributedMatmul, OverlappedChunkedPanelsMatchHostTripleLoop) {
-  const std::int64_t n = 300;
+  const std::int64_t n = 520;  // two chunks of 260 rows on a 1×p grid
   const auto want = host_product(n);
   const auto world = comm::Communicator::world();
   const auto path = comm::can_pass_directly(device()) ? comm::CommPath::direct : comm::CommPath::staged;

@@ -124,8 +124,8 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
       b.wait();
     }
   };
-  static constexpr std::int64_t kChunkRows = 128;  // rows per product between MPI progress calls
-  static constexpr std::int64_t kMaxChunks = 8;
+  static constexpr std::int64_t kChunkRows = 256;  // rows per product between MPI progress calls
+  static constexpr std::int64_t kMaxChunks = 4;
 
   // Panel s in buffer slot `slot`; packs this rank's A columns when they are not contiguous.
   Panel locate(std::size_t s, int slot) {
