@@ -245,9 +245,10 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   std::int64_t size_for(std::int64_t p) const {
     return weak_ ? std::llround(static_cast<double>(n_) * std::cbrt(static_cast<double>(p))) : n_;
   }
+  // The input's grid where it fits p (every case's p; model curves reach others), else the squarest.
   kernels::ProcessGrid grid_for(Decomposition d, int p) const {
     if (d == Decomposition::row) return {p, 1};
-    return grid_ ? *grid_ : kernels::square_grid(p);
+    return grid_ && grid_->rows * grid_->cols == p ? *grid_ : kernels::square_grid(p);
   }
 
   comm::Communicator comm_;
