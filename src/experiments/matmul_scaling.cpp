@@ -139,15 +139,11 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     model_.calibrate(comm_, device_, path_, kernel_);  // once, every rank
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
-    // The model's panel width and prediction, from the slowest rank's figures so all agree.
-    std::vector<double> planned(5, 0.0);
-    if (!sub_.is_null()) {
-      const auto [width, e] = model_.plan(product(case_, dtype_));
-      planned = {static_cast<double>(width), e.total_s, e.compute_s, e.comm_s, e.comm_exposed_s};
-    }
-    planned = comm::max_over_ranks(planned, comm_);
-    case_.summa.max_panel = std::llround(planned[0]);
-    model_.remember(spec.index, case_.summa.max_panel, {planned[1], planned[2], planned[3], planned[4]});
+    // The model's panel width, the widest any rank chose so that all run the same schedule.
+    ModelledProduct modelled = product(case_, dtype_);
+    const double width = sub_.is_null() ? 0 : static_cast<double>(model_.plan(modelled).first);
+    case_.summa.max_panel = modelled.panel_width = std::llround(comm::max_over_ranks(width, comm_));
+    if (!sub_.is_null()) model_.remember(spec.index, modelled);
     if (!sub_.is_null() && case_.decomposition == Decomposition::scalapack) {
       engine_ = make_scalapack_matmul(dtype_, spec.device, sub_, case_.n, case_.grid, block_size_);
     } else if (!sub_.is_null()) {

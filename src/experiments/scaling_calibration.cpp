@@ -20,7 +20,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kSmallElems = 2, kLargeElems = std::int64_t(1) << 20;  // 8 B and 4 MiB of float
 constexpr int kSmallTrips = 200, kLargeTrips = 10;
-constexpr std::int64_t kGemmCap = 1024;
+constexpr double kGemmFlopBudget = 1 << 30;  // flop of the largest shape timed as it is
 constexpr int kGemmRuns = 3;
 constexpr int kCurveMaxRanks = 64;  // how far run.json's model curves reach beyond the sweep
 
@@ -95,41 +95,71 @@ NetworkCalibration calibrate_network(const comm::Communicator& comm, Device devi
   return out;
 }
 
+double GemmTimer::time_once(const Shape& shape) const {
+  const auto [mc, nc, kc] = shape;
+  return dispatch(device_, dtype_, [&](auto place) {
+    using Mem = typename decltype(place)::memory_space;
+    using T = typename decltype(place)::value_type;
+    Kokkos::View<T*, Mem> a("minigpu::calibration::A", mc * kc), b("minigpu::calibration::B", kc * nc),
+        c("minigpu::calibration::C", mc * nc);
+    kernels::fill_small_integers(a, 1);
+    kernels::fill_small_integers(b, 2);
+    double best = 0;
+    for (int run = 0; run <= kGemmRuns; ++run) {  // run 0 warms up
+      Kokkos::fence();
+      const auto t0 = Clock::now();
+      kernels::gemm(kernel_, c, a, b, dense_gemm(mc, nc, kc), true);
+      Kokkos::fence();
+      const double s = seconds_since(t0);
+      if (run == 1 || (run > 1 && s < best)) best = s;
+    }
+    return best;
+  });
+}
+
 double GemmTimer::seconds(std::int64_t m, std::int64_t n, std::int64_t k) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
-  const std::int64_t mc = std::min(m, kGemmCap), nc = std::min(n, kGemmCap), kc = std::min(k, kGemmCap);
-  const auto key = std::make_tuple(mc, nc, kc);
-  auto found = cache_.find(key);
-  if (found == cache_.end()) {
-    const double timed = dispatch(device_, dtype_, [&](auto place) {
-      using Mem = typename decltype(place)::memory_space;
-      using T = typename decltype(place)::value_type;
-      Kokkos::View<T*, Mem> a("minigpu::calibration::A", mc * kc), b("minigpu::calibration::B", kc * nc),
-          c("minigpu::calibration::C", mc * nc);
-      kernels::fill_small_integers(a, 1);
-      kernels::fill_small_integers(b, 2);
-      double best = 0;
-      for (int run = 0; run <= kGemmRuns; ++run) {  // run 0 warms up
-        Kokkos::fence();
-        const auto t0 = Clock::now();
-        kernels::gemm(kernel_, c, a, b, dense_gemm(mc, nc, kc), false);
-        Kokkos::fence();
-        const double s = seconds_since(t0);
-        if (run == 1 || (run > 1 && s < best)) best = s;
-      }
-      return best;
-    });
-    found = cache_.emplace(key, timed).first;
+  std::int64_t mc = m, nc = n, kc = k;
+  while (2.0 * static_cast<double>(mc) * static_cast<double>(nc) * static_cast<double>(kc) > kGemmFlopBudget) {
+    std::int64_t& longest = mc >= nc && mc >= kc ? mc : (nc >= kc ? nc : kc);
+    longest = (longest + 1) / 2;
   }
-  const double scale = static_cast<double>(m) / static_cast<double>(mc) * static_cast<double>(n) /
-                       static_cast<double>(nc) * static_cast<double>(k) / static_cast<double>(kc);
-  const double flops = 2.0 * static_cast<double>(mc) * static_cast<double>(nc) * static_cast<double>(kc);
-  if (flops > largest_flops_ && found->second > 0) {
-    largest_flops_ = flops;
-    largest_rate_ = flops / found->second;
-    largest_shape_ = std::to_string(mc) + "x" + std::to_string(nc) + "x" + std::to_string(kc);
+  Timed& t = cache_[Shape{mc, nc, kc}];
+  if (static_cast<int>(t.sessions.size()) < kSessions && t.last_session != session_) {
+    const double s = time_once(Shape{mc, nc, kc});
+    t.sessions.insert(std::upper_bound(t.sessions.begin(), t.sessions.end(), s), s);
+    t.last_session = session_;
   }
-  return found->second * scale;
+  return t.seconds() * (static_cast<double>(m) / static_cast<double>(mc)) *
+         (static_cast<double>(n) / static_cast<double>(nc)) * (static_cast<double>(k) / static_cast<double>(kc));
+}
+
+const std::pair<const GemmTimer::Shape, GemmTimer::Timed>* GemmTimer::largest() const {
+  const std::pair<const Shape, Timed>* out = nullptr;
+  double most = 0;
+  for (const auto& entry : cache_) {
+    const auto [m, n, k] = entry.first;
+    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    if (entry.second.seconds() > 0 && flops > most) {
+      most = flops;
+      out = &entry;
+    }
+  }
+  return out;
+}
+
+double GemmTimer::best_known_rate() const {
+  const auto* l = largest();
+  if (l == nullptr) return 0;
+  const auto [m, n, k] = l->first;
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / l->second.seconds();
+}
+
+std::string GemmTimer::largest_shape() const {
+  const auto* l = largest();
+  if (l == nullptr) return "";
+  const auto [m, n, k] = l->first;
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
 std::pair<std::int64_t, perfmodel::Estimate> best_summa_panel(const perfmodel::Machine& m, std::int64_t n,
@@ -168,6 +198,12 @@ std::pair<std::int64_t, perfmodel::Estimate> ScalingModel::plan(const ModelledPr
   return best_summa_panel(m, c.n, c.grid, c.overlap, elem, c.panel_width);
 }
 
+void ScalingModel::remember(std::size_t index, const ModelledProduct& c) {
+  planned_[index] = {c, {}};
+  for (auto& [dtype, timer] : timers_) timer.new_session();
+  for (auto& [i, planned] : planned_) planned.second = plan(planned.first).second;
+}
+
 void ScalingModel::annotate(CaseResult& r, bool summa) const {
   const auto found = planned_.find(r.spec.index);
   if (found == planned_.end()) return;
@@ -179,7 +215,7 @@ void ScalingModel::annotate(CaseResult& r, bool summa) const {
                     measured > 0 ? std::optional(100 * (e.total_s - measured) / measured) : std::nullopt},
                    {"model_comm_s", e.comm_s},
                    {"model_comm_exposed_s", e.comm_exposed_s}});
-  if (summa) r.values.emplace_back("panel_width", static_cast<double>(found->second.first));
+  if (summa) r.values.emplace_back("panel_width", static_cast<double>(found->second.first.panel_width));
 }
 
 nlohmann::json ScalingModel::record(

@@ -3,10 +3,16 @@
 //         transport: rank 0 and a rank on its node (intra-node) and, where the job spans
 //         nodes, rank 0 and a rank on another node (inter-node). α is half the median round
 //         trip of an 8-byte message, β the rest of a 4 MiB one's per byte.
-//   γ     the local GEMM kernel timed for a block shape on the case's device (best of a few
-//         fenced runs after a warm-up, as the ceilings are). Shapes beyond 1024 on a side are
-//         timed at 1024 and scaled by their flops: a GEMM's rate no longer grows there, and
-//         calibrating a 4096³ product would cost as much as the case itself.
+//   γ     the local GEMM kernel timed for a block shape on the case's device as C += A·B, the
+//         way SUMMA's panels accumulate (best of a few fenced runs after a warm-up, as the
+//         ceilings are). A shape of more than 2^30 flop is timed with its longest sides halved
+//         until it fits and scaled by its flops: the rate no longer grows there, and
+//         calibrating a 4096³ product would cost as much as the case itself. Halving the
+//         longest side first keeps a thin panel's m×n wide, so its C traffic per flop is kept.
+//         A shape is timed again at each later case's setup (three sessions at most) and the
+//         lower median of its sessions used: a calibration that fell into a few slow seconds
+//         of a shared machine would otherwise mispredict every row that reuses it (+50 % once),
+//         and one that fell into a quiet moment of a busy one should not set the rate alone.
 // Calibration runs in untimed setup, never inside a timed repetition.
 #pragma once
 
@@ -28,6 +34,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace minigpu {
 
@@ -40,24 +47,34 @@ struct NetworkCalibration {
 /// Collective over `comm`: every rank calls it with the same arguments; all get the same result.
 NetworkCalibration calibrate_network(const comm::Communicator& comm, Device device, comm::CommPath path);
 
-/// Seconds of one local C(m×n) = A(m×k)·B(k×n) with a kernel on a device, measured once per
-/// shape on this rank and cached.
+/// Seconds of one local C(m×n) += A(m×k)·B(k×n) with a kernel on a device, timed on this rank
+/// and cached; timed again once per session (see new_session) while a shape has had fewer
+/// than kSessions; its figure is the lower median of those sessions.
 class GemmTimer {
  public:
+  static constexpr int kSessions = 3;
   GemmTimer(GemmKernel kernel, Device device, DType dtype)
       : kernel_(kernel), device_(device), dtype_(dtype) {}
   double seconds(std::int64_t m, std::int64_t n, std::int64_t k);
+  void new_session() { ++session_; }
   /// The rate of the largest shape timed so far, in flop/s (0 before any), and that shape.
-  double best_known_rate() const { return largest_rate_; }
-  std::string largest_shape() const { return largest_shape_; }
+  double best_known_rate() const;
+  std::string largest_shape() const;
 
  private:
+  using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+  struct Timed {
+    std::vector<double> sessions;  // sorted
+    int last_session = -1;
+    double seconds() const { return sessions.empty() ? 0 : sessions[(sessions.size() - 1) / 2]; }
+  };
+  double time_once(const Shape& shape) const;
+  const std::pair<const Shape, Timed>* largest() const;
   GemmKernel kernel_;
   Device device_;
   DType dtype_;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, double> cache_;
-  double largest_flops_ = 0, largest_rate_ = 0;
-  std::string largest_shape_;
+  int session_ = 0;
+  std::map<Shape, Timed> cache_;
 };
 
 /// One distributed product as the model sees it: the algorithm, p ranks on `grid`, n, and
@@ -79,10 +96,10 @@ class ScalingModel {
   void calibrate(const comm::Communicator& comm, Device device, comm::CommPath path, GemmKernel kernel);
   /// This rank's (panel width, estimate) for `c`, its local products timed for their shapes.
   std::pair<std::int64_t, perfmodel::Estimate> plan(const ModelledProduct& c);
-  /// Keeps the plan all ranks agreed on for case `index`.
-  void remember(std::size_t index, std::int64_t panel_width, const perfmodel::Estimate& e) {
-    planned_[index] = {panel_width, e};
-  }
+  /// Keeps case `index`'s product, its panel width as all ranks agreed it, then starts a new
+  /// timing session and estimates every case remembered so far again: a later case's setup
+  /// re-times the shapes of the earlier ones, so one slow calibration does not stick.
+  void remember(std::size_t index, const ModelledProduct& c);
   /// Appends model_s, model_error_pct, model_comm_s, model_comm_exposed_s (and SUMMA's
   /// panel_width) to a row whose case was planned in this run (not a resumed one).
   void annotate(CaseResult& r, bool summa) const;
@@ -97,7 +114,7 @@ class ScalingModel {
   GemmKernel kernel_ = GemmKernel::vendor;
   Device device_;
   std::map<DType, GemmTimer> timers_;
-  std::map<std::size_t, std::pair<std::int64_t, perfmodel::Estimate>> planned_;
+  std::map<std::size_t, std::pair<ModelledProduct, perfmodel::Estimate>> planned_;
 };
 
 /// The widest panel best_summa_panel() chooses.
