@@ -118,25 +118,26 @@ std::vector<std::pair<std::string, CaseResult>> recorded_results(const nlohmann:
   return out;
 }
 
+// The names of one kind of column (params, phases, values), in first-seen order over all rows;
+// `of(r)` is a row's (name, ...) pairs of that kind.
+template <class PairsOf>
+std::vector<std::string> column_names(const std::vector<CaseResult>& results, PairsOf of) {
+  std::vector<std::string> names;
+  for (const auto& r : results) {
+    for (const auto& entry : of(r)) {
+      if (std::find(names.begin(), names.end(), entry.first) == names.end()) names.push_back(entry.first);
+    }
+  }
+  return names;
+}
+
 std::string results_csv(const std::vector<CaseResult>& results) {
-  std::vector<std::string> params;
-  for (const auto& r : results) {
-    for (const auto& [key, value] : r.spec.params) {
-      if (std::find(params.begin(), params.end(), key) == params.end()) params.push_back(key);
-    }
-  }
-  std::vector<std::string> phases;
-  for (const auto& r : results) {
-    for (const auto& [name, stats] : r.phases) {
-      if (std::find(phases.begin(), phases.end(), name) == phases.end()) phases.push_back(name);
-    }
-  }
-  std::vector<std::string> values;
-  for (const auto& r : results) {
-    for (const auto& [name, value] : r.values) {
-      if (std::find(values.begin(), values.end(), name) == values.end()) values.push_back(name);
-    }
-  }
+  const auto params = column_names(
+      results, [](const CaseResult& r) -> const auto& { return r.spec.params; });
+  const auto phases = column_names(
+      results, [](const CaseResult& r) -> const auto& { return r.phases; });
+  const auto values = column_names(
+      results, [](const CaseResult& r) -> const auto& { return r.values; });
   std::ostringstream os;
   os << "experiment,case";
   for (const auto& p : params) os << ',' << csv_field(p);
@@ -149,13 +150,7 @@ std::string results_csv(const std::vector<CaseResult>& results) {
   os << '\n';
   for (const auto& r : results) {
     os << csv_field(r.experiment) << ',' << csv_field(r.spec.label);
-    for (const auto& p : params) {
-      std::string value;
-      for (const auto& [key, v] : r.spec.params) {
-        if (key == p) value = v;
-      }
-      os << ',' << csv_field(value);
-    }
+    for (const auto& p : params) os << ',' << csv_field(r.spec.param(p));
     os << ',' << csv_field(describe(r.spec.device)) << ',' << to_string(r.spec.dtype) << ',' << r.repetitions;
     for (double v : {r.seconds.min, r.seconds.median, r.seconds.mean, r.seconds.max, r.seconds.cv,
                      r.seconds.median_ci_low, r.seconds.median_ci_high, r.rank_means.min, r.rank_means.mean,
@@ -167,18 +162,12 @@ std::string results_csv(const std::vector<CaseResult>& results) {
        << csv_field(r.unreliable_because);
     os << ',' << (r.check.passed ? "true" : "false") << ',' << csv_field(r.check.detail);
     for (const auto& p : phases) {
-      std::string value;
-      for (const auto& [name, stats] : r.phases) {
-        if (name == p) value = number(stats.median);
-      }
-      os << ',' << value;
+      const auto median = r.phase_median(p);
+      os << ',' << (median ? number(*median) : "");
     }
     for (const auto& v : values) {
-      std::string text;
-      for (const auto& [name, value] : r.values) {
-        if (name == v && value) text = number(*value);
-      }
-      os << ',' << text;
+      const auto value = r.value(v);
+      os << ',' << (value ? number(*value) : "");
     }
     os << '\n';
   }
