@@ -119,12 +119,29 @@ def median_ci(stats):
 
 
 def rate_of(row, unit):
-    """(rate, low, high) in `unit` (GB/s or GFLOP/s): the run's rate, bars from the work over
-    the ends of the median's interval."""
+    """(rate, low, high) in `unit` (GB/s or GFLOP/s): the work over the median and over the
+    ends of the median's interval, all three here. The same work divided by ordered times is
+    ordered, so low <= rate <= high holds exactly; the run's own rounded rate beside bars
+    recomputed from the interval once put a bar end an ulp on the wrong side (matplotlib:
+    "'yerr' must not contain negative values")."""
     work = (row.get("flops", 0) if unit == "GFLOP/s" else row.get("bytes", 0)) / 1e9
-    rate = row.get("gflops" if unit == "GFLOP/s" else "gbps", 0.0)
-    _, lo, hi = median_ci(row["seconds"])
-    return rate, (work / hi if hi > 0 else rate), (work / lo if lo > 0 else rate)
+    m, lo, hi = median_ci(row["seconds"])
+    if work <= 0 or m <= 0:
+        rate = row.get("gflops" if unit == "GFLOP/s" else "gbps", 0.0)
+        return rate, rate, rate
+    return work / m, work / hi, work / lo
+
+
+def bar_lengths(points):
+    """matplotlib's yerr for [(x, y, low, high, item)]: [below, above]. A finding's interval
+    computed apart from its value may miss it by rounding; more than that is a defect."""
+    below, above = [], []
+    for _, y, low, high, _ in points:
+        for d, out in ((y - low, below), (high - y, above)):
+            if d < 0 and -d > 1e-9 * max(abs(y), 1e-300):
+                raise ValueError(f"interval [{low}, {high}] does not hold {y}")
+            out.append(max(d, 0.0))
+    return [below, above]
 
 
 def tag(artist, **meta):
@@ -215,8 +232,7 @@ def series(canvas, ax, points, *, label, colour_key, dtype, dtypes, linestyle="-
         bars = None
         if spread:
             bars = ax.errorbar([p[0] for p in spread], [p[1] for p in spread], fmt="none", ecolor=colour,
-                               elinewidth=1.1, capsize=3, yerr=[[p[1] - p[2] for p in spread],
-                                                                [p[3] - p[1] for p in spread]])
+                               elinewidth=1.1, capsize=3, yerr=bar_lengths(spread))
         (dots,) = ax.plot([p[0] for p in group], [p[1] for p in group], linestyle="none", marker=marker,
                           markersize=6.5, color=colour, markeredgecolor=colour,
                           markerfacecolor=colour if reliable else "none", markeredgewidth=1.4, zorder=3)
