@@ -4,6 +4,8 @@ set -euo pipefail
 
 MINIGPU_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MINIGPU_BUILD="${MINIGPU_BUILD_DIR:-$MINIGPU_ROOT/build}"
+# shellcheck source=signal_exit.sh
+source "$MINIGPU_ROOT/scripts/signal_exit.sh"
 
 # Debian 12 / Ubuntu packages the build, the tests and the scripts need.
 MINIGPU_PACKAGES=(
@@ -67,10 +69,24 @@ parse_run_args() {
 # mpirun that works as root and with more ranks than cores, as on CI machines.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # A live progress line when this script's own output is a terminal (a rank cannot tell).
-mpirun_n() {
+# MPIRUN_ARGV: the mpirun command line for "$@" on RANKS ranks (an executable first, so that
+# run_forwarding_signals can signal the launcher itself).
+mpirun_argv() {
   local ranks="$1"
   shift
   local progress=lines
   [ -t 1 ] && progress=live
-  MINIGPU_PROGRESS="${MINIGPU_PROGRESS:-$progress}" mpirun -np "$ranks" --oversubscribe -x MINIGPU_PROGRESS "$@"
+  MPIRUN_ARGV=(env "MINIGPU_PROGRESS=${MINIGPU_PROGRESS:-$progress}" mpirun -np "$ranks" --oversubscribe
+               -x MINIGPU_PROGRESS "$@")
+}
+
+mpirun_n() {
+  mpirun_argv "$@"
+  "${MPIRUN_ARGV[@]}"
+}
+
+# scripts/run.sh's launch: minigpu's main job on RANKS ranks, a signal reported as 128+N.
+run_main_job() {
+  mpirun_argv "$@"
+  run_forwarding_signals "${MPIRUN_ARGV[@]}"
 }

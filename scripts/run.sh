@@ -11,4 +11,4 @@ if [ ! -f "$RUN_INPUT" ]; then
   exit 2
 fi
 log "running $RUN_INPUT on $RUN_RANKS MPI rank(s)"
-mpirun_n "$RUN_RANKS" "$MINIGPU_BUILD/src/minigpu" run "$RUN_INPUT" "${RUN_ARGS[@]}"
+run_main_job "$RUN_RANKS" "$MINIGPU_BUILD/src/minigpu" run "$RUN_INPUT" "${RUN_ARGS[@]}"

@@ -2,7 +2,8 @@
 # SIGTERM (Slurm's time limit) mid-run keeps every finished case: the run stops at the next
 # case boundary, its directory is completed with run.json status "interrupted" and the reason,
 # and no temporary is left behind. Once on one process (exit 128+15) and once under
-# mpirun -np 2 with the signal sent to mpirun, which forwards it (mpirun's own exit is non-zero).
+# mpirun -np 2 with the signal sent to mpirun, which forwards it (mpirun's own exit is non-zero),
+# and once through scripts/run.sh's launch, which reports 128+15 like minigpu.sbatch.
 # The signal goes out as soon as the first finished case is on disk.
 # Usage: check_signal.sh MPIEXEC MINIGPU INPUT
 set -u
@@ -76,4 +77,8 @@ PY
 # Open MPI's mpirun passes SIGTERM on to the ranks after odls_base_sigkill_timeout (1 s) and
 # SIGKILLs them 1 s later: the run must stop between repetitions and write within that second.
 interrupt mpirun_np2 nonzero "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input"
+# scripts/run.sh's launch (run_main_job, its last line) maps mpirun's 1 back to 128+15, as
+# minigpu.sbatch does: the README's main command reports an interrupted run as one.
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+interrupt run_sh 143 bash -c 'source "$0/scripts/common.sh"; run_main_job 2 "$@"' "$root" "$minigpu" run "$input"
 exit $status
