@@ -6,11 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <set>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -250,5 +255,52 @@ TEST(Writers, RunDirectoryIsCompleteAndNeverOverwritten) {
   fs::remove_all(root);
 }
 
+// Eight runs of one name finishing in the same second (a Slurm job array) each get their own
+// directory: the name is claimed by the rename, so no run loses the race and none is left in
+// its temporary. Threads in one process race exactly as processes do on rename(2).
+TEST(Writers, RunsOfOneNameAndSecondFinishingTogetherGetDistinctDirectories) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("minigpu-race-" + std::to_string(::getpid()));
+  constexpr int kRuns = 8, kRounds = 40;  // a look-then-rename lost this race within a few rounds
+  for (int round = 0; round < kRounds; ++round) {
+    fs::remove_all(root);
+    std::vector<std::unique_ptr<io::RunDirectory>> dirs;
+    for (int i = 0; i < kRuns; ++i) {
+      dirs.push_back(std::make_unique<io::RunDirectory>(root.string(), "array", "20260101T000000Z"));
+      dirs.back()->write("run," + std::to_string(i) + "\n", nlohmann::json{{"run", i}});
+    }
+    std::vector<std::string> finished(kRuns), errors(kRuns);
+    std::atomic<int> ready{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kRuns; ++i) {
+      threads.emplace_back([&, i] {
+        ready.fetch_add(1);
+        while (ready.load() < kRuns) {
+        }  // all threads rename at once
+        try {
+          finished[i] = dirs[i]->finish();
+        } catch (const std::exception& e) {
+          errors[i] = e.what();
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    std::set<std::string> names;
+    for (int i = 0; i < kRuns; ++i) {
+      ASSERT_EQ(errors[i], "") << "round " << round << ", run " << i;
+      names.insert(fs::path(finished[i]).filename().string());
+      std::ifstream csv(fs::path(finished[i]) / "results.csv");
+      std::string line;
+      std::getline(csv, line);
+      EXPECT_EQ(line, "run," + std::to_string(i)) << "run " << i << "'s directory holds another run's results";
+    }
+    std::set<std::string> expected{"array-20260101T000000Z"};
+    for (int k = 1; k < kRuns; ++k) expected.insert("array-20260101T000000Z-" + std::to_string(k));
+    ASSERT_EQ(names, expected) << "round " << round;
+    for (const auto& e : fs::directory_iterator(root))
+      EXPECT_EQ(e.path().string().find(".partial"), std::string::npos) << e.path();
+  }
+  fs::remove_all(root);
+}
 }  // namespace
 }  // namespace minigpu

@@ -223,6 +223,10 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
   return record;
 }
 
+namespace {
+constexpr int kMaxNameSuffix = 100000;  // runs of one name and second in one directory
+}  // namespace
+
 RunDirectory::RunDirectory(const std::string& output_dir, const std::string& run_name,
                            const std::string& stamp) {
   // system_error: the caller words the message, and cuts a long path for it.
@@ -242,11 +246,19 @@ void RunDirectory::write(const std::string& csv, const nlohmann::json& record) {
 }
 
 std::string RunDirectory::finish() {
-  // rename() onto an existing non-empty directory fails, so a taken name is never replaced.
-  fs::path final_path = base_;
-  for (int k = 1; fs::exists(final_path); ++k) final_path = fs::path(base_ + "-" + std::to_string(k));
-  fs::rename(partial_, final_path);
-  return final_path.string();
+  // rename() onto an existing non-empty directory fails, so a taken name is never replaced;
+  // the name is claimed by the rename itself, not by a look beforehand: two runs of one name
+  // started in the same second (a Slurm job array) once both saw the name free and the
+  // second failed with "Directory not empty", its results left in the temporary.
+  for (int k = 0;; ++k) {
+    const fs::path final_path = k == 0 ? fs::path(base_) : fs::path(base_ + "-" + std::to_string(k));
+    std::error_code ec;
+    fs::rename(partial_, final_path, ec);
+    if (!ec) return final_path.string();
+    const bool taken = ec == std::errc::directory_not_empty || ec == std::errc::file_exists ||
+                       ec == std::errc::not_a_directory || ec == std::errc::is_a_directory;
+    if (!taken || k >= kMaxNameSuffix) throw fs::filesystem_error("cannot rename", partial_, final_path, ec);
+  }
 }
 
 std::string RunDirectory::mark_failed() {
