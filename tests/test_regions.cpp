@@ -32,7 +32,8 @@ const std::map<std::string, std::string>& tiny_inputs() {
       {"linear", "    samples: 64\n    batch_size: 32\n    epochs: 1\n    lr: 0.01\n    device: cpu\n"},
       {"logging", "    n: 9\n    steps: 3\n    dtypes: [float64]\n    device: cpu\n"},
       {"matmul",
-       "    sizes: [8]\n    devices: [cpu]\n    variants: [reference, tiled, vendor]\n    dtypes: [float32]\n"},
+       "    sizes: [8]\n    devices: [cpu]\n    variants: [reference, tiled, vendor]\n    dtypes: "
+       "[float32]\n"},
       {"matmul_scaling",
        "    n: 12\n    block_size: 4\n    decompositions: [row, summa, scalapack]\n    overlap: both\n"
        "    dtypes: [float64]\n    device: cpu\n"},
