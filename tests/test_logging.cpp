@@ -60,7 +60,7 @@ TEST(LoggingStep, OneGemmAndOneReductionPerStepNoAllocationNoCopy) {
     for (const CaseSpec& spec : experiment->cases()) {
       if (spec.param("mode") == mode) experiment->setup(spec);
     }
-    testing::KokkosEventCounter counter("minigpu::gemm");
+    testing::KokkosEventCounter counter("gemm::multiply");
     experiment->run_once();
     Kokkos::fence();
     const bool sync = std::string(mode) == "sync_each_step";

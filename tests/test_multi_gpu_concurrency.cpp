@@ -17,7 +17,7 @@ class MultiGpuConcurrency : public testing::OnEachDevice {};
 MINIGPU_ON_EACH_DEVICE(MultiGpuConcurrency);
 
 TEST(KokkosEventCounterProbe, SeesOneLaunchPerKernel) {
-  KokkosEventCounter counter("minigpu::matmul_reference");
+  KokkosEventCounter counter("gemm::reference");
   const RunOutcome out = testing::run_yaml(
       "run: {repetitions: 1, warmups: 0}\n"
       "experiments:\n  - {name: matmul, sizes: [4], devices: [cpu], variants: [reference], dtypes: "
@@ -29,7 +29,7 @@ TEST(KokkosEventCounterProbe, SeesOneLaunchPerKernel) {
 TEST_P(MultiGpuConcurrency, BothModesVerifyDoTheirMultipliesAndReportEfficiency) {
   const int ranks = comm::Communicator::world().size(), rank = comm::Communicator::world().rank();
   const int repetitions = 2, per_gpu = 3;
-  KokkosEventCounter counter("minigpu::gemm");
+  KokkosEventCounter counter("gemm::multiply");
   const RunOutcome out = testing::run_yaml(
       "run: {repetitions: 2, warmups: 0}\n"
       "experiments:\n  - name: multi_gpu_concurrency\n    n: 24\n    multiplies_per_gpu: 3\n"

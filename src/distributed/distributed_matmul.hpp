@@ -9,6 +9,7 @@
 
 #include "core/backend.hpp"
 #include "core/dispatch.hpp"
+#include "core/profile_region.hpp"
 #include "distributed/blocked_matmul.hpp"
 #include "distributed/summa_matmul.hpp"
 #include "kernels/gemm.hpp"
@@ -50,8 +51,12 @@ class RowMatmul : public BlockedMatmul<T, Mem> {
   }
 
   void multiply(const DistributedMatmul::PhaseEnd& end_phase) override {
-    comm::allgatherv_in_place(b_, counts_, offsets_, this->comm_, transport_);
-    end_phase("comm");
+    {
+      const ProfileRegion region("comm");
+      comm::allgatherv_in_place(b_, counts_, offsets_, this->comm_, transport_);
+      end_phase("comm");
+    }
+    const ProfileRegion region("compute");
     const std::int64_t n = this->n_;
     kernels::gemm(this->kernel_, this->c_, a_, b_, {this->block_.rows, n, n, n, n, n}, false);
     end_phase("compute");

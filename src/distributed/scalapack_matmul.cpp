@@ -5,6 +5,7 @@
 #include "comm/collectives.hpp"
 #include "comm/scalapack.hpp"
 #include "core/dispatch.hpp"
+#include "core/profile_region.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -46,7 +47,11 @@ class ScalapackMatmul final : public DistributedMatmul {
   // PxGEMM interleaves its panel broadcasts with its local products inside one call, so
   // its whole time is "compute"; "comm" stays empty, for the phases every engine reports.
   void multiply(const PhaseEnd& end_phase) override {
-    end_phase("comm");
+    {
+      const ProfileRegion region("comm");
+      end_phase("comm");
+    }
+    const ProfileRegion region("compute");
     comm::pgemm(n_, a_.data(), b_.data(), c_.data(), desc_);
     end_phase("compute");
   }
@@ -93,7 +98,7 @@ class ScalapackMatmul final : public DistributedMatmul {
     const std::int64_t lld = lld_, rows = rows_, nb = nb_;
     const int my_row = blacs_.my_row(), pr = blacs_.rows(), my_col = blacs_.my_col(), pc = blacs_.cols();
     Kokkos::parallel_for(
-        "matmul_scaling::fill_cyclic", HostRange(0, rows * cols_), KOKKOS_LAMBDA(const std::int64_t e) {
+        "fill::block_cyclic", HostRange(0, rows * cols_), KOKKOS_LAMBDA(const std::int64_t e) {
           const std::int64_t li = e % rows, lj = e / rows;
           out(li + lj * lld) =
               static_cast<T>(gen(global_index(li, nb, my_row, pr), global_index(lj, nb, my_col, pc)));

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "comm/pending_broadcast.hpp"
+#include "core/profile_region.hpp"
 #include "distributed/blocked_matmul.hpp"
 #include "kernels/gemm.hpp"
 
@@ -74,31 +75,48 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   void multiply(const DistributedMatmul::PhaseEnd& end_phase) override {
     if (!overlap_) {
       for (std::size_t s = 0; s + 1 < cuts_.size(); ++s) {
-        const Panel p = locate(s, 0);
-        if (grid_.cols > 1) comm::broadcast(p.a, p.a_owner, row_comm_, transport_);
-        if (grid_.rows > 1) comm::broadcast(p.b, p.b_owner, col_comm_, transport_);
-        end_phase("comm");
+        Panel p;
+        {
+          const ProfileRegion region("comm");
+          p = locate(s, 0);
+          if (grid_.cols > 1) comm::broadcast(p.a, p.a_owner, row_comm_, transport_);
+          if (grid_.rows > 1) comm::broadcast(p.b, p.b_owner, col_comm_, transport_);
+          end_phase("comm");
+        }
+        const ProfileRegion region("compute");
         multiply_panel(p, s > 0, nullptr);
         end_phase("compute");
       }
       return;
     }
-    Panel current = locate(0, 0);
-    post(current, 0).wait();
-    end_phase("comm");
+    Panel current;
+    {
+      const ProfileRegion region("comm");
+      current = locate(0, 0);
+      post(current, 0).wait();
+      end_phase("comm");
+    }
     for (std::size_t s = 0; s + 1 < cuts_.size(); ++s) {
       const bool more = s + 2 < cuts_.size();
       const int slot = static_cast<int>((s + 1) % 2);
       Panel next;
       InFlight arriving;
-      if (more) {
-        next = locate(s + 1, slot);
-        arriving = post(next, slot);
+      {
+        const ProfileRegion region("comm");
+        if (more) {
+          next = locate(s + 1, slot);
+          arriving = post(next, slot);
+        }
+        end_phase("comm");
       }
-      end_phase("comm");
-      multiply_panel(current, s > 0, more ? &arriving : nullptr);
-      end_phase("compute");
+      {
+        // The next panels' broadcasts progress inside this region: overlap shows as compute.
+        const ProfileRegion region("compute");
+        multiply_panel(current, s > 0, more ? &arriving : nullptr);
+        end_phase("compute");
+      }
       if (more) {
+        const ProfileRegion region("comm");
         arriving.wait();
         end_phase("comm");
         current = next;

@@ -8,6 +8,7 @@
 // Speedup = t(sequential)/t(concurrent), efficiency = speedup/k; ideal is k and 100 %.
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
+#include "core/profile_region.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -43,6 +44,8 @@ class ConcurrencyState : public CaseState {
   }
 
   void run() override {
+    // No messages: each rank only multiplies, alone (sequential) or beside the others.
+    const ProfileRegion region("compute");
     for (std::int64_t i = 0; i < c_.multiplies; ++i)
       kernels::matmul(c_.kernel, out_, a_, b_, c_.n, c_.n, c_.n);
   }

@@ -8,6 +8,7 @@
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
+#include "core/profile_region.hpp"
 #include "experiments/stats.hpp"
 #include "io/format.hpp"
 #include "io/run_record.hpp"
@@ -104,8 +105,15 @@ void attach_ceiling(CaseResult& r, const CeilingTable& table) {
 std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpec& spec,
                                        const RunContext& ctx, const StopPoll& stop) {
   Experiment& e = *planned.experiment;
-  maybe_inject_fault("setup", ctx.rank);
-  e.setup(spec);
+  // Tools show minigpu/<experiment>/<case>/{setup,warmup,run,verify}; experiments add
+  // their own regions (comm, compute) inside run. Regions end with their phase's work fenced.
+  const ProfileRegion case_region(spec.label);
+  {
+    const ProfileRegion region("setup");
+    maybe_inject_fault("setup", ctx.rank);
+    e.setup(spec);
+    Kokkos::fence();
+  }
   maybe_inject_fault("run", ctx.rank);
   const auto stopped = [&] {
     if (agreed_stop(stop, ctx.comm) == 0) return false;
@@ -114,10 +122,14 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
     e.teardown();
     return true;
   };
-  for (int i = 0; i < planned.warmups; ++i) {
-    if (stopped()) return std::nullopt;
-    time_one_repetition(e, true, ctx.comm, nullptr);
+  if (planned.warmups > 0) {
+    const ProfileRegion region("warmup");
+    for (int i = 0; i < planned.warmups; ++i) {
+      if (stopped()) return std::nullopt;
+      time_one_repetition(e, true, ctx.comm, nullptr);
+    }
   }
+  std::optional<ProfileRegion> run_region(std::in_place, "run");
   PhaseClock clock;
   e.attach_phase_clock(&clock);
   std::vector<double> local, global;
@@ -146,6 +158,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   }
   e.attach_phase_clock(nullptr);
   Kokkos::fence();  // an unfenced case may still be running; verify sees finished data
+  run_region.reset();
 
   CaseResult r;
   r.experiment = planned.name;
@@ -166,11 +179,15 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
     r.gbps = r.work.bytes / r.seconds.median / 1e9;
     r.gflops = r.work.flops / r.seconds.median / 1e9;
   }
-  maybe_inject_fault("verify", ctx.rank);
-  Check local_check = e.verify();
-  r.check.passed = comm::all_ranks(local_check.passed, ctx.comm);
-  r.check.detail = local_check.detail;
-  if (local_check.passed && !r.check.passed) r.check.detail += " (failed on another rank)";
+  {
+    const ProfileRegion region("verify");
+    maybe_inject_fault("verify", ctx.rank);
+    Check local_check = e.verify();
+    r.check.passed = comm::all_ranks(local_check.passed, ctx.comm);
+    r.check.detail = local_check.detail;
+    if (local_check.passed && !r.check.passed) r.check.detail += " (failed on another rank)";
+  }
+  const ProfileRegion region("teardown");
   e.teardown();
   return r;
 }
@@ -236,8 +253,10 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
   outcome.cases_planned = total;
   const auto t0 = Clock::now();
   const std::string crowded = oversubscription();
+  const ProfileRegion run_region("minigpu");
   int index = 0;
   for (auto& planned : plan.experiments) {
+    const ProfileRegion experiment_region(planned.name);
     std::vector<CaseResult> mine;
     for (const auto& spec : planned.cases) {
       if ((outcome.stop_signal = agreed_stop(stop, ctx.comm)) != 0) break;
@@ -271,6 +290,8 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       outcome.results.insert(outcome.results.end(), mine.begin(), mine.end());
       break;
     }
+    // Models may still time kernels here (matmul_scaling's curves), so tools see it too.
+    const ProfileRegion summarize_region("summarize");
     planned.experiment->annotate(mine);
     for (auto& f : planned.experiment->summarize(mine)) {
       f.experiment = planned.name;

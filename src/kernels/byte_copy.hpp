@@ -22,7 +22,7 @@ template <class View>
 void fill_pattern(const View& out, std::uint64_t seed) {
   const std::int64_t n = out.extent(0);
   Kokkos::parallel_for(
-      "minigpu::fill_pattern", RangeOf<View>(0, (n + 7) / 8), KOKKOS_LAMBDA(const std::int64_t w) {
+      "fill::byte_pattern", RangeOf<View>(0, (n + 7) / 8), KOKKOS_LAMBDA(const std::int64_t w) {
         const std::uint64_t word = splitmix64(seed + static_cast<std::uint64_t>(w));
         for (std::int64_t i = 8 * w; i < 8 * w + 8 && i < n; ++i) {
           out(i) = static_cast<unsigned char>(word >> (8 * (i & 7)));

@@ -61,7 +61,7 @@ struct WithScalar {
 template <class OutView, class InView, class F>
 void map(const OutView& out, const InView& in, F f) {
   Kokkos::parallel_for(
-      "minigpu::map", RangeOf<OutView>(0, out.extent(0)),
+      "elementwise::map", RangeOf<OutView>(0, out.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t i) { out(i) = f(in(i)); });
 }
 
@@ -76,7 +76,7 @@ struct BroadcastStrides {
 template <class OutView, class AView, class BView, class Op>
 void binary(const OutView& out, const AView& a, const BView& b, BroadcastStrides s, Op op) {
   Kokkos::parallel_for(
-      "minigpu::binary", RangeOf<OutView>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
+      "elementwise::binary", RangeOf<OutView>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
         const std::int64_t r = i / s.cols;
         const std::int64_t c = i % s.cols;
         out(i) = op(a(r * s.a_row + c * s.a_col), b(r * s.b_row + c * s.b_col));
@@ -100,7 +100,7 @@ void fill_uniform(const View& out, std::uint64_t seed, T low, T high) {
   const T scale = T(1) / static_cast<T>(std::uint64_t(1) << bits);
   const std::uint64_t key = splitmix64(seed);
   Kokkos::parallel_for(
-      "minigpu::fill_uniform", RangeOf<View>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
+      "fill::uniform", RangeOf<View>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
         const std::uint64_t r = splitmix64(key ^ static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ULL);
         const T u = static_cast<T>(r >> (64 - bits)) * scale;
         out(i) = low + (high - low) * u;
@@ -112,7 +112,7 @@ template <class View, class T>
 void fill_affine(const View& out, T start, T step, bool pin_last, T last) {
   const std::int64_t n = out.extent(0);
   Kokkos::parallel_for(
-      "minigpu::fill_affine", RangeOf<View>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
+      "fill::affine", RangeOf<View>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         out(i) = (pin_last && i == n - 1) ? last : start + static_cast<T>(i) * step;
       });
 }

@@ -23,7 +23,7 @@ template <class View>
 void fill_small_integers(const View& out, std::uint64_t seed, int radius = 2) {
   using T = typename View::non_const_value_type;
   Kokkos::parallel_for(
-      "minigpu::fill_small_integers", RangeOf<View>(0, out.extent(0)),
+      "fill::small_integers", RangeOf<View>(0, out.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t i) { out(i) = static_cast<T>(small_integer(seed, i, radius)); });
 }
 

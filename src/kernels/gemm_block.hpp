@@ -8,6 +8,7 @@
 
 #include "core/backend.hpp"
 #include "core/gemm_dims.hpp"
+#include "core/profile_region.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm_gpu.hpp"
 #include "kernels/gemm_host.hpp"
@@ -20,16 +21,15 @@
 namespace minigpu::kernels {
 
 /// C = A·B (or C += A·B when `accumulate`) with the native kernel for C's execution space,
-/// inside a Kokkos Tools region "minigpu::gemm" like the vendor GEMM's.
+/// inside a Kokkos Tools region "gemm::multiply" like the vendor GEMM's.
 template <class CView, class AView, class BView>
 void gemm_native(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate) {
-  Kokkos::Profiling::pushRegion("minigpu::gemm");
+  const ProfileRegion region("gemm::multiply");
   if constexpr (Kokkos::SpaceAccessibility<typename CView::execution_space, Kokkos::HostSpace>::accessible) {
     gemm_host(c, a, b, d, accumulate);
   } else {
     gemm_gpu(c, a, b, d, accumulate);
   }
-  Kokkos::Profiling::popRegion();
 }
 
 /// out(r·cols + q) = in(r·in_ld + q): a rows×cols sub-block made contiguous for sending.
@@ -37,7 +37,7 @@ template <class OutView, class InView>
 void pack_block(const OutView& out, const InView& in, std::int64_t rows, std::int64_t cols,
                 std::int64_t in_ld) {
   Kokkos::parallel_for(
-      "minigpu::pack_block", RangeOf<OutView>(0, rows * cols),
+      "gemm::pack_block", RangeOf<OutView>(0, rows * cols),
       KOKKOS_LAMBDA(const std::int64_t e) { out(e) = in((e / cols) * in_ld + e % cols); });
 }
 

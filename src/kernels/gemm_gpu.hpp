@@ -237,7 +237,7 @@ void gemm_gpu(const CView& c, const AView& a, const BView& b, GemmDims d, bool a
     Policy policy(static_cast<int>(blocks_m * blocks_n), team_size);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
     Kokkos::parallel_for(
-        "minigpu::gemm_gpu", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+        "gemm::gpu_tiled", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {
           detail::gemm_gpu_team(team, cp, ap, bp, d, accumulate, a_vec, b_vec, c_vec, blocks_m, blocks_n);
         });
   }

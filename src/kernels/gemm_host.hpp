@@ -223,11 +223,11 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
     for (std::int64_t pc = 0; pc < d.k; pc += kc_max) {
       const std::int64_t kc = std::min(kc_max, d.k - pc);
       const bool load_c = accumulate || pc > 0;
-      Kokkos::parallel_for("minigpu::gemm_host_pack_b", Policy(0, n_panels), [=](const std::int64_t q) {
+      Kokkos::parallel_for("gemm::host_pack_b", Policy(0, n_panels), [=](const std::int64_t q) {
         detail::pack_b_panel(b_pack + q * NR * kc, bp + pc * d.ldb + jc + q * NR, d.ldb,
                              std::min(NR, nc - q * NR), kc);
       });
-      Kokkos::parallel_for("minigpu::gemm_host", Policy(0, m_blocks), [=](const std::int64_t blk) {
+      Kokkos::parallel_for("gemm::host_tiled", Policy(0, m_blocks), [=](const std::int64_t blk) {
         const std::int64_t ic = blk * mc, rows = std::min(mc, d.m - ic), m_panels = (rows + MR - 1) / MR;
         T* const a_pack = detail::host_scratch<T, 0>(m_panels * MR * kc);
         for (std::int64_t q = 0; q < m_panels; ++q) {

@@ -34,7 +34,7 @@ void fill_generated_block(const View& out, SmallIntegerMatrix gen, std::int64_t 
                           std::int64_t rows, std::int64_t cols) {
   using T = typename View::non_const_value_type;
   Kokkos::parallel_for(
-      "minigpu::fill_generated_block", RangeOf<View>(0, rows * cols), KOKKOS_LAMBDA(const std::int64_t e) {
+      "fill::generated_block", RangeOf<View>(0, rows * cols), KOKKOS_LAMBDA(const std::int64_t e) {
         out(e) = static_cast<T>(gen(row0 + e / cols, col0 + e % cols));
       });
 }
@@ -45,7 +45,7 @@ template <class YView, class XView>
 void generated_matvec_rows(const YView& y, SmallIntegerMatrix gen, const XView& x, std::int64_t row0,
                            std::int64_t rows, std::int64_t k) {
   Kokkos::parallel_for(
-      "minigpu::generated_matvec_rows", RangeOf<YView>(0, rows), KOKKOS_LAMBDA(const std::int64_t r) {
+      "matvec::generated_rows", RangeOf<YView>(0, rows), KOKKOS_LAMBDA(const std::int64_t r) {
         double acc = 0;
         for (std::int64_t p = 0; p < k; ++p) acc += gen(row0 + r, p) * x(p);
         y(row0 + r) = acc;
@@ -57,7 +57,7 @@ template <class YView, class BlockView, class XView>
 void block_matvec_add(const YView& y, const BlockView& blk, const XView& x, std::int64_t row0,
                       std::int64_t col0, std::int64_t rows, std::int64_t cols) {
   Kokkos::parallel_for(
-      "minigpu::block_matvec_add", RangeOf<YView>(0, rows), KOKKOS_LAMBDA(const std::int64_t r) {
+      "matvec::block_add", RangeOf<YView>(0, rows), KOKKOS_LAMBDA(const std::int64_t r) {
         double acc = 0;
         for (std::int64_t q = 0; q < cols; ++q) acc += static_cast<double>(blk(r * cols + q)) * x(col0 + q);
         y(row0 + r) += acc;

@@ -18,7 +18,7 @@ void linear_forward(const OutView& out, const XView& x, const WView& w, const BV
                     std::int64_t in) {
   using T = typename OutView::non_const_value_type;
   Kokkos::parallel_for(
-      "minigpu::linear_forward", RangeOf<OutView>(0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+      "linear::forward", RangeOf<OutView>(0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
         T acc = 0;
         for (std::int64_t j = 0; j < in; ++j) acc += x(i * in + j) * w(j);
         out(i) = acc + b(0);
@@ -31,7 +31,7 @@ void linear_residual(const EView& err, const XView& x, const YView& y, const WVi
                      std::int64_t rows, std::int64_t in) {
   using T = typename EView::non_const_value_type;
   Kokkos::parallel_for(
-      "minigpu::linear_residual", RangeOf<EView>(0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
+      "linear::residual", RangeOf<EView>(0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
         T acc = 0;
         for (std::int64_t j = 0; j < in; ++j) acc += x(i * in + j) * w(j);
         err(i) = acc + b(0) - y(i);
@@ -42,7 +42,7 @@ void linear_residual(const EView& err, const XView& x, const YView& y, const WVi
 template <class EView, class YView, class BView>
 void add_bias_residual(const EView& err, const YView& y, const BView& b, std::int64_t rows) {
   Kokkos::parallel_for(
-      "minigpu::add_bias_residual", RangeOf<EView>(0, rows),
+      "linear::add_bias_residual", RangeOf<EView>(0, rows),
       KOKKOS_LAMBDA(const std::int64_t i) { err(i) += b(0) - y(i); });
 }
 
@@ -58,7 +58,7 @@ void mse_gradient(const GView& grad, const XView& x, const EView& err, std::int6
   using Member = typename Policy::member_type;
   const T scale = T(1) / static_cast<T>(rows);
   Kokkos::parallel_for(
-      "minigpu::mse_gradient", Policy(static_cast<int>(in + 2 - first), Kokkos::AUTO),
+      "linear::mse_gradient", Policy(static_cast<int>(in + 2 - first), Kokkos::AUTO),
       KOKKOS_LAMBDA(const Member& team) {
         const std::int64_t j = first + team.league_rank();
         T total = 0;
@@ -81,7 +81,7 @@ void sgd_step(const WView& w, const BView& b, const GView& grad, const LView& lo
               typename WView::non_const_value_type lr, typename WView::non_const_value_type lr_w,
               std::int64_t in) {
   Kokkos::parallel_for(
-      "minigpu::sgd_step", RangeOf<WView>(0, in + 1), KOKKOS_LAMBDA(const std::int64_t j) {
+      "linear::sgd_step", RangeOf<WView>(0, in + 1), KOKKOS_LAMBDA(const std::int64_t j) {
         if (j < in) {
           w(j) -= lr_w * grad(j);
         } else {

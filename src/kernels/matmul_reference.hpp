@@ -16,7 +16,7 @@ void matmul_reference(const CView& c, const AView& a, const BView& b, std::int64
   using Policy = Kokkos::MDRangePolicy<typename CView::execution_space, Kokkos::Rank<2>,
                                        Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_for(
-      "minigpu::matmul_reference", Policy({std::int64_t(0), std::int64_t(0)}, {m, n}),
+      "gemm::reference", Policy({std::int64_t(0), std::int64_t(0)}, {m, n}),
       KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
         T acc = 0;
         for (std::int64_t p = 0; p < k; ++p) acc += a(i * k + p) * b(p * n + j);

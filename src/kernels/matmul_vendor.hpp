@@ -10,6 +10,7 @@
 #include "core/backend_blas.hpp"
 #include "core/device.hpp"
 #include "core/gemm_dims.hpp"
+#include "core/profile_region.hpp"
 
 #if defined(MINIGPU_HAVE_KOKKOSKERNELS)
 #include <KokkosBlas3_gemm.hpp>
@@ -82,14 +83,13 @@ void gemm_vendor_call(const CView& c, const AView& a, const BView& b, const Gemm
   }
 }
 
-// Each call is a Kokkos Tools region named "minigpu::gemm", as native GEMMs are, so
+// Each call is a Kokkos Tools region named "gemm::multiply", as native GEMMs are, so
 // profilers (and tests) see BLAS calls, which launch no Kokkos kernel.
 template <class CView, class AView, class BView>
 void gemm_vendor(const CView& c, const AView& a, const BView& b, const GemmDims& d, bool accumulate,
                  const typename CView::non_const_value_type* alpha) {
-  Kokkos::Profiling::pushRegion("minigpu::gemm");
+  const ProfileRegion region("gemm::multiply");
   gemm_vendor_call(c, a, b, d, accumulate, alpha);
-  Kokkos::Profiling::popRegion();
 }
 
 }  // namespace detail

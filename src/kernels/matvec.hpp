@@ -16,7 +16,7 @@ template <class YView, class AView, class XView>
 void matvec(const YView& y, const AView& a, const XView& x, std::int64_t m, std::int64_t k) {
   using Acc = typename YView::non_const_value_type;
   Kokkos::parallel_for(
-      "minigpu::matvec", RangeOf<YView>(0, m), KOKKOS_LAMBDA(const std::int64_t i) {
+      "matvec::dense", RangeOf<YView>(0, m), KOKKOS_LAMBDA(const std::int64_t i) {
         Acc acc = 0;
         for (std::int64_t p = 0; p < k; ++p) acc += static_cast<Acc>(a(i * k + p)) * static_cast<Acc>(x(p));
         y(i) = acc;

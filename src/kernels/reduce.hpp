@@ -24,7 +24,7 @@ void sum_into(const InView& in, const OutView& out) {
   require_same_space<InView, OutView>();
   using T = typename InView::non_const_value_type;
   Kokkos::parallel_reduce(
-      "minigpu::sum", RangeOf<InView>(0, in.extent(0)),
+      "reduce::sum", RangeOf<InView>(0, in.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t i, T& acc) { acc += in(i); }, out);
 }
 
@@ -44,7 +44,7 @@ struct SquaredSumRoot {
 template <class InView, class OutView>
 void frobenius_norm_into(const InView& in, const OutView& out) {
   require_same_space<InView, OutView>();
-  Kokkos::parallel_reduce("minigpu::frobenius_norm", RangeOf<InView>(0, in.extent(0)),
+  Kokkos::parallel_reduce("reduce::frobenius_norm", RangeOf<InView>(0, in.extent(0)),
                           SquaredSumRoot<InView>{in}, out);
 }
 
@@ -53,7 +53,7 @@ void frobenius_norm_into(const InView& in, const OutView& out) {
 template <class InView, class OutView>
 void inverse_frobenius_norm_into(const InView& in, const OutView& out) {
   require_same_space<InView, OutView>();
-  Kokkos::parallel_reduce("minigpu::inverse_frobenius_norm", RangeOf<InView>(0, in.extent(0)),
+  Kokkos::parallel_reduce("reduce::inverse_frobenius_norm", RangeOf<InView>(0, in.extent(0)),
                           SquaredSumRoot<InView, true>{in}, out);
 }
 

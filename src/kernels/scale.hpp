@@ -17,7 +17,7 @@ void divide_by_device_scalar(const OutView& out, const InView& in, const Divisor
   static_assert(std::is_same_v<typename OutView::memory_space, typename DivisorView::memory_space>,
                 "the divisor must live in the memory space of the output");
   Kokkos::parallel_for(
-      "minigpu::divide_by_device_scalar", RangeOf<OutView>(0, out.extent(0)),
+      "scale::divide_by_device_scalar", RangeOf<OutView>(0, out.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t i) { out(i) = in(i) / divisor(); });
 }
 
@@ -28,7 +28,7 @@ void scale_by_device_scalar(const View& v, const FactorView& factor) {
   static_assert(std::is_same_v<typename View::memory_space, typename FactorView::memory_space>,
                 "the factor must live in the memory space of the View");
   Kokkos::parallel_for(
-      "minigpu::scale_by_device_scalar", RangeOf<View>(0, v.extent(0)),
+      "scale::multiply_by_device_scalar", RangeOf<View>(0, v.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t i) { v(i) *= factor(); });
 }
 

@@ -11,7 +11,7 @@ namespace minigpu::kernels {
 template <class View>
 void triad(const View& a, const View& b, const View& c, typename View::non_const_value_type s) {
   Kokkos::parallel_for(
-      "minigpu::triad", RangeOf<View>(0, a.extent(0)),
+      "stream::triad", RangeOf<View>(0, a.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t i) { a(i) = b(i) + s * c(i); });
 }
 

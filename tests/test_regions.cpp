@@ -1,0 +1,173 @@
+// Profiling regions seen through Kokkos' tool hooks, as kp_space_time_stack or Nsight Systems
+// see them: every case of every registered experiment nests as
+// minigpu/<experiment>/<case>/<phase>, the scaling studies add comm and compute inside run,
+// a failing phase leaves no region open, and every kernel is labelled Component::op.
+#include "experiment_harness.hpp"
+#include "experiments/registry.hpp"
+#include "kokkos_events.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace minigpu {
+namespace {
+
+using testing::KokkosRegionTrace;
+using Path = std::vector<std::string>;
+
+// The smallest input of each experiment that still runs every engine it has; an experiment
+// registered without one here fails EveryRegisteredExperimentHasATinyInput.
+const std::map<std::string, std::string>& tiny_inputs() {
+  static const std::map<std::string, std::string> inputs = {
+      {"devices", ""},
+      {"lazy", "    elements: 64\n    dtypes: [float32]\n    device: cpu\n"},
+      {"linear", "    samples: 64\n    batch_size: 32\n    epochs: 1\n    lr: 0.01\n    device: cpu\n"},
+      {"logging", "    n: 9\n    steps: 3\n    dtypes: [float64]\n    device: cpu\n"},
+      {"matmul",
+       "    sizes: [8]\n    devices: [cpu]\n    variants: [reference, tiled, vendor]\n    dtypes: "
+       "[float32]\n"},
+      {"matmul_scaling",
+       "    n: 12\n    block_size: 4\n    decompositions: [row, summa, scalapack]\n    overlap: both\n"
+       "    dtypes: [float64]\n    device: cpu\n"},
+      {"multi_gpu_concurrency", "    n: 8\n    dtypes: [float32]\n    device: cpu\n"},
+      {"transfer",
+       "    sizes: [1KiB]\n    chunks: [1]\n    rank_sizes: [1KiB]\n    messages: 2\n    device: cpu\n"},
+  };
+  return inputs;
+}
+
+// The regions each experiment opens inside its cases' `run` phase.
+const std::map<std::string, std::vector<std::string>> kInnerRegions = {
+    {"matmul_scaling", {"comm", "compute"}},
+    {"multi_gpu_concurrency", {"compute"}},
+};
+
+const std::set<std::string> kPhases = {"setup", "warmup", "run", "verify", "teardown"};
+
+std::string yaml_for(const std::string& name) {
+  return "run: {warmups: 1, repetitions: 2}\nexperiments:\n  - name: " + name + "\n" + tiny_inputs().at(name);
+}
+
+RunContext world() {
+  RunContext ctx;
+  ctx.rank = ctx.comm.rank();
+  ctx.ranks = ctx.comm.size();
+  return ctx;
+}
+
+// Where `path` was first pushed, or -1.
+long first_push(const Path& path) {
+  const auto& all = KokkosRegionTrace::regions();
+  const auto found = std::find(all.begin(), all.end(), path);
+  return found == all.end() ? -1 : static_cast<long>(found - all.begin());
+}
+
+std::string joined(const Path& path) {
+  std::string out;
+  for (const auto& part : path) out += (out.empty() ? "" : "/") + part;
+  return out;
+}
+
+std::vector<std::string> registered_names() {
+  std::vector<std::string> names;
+  for (const auto& info : ExperimentRegistry::all()) names.push_back(info.name);
+  return names;
+}
+
+TEST(ProfilingRegions, EveryRegisteredExperimentHasATinyInput) {
+  ASSERT_FALSE(registered_names().empty());
+  for (const auto& name : registered_names()) EXPECT_EQ(tiny_inputs().count(name), 1u) << name;
+}
+
+class ExperimentRegions : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExperimentRegions, CasesNestTheirPhasesAndKernelsAreLabelledComponentOp) {
+  const std::string name = GetParam();
+  RunPlan plan = testing::plan_yaml(yaml_for(name));  // configuring belongs to no case
+  KokkosRegionTrace trace;
+  const RunOutcome out = run_plan(plan, world(), nullptr);
+  ASSERT_FALSE(out.results.empty());
+  EXPECT_TRUE(out.all_verified);
+  EXPECT_EQ(KokkosRegionTrace::open(), 0u) << "a region was left open";
+  EXPECT_EQ(KokkosRegionTrace::unmatched_pops(), 0) << "a region was popped twice";
+
+  std::set<std::string> labels;
+  for (const auto& r : out.results) labels.insert(r.spec.label);
+  for (const Path& p : KokkosRegionTrace::regions()) {
+    EXPECT_EQ(p[0], "minigpu") << joined(p);
+    if (p.size() > 1) {
+      EXPECT_EQ(p[1], name) << joined(p);
+    }
+    if (p.size() > 2 && p[2] == "summarize") continue;  // after the cases: free-form inside
+    if (p.size() > 2) {
+      EXPECT_EQ(labels.count(p[2]), 1u) << joined(p) << ": not a case of the run";
+    }
+    if (p.size() > 3) {
+      EXPECT_EQ(kPhases.count(p[3]), 1u) << joined(p) << ": not a phase";
+    }
+    if (p.size() > 4 && (p[4] == "comm" || p[4] == "compute")) {
+      EXPECT_TRUE(p[3] == "run" || p[3] == "warmup") << joined(p);
+    }
+  }
+  for (const auto& label : labels) {
+    const long setup = first_push({"minigpu", name, label, "setup"});
+    const long warmup = first_push({"minigpu", name, label, "warmup"});
+    const long run = first_push({"minigpu", name, label, "run"});
+    const long verify = first_push({"minigpu", name, label, "verify"});
+    EXPECT_GE(setup, 0) << label;
+    EXPECT_LT(setup, warmup) << label;
+    EXPECT_LT(warmup, run) << label;
+    EXPECT_LT(run, verify) << label;
+  }
+  const auto inner = kInnerRegions.find(name);
+  if (inner != kInnerRegions.end()) {
+    for (const auto& region : inner->second) {
+      const auto& all = KokkosRegionTrace::regions();
+      const bool seen = std::any_of(all.begin(), all.end(), [&](const Path& p) {
+        return p.size() == 5 && p[3] == "run" && p[4] == region;
+      });
+      EXPECT_TRUE(seen) << "no " << region << " region inside any case's run";
+    }
+  }
+
+  // Kokkos' own kernels (View initialisation, fills) and KokkosKernels' are named by them.
+  const std::regex component_op("[a-z][a-z0-9_]*::[a-z][a-z0-9_]*");
+  for (const auto& k : KokkosRegionTrace::kernels()) {
+    if (k.label.rfind("Kokkos", 0) == 0) continue;
+    EXPECT_TRUE(std::regex_match(k.label, component_op)) << "kernel '" << k.label << "'";
+    const bool summarizing = k.regions.size() >= 3 && k.regions[2] == "summarize";
+    EXPECT_TRUE(k.regions.size() >= 4 || summarizing)
+        << "kernel '" << k.label << "' runs outside every case's phases and summaries";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryRegisteredExperiment, ExperimentRegions,
+                         ::testing::ValuesIn(registered_names()),
+                         [](const ::testing::TestParamInfo<std::string>& param) { return param.param; });
+
+// Every rank fails at the same point, so no rank waits in a collective for one that threw.
+TEST(ProfilingRegions, AFailingPhaseLeavesNoRegionOpen) {
+  const int rank = comm::Communicator::world().rank();
+  for (const std::string point : {"setup", "run", "verify"}) {
+    RunPlan plan = testing::plan_yaml(yaml_for("matmul"));
+    KokkosRegionTrace trace;
+    const std::string fault = std::to_string(rank) + ":" + point;
+    ::setenv("MINIGPU_INJECT_FAULT", fault.c_str(), 1);
+    EXPECT_THROW(run_plan(plan, world(), nullptr), std::runtime_error) << point;
+    ::unsetenv("MINIGPU_INJECT_FAULT");
+    EXPECT_FALSE(KokkosRegionTrace::regions().empty()) << point;
+    EXPECT_EQ(KokkosRegionTrace::open(), 0u) << "failing at " << point;
+    EXPECT_EQ(KokkosRegionTrace::unmatched_pops(), 0) << point;
+  }
+}
+
+}  // namespace
+}  // namespace minigpu
