@@ -75,8 +75,11 @@ def check_compare(script, tmp, errors):
     if code != 0 or "0.750 <=0.80 PASS (goal <=0.6 not met)" not in out:
         errors.append(f"--bench within its bars must pass (exit {code}):\n{out}")
     code, out = compare(script, tmp, mm, mt, "--bench")
-    if code != 1:
-        errors.append(f"--bench without logging pairs must fail (exit {code}):\n{out}")
+    if code != 0:
+        errors.append(f"--bench on matmul rows alone (no bar) must pass (exit {code}):\n{out}")
+    code, out = compare(script, tmp, lm + mm, mt, "--bench")
+    if code != 1 or "FAIL logging: no miniGPU row pairs" not in out:
+        errors.append(f"--bench with logging rows PyTorch did not run must fail (exit {code}):\n{out}")
 
 
 def check_report(script, tmp, errors):
