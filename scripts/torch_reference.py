@@ -105,15 +105,20 @@ def lazy(cfg, ctx, dtypes):
             if detour:
                 y = y.cpu().to(dev)
             state["z"] = y * y * y - 0.2
-        compiled = torch.compile(lambda v: (v * v - 0.5) ** 3 - 0.2) if hasattr(torch, "compile") else None
+        compiled, why = None, f"torch.compile needs PyTorch 2 (this is {torch.__version__})"
+        if hasattr(torch, "compile"):
+            try:  # compiles here (Triton on a GPU, a C++ compiler on the CPU), or says why not
+                compiled = torch.compile(lambda v: (v * v - 0.5) ** 3 - 0.2)
+                compiled(x)
+            except Exception as e:  # noqa: BLE001  (any backend failure is a reason to skip)
+                compiled, why = None, f"torch.compile failed: {str(e).splitlines()[0][:120]}"
         size = x.element_size()
         for variant, fn, fence, moved in [("fenced", chain, True, 4), ("unfenced", chain, False, 4),
                                           ("host_detour", lambda: chain(True), True, 6),
                                           ("fused", lambda: state.update(z=compiled(x)), True, 2)]:
             params = {"variant": variant, "elements": n}
             if variant == "fused" and compiled is None:
-                out.append(row("lazy", variant, params, ctx["name"], dtype,
-                               skipped=f"torch.compile needs PyTorch 2 (this is {torch.__version__})"))
+                out.append(row("lazy", variant, params, ctx["name"], dtype, skipped=why))
                 continue
             times = bench.time(fn, fence_after=fence)
             xs = x.cpu().double().numpy()
@@ -240,7 +245,8 @@ def main(argv=None):
         doc = yaml.safe_load(f) or {}
     run = doc.get("run") or {}
     device = torch.device("cuda", 0) if args.device == "cuda" else torch.device("cpu")
-    ctx = {"device": device, "name": "gpu:0" if args.device == "cuda" else "cpu", "k": args.k}
+    base_name = "gpu:0" if args.device == "cuda" else "cpu"
+    ctx = {"k": args.k}
     rows = []
     for i, entry in enumerate(doc.get("experiments") or []):
         name = entry.get("name")
@@ -249,7 +255,10 @@ def main(argv=None):
             return 2
         cfg = {**DEFAULTS.get(name, {}), **entry}
         get = lambda key, default: cfg.get(key, run.get(key, default))  # noqa: E731
-        ctx["bench"] = Bench(device, args.warmups if args.warmups is not None else get("warmups", 1),
+        # An experiment's `device: cpu` runs on the CPU here too; auto, gpu and gpu:N on --device.
+        on_cpu = str(cfg.get("device", "auto")) == "cpu"
+        ctx.update(device=torch.device("cpu") if on_cpu else device, name="cpu" if on_cpu else base_name)
+        ctx["bench"] = Bench(ctx["device"], args.warmups if args.warmups is not None else get("warmups", 1),
                              args.repetitions or get("repetitions", 5), float(get("max_time_s", 0)))
         dtypes = cfg.get("dtypes") or [run.get("dtype", "float32")]
         rows += EXPERIMENTS[name](cfg, ctx, dtypes)
