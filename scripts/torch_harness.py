@@ -23,10 +23,10 @@ class Bench:
     def time(self, run, fence_after=True):
         for _ in range(self.warmups):
             run()
-        self.fence()
         times, begin = [], time.perf_counter()
         while len(times) < self.repetitions or (time.perf_counter() - begin < self.max_time_s
                                                  and len(times) < 100000):
+            self.fence()  # an unfenced repetition's work must not spill into the next one's clock
             t0 = time.perf_counter()
             run()
             if fence_after:

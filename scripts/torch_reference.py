@@ -57,7 +57,6 @@ def parse_bytes(text):
     return int(float(m.group(1)) * UNITS[m.group(2)])
 
 
-
 def transfer(cfg, ctx, dtypes):
     """Copies of `bytes` as `chunks` pieces: h2d and d2h between host and device, d2d within it."""
     dev, bench, out = ctx["device"], ctx["bench"], []
