@@ -74,7 +74,7 @@ for input in "$MINIGPU_ROOT"/inputs/*_gpu.yaml; do
   step "$name" mpirun -np "$gpus" --oversubscribe "$build/src/minigpu" run "$input" --output-dir "$out/runs"
 done
 torch_python="${MINIGPU_TORCH_PYTHON:-python3}"
-if "$torch_python" -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+if "$torch_python" -c 'import sys, numpy, yaml, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
   mkdir -p "$out/torch"
   for input in "$MINIGPU_ROOT"/inputs/*_gpu.yaml; do
     name="$(basename "$input" .yaml)"
@@ -82,7 +82,7 @@ if "$torch_python" -c 'import sys, torch; sys.exit(not torch.cuda.is_available()
       --device cuda --k "$gpus"
   done
 else
-  log "no PyTorch column: $torch_python cannot import a torch that sees CUDA (set MINIGPU_TORCH_PYTHON)"
+  log "no PyTorch column: $torch_python lacks numpy, yaml or a torch that sees CUDA (set MINIGPU_TORCH_PYTHON)"
 fi
 /usr/bin/env python3 "$MINIGPU_ROOT/scripts/gpu_report.py" "$out" >"$out/report.md" || failed+=(report)
 cat "$out/report.md"
