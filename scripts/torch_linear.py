@@ -64,7 +64,8 @@ def linear(cfg, ctx, dtypes):
                             step += 1
                     state["losses"] = losses if sync else losses.cpu()
                 times = bench.time(train)
-                got = np.concatenate([net.weight.detach().cpu().double().numpy()[0], [float(net.bias.detach().cpu()[0])]])
+                got = np.concatenate([net.weight.detach().cpu().double().numpy()[0],
+                                      [float(net.bias.detach().cpu()[0])]])
                 ok, detail = verdict(rel_err(got, np.concatenate([wn, [bn]])), dtype)
                 data, loss = "per_batch_copy" if copy else "on_device", "sync_each_batch" if sync else "on_device"
                 work = ((epochs * samples * (d + 1) if copy else 0) * size + steps * size,

@@ -195,7 +195,8 @@ def multi_gpu_concurrency(cfg, ctx, dtypes):
                 out.append(row("multi_gpu_concurrency", mode, params, ctx["name"], dtype,
                                skipped=f"needs {k} CUDA device(s); {torch.cuda.device_count()} visible"))
                 continue
-            devs = [torch.device("cuda", 0)] * k if mode == "sequential" else [torch.device("cuda", i) for i in range(k)]
+            gpus = range(k) if mode == "concurrent" else [0] * k
+            devs = [torch.device("cuda", i) for i in gpus]
             torch.manual_seed(n)
             pairs = [tuple(torch.rand(n, n, dtype=DTYPES[dtype], device=d) for _ in range(2)) for d in devs]
             results = [None] * len(pairs)

@@ -71,7 +71,8 @@ def main():
             n = int(r["n"])
             if abs(float(r["gflops"]) - 2 * n**3 / t[1] / 1e9) > 1e-6 * float(r["gflops"]):
                 errors.append(f"{what}: {r['gflops']} GFLOP/s is not 2n^3 / median")
-        if r["experiment"] == "transfer" and abs(float(r["gbps"]) - int(r["bytes"]) / t[1] / 1e9) > 1e-6 * float(r["gbps"]):
+        gbps = float(r["gbps"] or 0)
+        if r["experiment"] == "transfer" and abs(gbps - int(r["bytes"]) / t[1] / 1e9) > 1e-6 * gbps:
             errors.append(f"{what}: {r['gbps']} GB/s is not bytes / median")
     cuda_only = [r for r in rows if r.get("host_memory") == "pinned" or r["experiment"] == "multi_gpu_concurrency"
                  or (r["experiment"] == "matmul" and r["device"] == "gpu")]
