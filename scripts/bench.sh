@@ -8,6 +8,10 @@
 #     logging step / (BLAS gemm + norm)                              bar <= 1.10
 #     fused lazy chain / memcpy and / STREAM triad bandwidth         bar >= 0.80
 #     Kokkos::deep_copy / memcpy, host buffers, 1 MiB .. 1 GiB       bar >= 0.90
+#   the chapter against PyTorch on this CPU (scripts/torch_reference.py and torch_compare.py,
+#   Debian's python3-torch, one thread each; skipped with a message where torch is missing):
+#     logging step / PyTorch step, n = 100, 1000 steps, both modes   bar <= 0.80 (goal 0.60)
+#     miniGPU / PyTorch GFLOP/s, inputs/matmul.yaml's n on the cpu   goal >= 1.0 (shown, no bar)
 #   MPI studies (findings of real runs):
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
 #     matmul_scaling strong, n = 2048: 2 ranks vs 1 rank             target efficiency >= 75 %
@@ -29,6 +33,24 @@ log "kernel pairs: $MINIGPU_BUILD/tests/minigpu_bench -> $out/kernels.json"
   --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/kernels.json" --benchmark_out_format=json >"$out/kernels.txt" || status=1
 python3 "$MINIGPU_ROOT/scripts/bench_report.py" "$out/kernels.json" || status=1
+# One rank on the CPU against the same loops in PyTorch (Debian's python, where apt puts torch).
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  for input in logging matmul; do
+    log "PyTorch: inputs/$input.yaml with miniGPU and scripts/torch_reference.py, one thread each"
+    if env -u MINIGPU_EMULATE_GPUS OPENBLAS_NUM_THREADS=1 "$MINIGPU_BUILD/src/minigpu" run \
+        "$MINIGPU_ROOT/inputs/$input.yaml" --output-dir "$out/torch_$input" >"$out/torch_$input.txt" 2>&1 &&
+      /usr/bin/python3 "$MINIGPU_ROOT/scripts/torch_reference.py" "$MINIGPU_ROOT/inputs/$input.yaml" \
+        "$out/torch_$input.csv" --device cpu --threads 1 >>"$out/torch_$input.txt" 2>&1; then
+      python3 "$MINIGPU_ROOT/scripts/torch_compare.py" "$out"/torch_"$input"/*/results.csv "$out/torch_$input.csv" \
+        --bench || status=1
+    else
+      log "FAIL PyTorch rows ($input): a run failed; see $out/torch_$input.txt"
+      status=1
+    fi
+  done
+else
+  log "skipped the PyTorch rows: /usr/bin/python3 cannot import torch (apt-get install python3-torch)"
+fi
 # Without a GPU backend, each rank owns one host-emulated GPU (said in every printout).
 if ! "$MINIGPU_BUILD/src/minigpu" devices | grep -q 'num_gpus()      = [1-9]'; then
   export MINIGPU_EMULATE_GPUS="$ranks"

@@ -6,13 +6,16 @@
 # 2. runs the gpu-labelled tests on the GPU(s);
 # 3. runs every GPU input (inputs/*_gpu.yaml), one rank per GPU;
 # 4. measures the same quantities without miniGPU (tests/gpu/cuda_reference: cudaMemcpy and
-#    cuBLAS, timed with CUDA events) and writes OUT/report.md: device, driver, copy
-#    bandwidths, matmul TFLOP/s against cuBLAS, the chapter's ratios, 1->N GPU efficiency.
+#    cuBLAS, timed with CUDA events) and, where PyTorch sees the GPU, the same inputs written
+#    in PyTorch (scripts/torch_reference.py), and writes OUT/report.md: device, driver, copy
+#    bandwidths, matmul TFLOP/s against cuBLAS and PyTorch, the chapter's rows against
+#    PyTorch, the chapter's ratios, 1->N GPU efficiency.
 # --bundle DIR: on a node with only the CUDA toolkit, CMake and a C++ compiler, take MPI,
 # yaml-cpp, CLI11, nlohmann-json, GoogleTest, BLAS and the Kokkos source from a bundle made
 # elsewhere by scripts/gpu_bundle.sh DIR (see scripts/bundle_env.sh).
 # Environment: KOKKOS_ROOT, KOKKOS_SRC, KOKKOS_ARCH (see scripts/cuda_kokkos.sh),
-# MINIGPU_GPU_TESTS (ctest arguments; default -L gpu). Exits non-zero if any step failed.
+# MINIGPU_GPU_TESTS (ctest arguments; default -L gpu), MINIGPU_TORCH_PYTHON (a python with a
+# CUDA PyTorch; default python3). Exits non-zero if any step failed.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$MINIGPU_ROOT/scripts/cuda_kokkos.sh"
 
@@ -70,6 +73,17 @@ for input in "$MINIGPU_ROOT"/inputs/*_gpu.yaml; do
   name="$(basename "$input" .yaml)"
   step "$name" mpirun -np "$gpus" --oversubscribe "$build/src/minigpu" run "$input" --output-dir "$out/runs"
 done
+torch_python="${MINIGPU_TORCH_PYTHON:-python3}"
+if "$torch_python" -c 'import sys, numpy, yaml, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+  mkdir -p "$out/torch"
+  for input in "$MINIGPU_ROOT"/inputs/*_gpu.yaml; do
+    name="$(basename "$input" .yaml)"
+    step "torch_$name" "$torch_python" "$MINIGPU_ROOT/scripts/torch_reference.py" "$input" "$out/torch/$name.csv" \
+      --device cuda --k "$gpus"
+  done
+else
+  log "no PyTorch column: $torch_python lacks numpy, yaml or a torch that sees CUDA (set MINIGPU_TORCH_PYTHON)"
+fi
 /usr/bin/env python3 "$MINIGPU_ROOT/scripts/gpu_report.py" "$out" >"$out/report.md" || failed+=(report)
 cat "$out/report.md"
 if [ ${#failed[@]} -gt 0 ]; then

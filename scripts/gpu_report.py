@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """The GPU check's report: miniGPU's GPU figures beside the same quantities measured without
-miniGPU (tests/gpu/cuda_reference), as a Markdown table. Reads OUT/gpus.csv,
-OUT/reference.json and OUT/runs/*/run.json as scripts/gpu_check.sh leaves them.
+miniGPU (tests/gpu/cuda_reference) and by PyTorch on the same GPU (scripts/torch_reference.py),
+as Markdown tables. Reads OUT/gpus.csv, OUT/reference.json, OUT/runs/*/run.json (and the
+results.csv beside each) and OUT/torch/*.csv as scripts/gpu_check.sh leaves them.
     gpu_report.py OUT"""
 import csv
 import glob
 import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_compare  # noqa: E402  (beside this file)
 
 
 def load_runs(out):
@@ -35,6 +39,23 @@ def finding(record, experiment, name):
     return None
 
 
+def read_csvs(pattern):
+    rows = []
+    for path in sorted(glob.glob(pattern)):
+        rows += torch_compare.read(path)
+    return rows
+
+
+def torch_rate(torch_rows, experiment, rate, dtype="-", **params):
+    """PyTorch's rate for the row on the GPU doing this work, None where it measured none."""
+    for t in torch_rows:
+        if (t["experiment"] == experiment and t["device"].startswith("gpu") and not t["skipped"]
+                and t["verified"] == "true" and t["dtype"] in ("-", dtype)
+                and all(t.get(k) == str(v) for k, v in params.items())):
+            return float(t[rate])
+    return None
+
+
 def fmt(x, digits=3):
     return "—" if x is None else f"{x:.{digits}g}"
 
@@ -52,6 +73,7 @@ def main():
         except json.JSONDecodeError:
             ref = {}
     runs = load_runs(out)
+    torch_rows = read_csvs(os.path.join(out, "torch", "*.csv"))
     lines = ["# miniGPU GPU check", ""]
     for g in gpus:
         lines.append(f"- GPU {g[0]}: {g[1]}, compute capability {g[2]}, driver {g[3]}, {g[4]}")
@@ -59,12 +81,16 @@ def main():
         v = ref.get("cublas", 0)
         lines.append(f"- CUDA driver API {ref['cuda_driver'] // 1000}.{ref['cuda_driver'] % 1000 // 10}, "
                      f"cuBLAS {v // 10000}.{v // 100 % 100}.{v % 100}")
-    lines += ["", "| quantity | miniGPU | reference (CUDA/cuBLAS called directly) | miniGPU / reference |",
-              "|---|---|---|---|"]
+    if torch_rows:
+        lines.append(f"- PyTorch {torch_rows[0].get('torch', '?')} (scripts/torch_reference.py)")
+    lines += ["", "| quantity | miniGPU | reference (CUDA/cuBLAS called directly) | miniGPU / reference "
+              "| PyTorch | miniGPU / PyTorch |", "|---|---|---|---|---|---|"]
 
-    def add(quantity, mine, reference, unit):
+    def add(quantity, mine, reference, unit, pytorch=None):
         ratio = mine / reference if mine is not None and reference else None
-        lines.append(f"| {quantity} | {fmt(mine)} {unit} | {fmt(reference)} {unit} | {fmt(ratio, 2)} |")
+        vs_torch = mine / pytorch if mine is not None and pytorch else None
+        lines.append(f"| {quantity} | {fmt(mine)} {unit} | {fmt(reference)} {unit} | {fmt(ratio, 2)} "
+                     f"| {fmt(pytorch)} {unit} | {fmt(vs_torch, 2)} |")
 
     transfer = runs.get("transfer_gpu")
     copy_bytes = ref.get("copy_bytes", 1 << 28)
@@ -77,7 +103,9 @@ def main():
                               chunks=1))
             mine = match[0]["gbps"] if match else None
         label = f"{direction.upper()} {'' if kind == '-' else kind + ' '}copy, {copy_bytes >> 20} MiB"
-        add(label, mine, ref.get(key), "GB/s")
+        add(label, mine, ref.get(key), "GB/s",
+            torch_rate(torch_rows, "transfer", "gbps", direction=direction, host_memory=kind, bytes=copy_bytes,
+                       chunks=1))
 
     matmul = runs.get("matmul_gpu")
     for entry in ref.get("gemm", []) or [{"n": 4096}]:
@@ -89,7 +117,9 @@ def main():
                     match = [r for r in rows(matmul, "matmul", n=n, variant=variant, dtype=dtype)
                              if r.get("device", "").startswith("gpu")]
                     mine = match[0]["gflops"] / 1000 if match else None
-                add(f"{name} n={n}, {label}", mine, entry.get(key), "TFLOP/s")
+                pytorch = torch_rate(torch_rows, "matmul", "gflops", dtype, n=n)
+                add(f"{name} n={n}, {label}", mine, entry.get(key), "TFLOP/s",
+                    pytorch / 1000 if pytorch is not None else None)
 
     lazy = runs.get("lazy_gpu")
     logging = runs.get("logging_gpu")
@@ -103,6 +133,15 @@ def main():
         for f in runs.get(name, {}).get("findings", []):
             if f["name"].startswith("efficiency"):
                 lines.append(f"| {f['experiment']}.{f['name']} | {fmt(f['value'])} {f['unit']} | {f['note']} |")
+
+    found = torch_compare.pairs(read_csvs(os.path.join(out, "runs", "*", "results.csv")), torch_rows)
+    lines += ["", "| the chapter against PyTorch, same GPU | miniGPU | PyTorch | miniGPU / PyTorch (speed) |",
+              "|---|---|---|---|"]
+    for m, t, ratio in found:
+        lines.append(f"| {torch_compare.describe(m)} | {fmt(float(m['median_s']))} s "
+                     f"| {fmt(float(t['median_s']))} s | {fmt(ratio, 2)} |")
+    if not found:
+        lines.append("| no PyTorch rows (scripts/torch_reference.py did not run) | — | — | — |")
 
     lines += ["", "| run | cases | verified |", "|---|---|---|"]
     for name, record in runs.items():

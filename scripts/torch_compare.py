@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""miniGPU's results.csv rows beside scripts/torch_reference.py's rows for the same work on the
+same device. miniGPU / PyTorch is a speed ratio (PyTorch's median time over miniGPU's): above 1,
+miniGPU is faster. Used by scripts/bench.sh (--bench) and scripts/gpu_report.py (pairs()).
+    torch_compare.py RESULTS.csv TORCH.csv [--bench]
+--bench prints bench.sh's rows and exits 1 when one misses its bar:
+    logging step / PyTorch step (time per step, each mode and dtype)  bar <= 0.8, goal <= 0.6
+    matmul miniGPU / PyTorch GFLOP/s (each n, dtype and variant)      goal >= 1.0 (not a bar)"""
+import csv
+import sys
+
+# The columns that say two rows did the same work, beside experiment, dtype and device.
+MATCH = {
+    "transfer": ("direction", "host_memory", "bytes", "chunks"),
+    "lazy": ("variant", "elements"),
+    "matmul": ("n",),
+    "logging": ("n", "steps", "mode"),
+    "linear": ("rule", "data", "loss", "batch_size", "samples", "in_features"),
+    "multi_gpu_concurrency": ("mode", "k", "n", "multiplies_per_gpu"),
+}
+LOGGING_BAR, LOGGING_GOAL, MATMUL_GOAL = 0.8, 0.6, 1.0
+
+
+def read(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def same_device(mine, theirs):
+    """cpu with cpu; a real GPU with CUDA (an emulated GPU is host memory: no CUDA row matches it)."""
+    m = mine.get("device", "")
+    if theirs == "cpu":
+        return m == "cpu"
+    return m.startswith("gpu") and "emulated" not in m
+
+
+def pairs(mine_rows, torch_rows):
+    """(miniGPU row, PyTorch row, speed ratio) for every measured, verified pair doing the same work."""
+    index = {}
+    for t in torch_rows:
+        if t.get("skipped") or t.get("verified") != "true" or t["experiment"] not in MATCH:
+            continue
+        key = (t["experiment"],) + tuple(t.get(k, "") for k in MATCH[t["experiment"]])
+        index.setdefault(key, []).append(t)
+    out = []
+    for m in mine_rows:
+        if m.get("experiment") not in MATCH or m.get("verified") != "true":
+            continue
+        key = (m["experiment"],) + tuple(m.get(k, "") for k in MATCH[m["experiment"]])
+        for t in index.get(key, []):
+            if t["dtype"] in ("-", m.get("dtype")) and same_device(m, t["device"]):
+                ratio = float(t["median_s"]) / float(m["median_s"]) if float(m["median_s"]) > 0 else None
+                out.append((m, t, ratio))
+    return out
+
+
+def describe(m):
+    """The pair's name: experiment, the matched columns, and what miniGPU ran (kernel or variant)."""
+    exp = m["experiment"]
+    cols = " ".join(f"{k}={m[k]}" for k in MATCH[exp] if m.get(k) not in ("", "-"))
+    ran = m.get("kernel") or (m.get("variant") if exp == "matmul" else "")
+    return f"{exp} {cols} {m['dtype']}" + (f" [{ran}]" if ran and ran != "-" else "")
+
+
+def bench_rows(found):
+    """(label, case, ours, theirs, value, bar, goal, direction) of bench.sh's PyTorch rows."""
+    rows = []
+    for m, t, _ in found:
+        if m["experiment"] == "logging":
+            steps = int(m["steps"])
+            ours, theirs = float(m["median_s"]) / steps, float(t["median_s"]) / steps
+            rows.append(("logging step / PyTorch step", f"{m['mode']} n={m['n']} {m['dtype']} {m.get('kernel', '')}",
+                         ours, theirs, ours / theirs, LOGGING_BAR, LOGGING_GOAL, "<="))
+        elif m["experiment"] == "matmul":
+            ours, theirs = float(m["gflops"]), float(t["gflops"])
+            rows.append(("miniGPU / PyTorch GFLOP/s", f"n={m['n']} {m['dtype']} {m['variant']}", ours, theirs,
+                         ours / theirs, None, MATMUL_GOAL, ">="))
+    return rows
+
+
+def main(argv):
+    mine = read(argv[1])
+    found = pairs(mine, read(argv[2]))
+    if "--bench" not in argv:
+        print(f"{'pair':60}{'miniGPU (s)':>14}{'PyTorch (s)':>14}{'miniGPU / PyTorch':>20}")
+        for m, t, ratio in found:
+            print(f"{describe(m):60}{float(m['median_s']):>14.4g}{float(t['median_s']):>14.4g}{ratio:>20.3f}")
+        return 0 if found else 1
+    rows = bench_rows(found)
+    failed = 0
+    print(f"{'benchmark':30}{'case':40}{'ours':>12}{'PyTorch':>12}{'ratio':>8}  {'bar':>7}  verdict")
+    for label, case, ours, theirs, value, bar, goal, direction in rows:
+        meets = (lambda x: value <= x) if direction == "<=" else (lambda x: value >= x)
+        if bar is None:
+            verdict, bar_text = ("info (goal met)" if meets(goal) else f"info (goal {direction}{goal:g} not met)"), "-"
+        else:
+            verdict = ("PASS" if meets(goal) else f"PASS (goal {direction}{goal:g} not met)") if meets(bar) else "FAIL"
+            failed += not meets(bar)
+            bar_text = f"{direction}{bar:.2f}"
+        print(f"{label:30}{case:40}{ours:>12.4g}{theirs:>12.4g}{value:>8.3f}  {bar_text:>7}  {verdict}")
+    # An experiment miniGPU ran with no PyTorch pair at all means the two runs did different work.
+    for experiment in sorted({m["experiment"] for m in mine} & {"logging", "matmul"}):
+        if not any(m["experiment"] == experiment for m, _, _ in found):
+            print(f"FAIL {experiment}: no miniGPU row pairs with a PyTorch row (same n, dtype, device?)")
+            failed += 1
+    print(f"{failed} PyTorch ratio(s) missed their bar" if failed else "every PyTorch ratio met its bar",
+          file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""scripts/torch_compare.py and scripts/gpu_report.py's PyTorch columns on hand-made CSV pairs:
+rows pair only on the same work, dtype and device (never an emulated GPU, a skipped or an
+unverified PyTorch row), the ratios are the hand-computed ones, and --bench fails exactly when
+a logging step misses its bar. Usage: check_torch_compare.py TORCH_COMPARE_PY GPU_REPORT_PY"""
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MINE = ["experiment", "case", "n", "variant", "steps", "mode", "kernel", "device", "dtype", "median_s", "gflops",
+        "verified"]
+THEIRS = ["experiment", "case", "n", "variant", "steps", "mode", "kernel", "device", "dtype", "median_s", "gflops",
+          "verified", "skipped", "direction", "host_memory", "bytes", "chunks", "gbps", "torch"]
+
+
+def write(path, columns, rows):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=columns, restval="")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def logging_rows(sync_median):
+    """1000 steps: device_log 12 ms vs 20 ms (0.60 per step), sync_each_step as given vs 20 ms."""
+    mine = [{"experiment": "logging", "n": 100, "steps": 1000, "mode": m, "kernel": "vendor", "device": "cpu",
+             "dtype": "float32", "median_s": t, "verified": "true"}
+            for m, t in (("device_log", 0.012), ("sync_each_step", sync_median))]
+    theirs = [{"experiment": "logging", "n": 100, "steps": 1000, "mode": m, "kernel": "torch", "device": "cpu",
+               "dtype": "float32", "median_s": 0.020, "verified": "true"} for m in ("device_log", "sync_each_step")]
+    return mine, theirs
+
+
+def matmul_rows():
+    base = {"experiment": "matmul", "n": 64, "verified": "true"}
+    mine = [{**base, "variant": "vendor", "device": "cpu", "dtype": "float32", "median_s": 1e-5, "gflops": 30},
+            {**base, "variant": "vendor", "device": "gpu:0 (emulated)", "dtype": "float32", "median_s": 1e-5,
+             "gflops": 30},
+            {**base, "variant": "vendor", "device": "cpu", "dtype": "float64", "median_s": 2e-5, "gflops": 15}]
+    theirs = [{**base, "variant": "torch", "device": "cpu", "dtype": "float32", "median_s": 1.5e-5, "gflops": 20},
+              {**base, "variant": "torch", "device": "cpu", "dtype": "float64", "median_s": 1e-5, "gflops": 30,
+               "verified": "false"},
+              {**base, "n": 128, "variant": "torch", "device": "gpu", "dtype": "float32", "skipped": "no CUDA"}]
+    return mine, theirs
+
+
+def compare(script, tmp, mine, theirs, *flags):
+    write(os.path.join(tmp, "mine.csv"), MINE, mine)
+    write(os.path.join(tmp, "theirs.csv"), THEIRS, theirs)
+    proc = subprocess.run([sys.executable, script, os.path.join(tmp, "mine.csv"), os.path.join(tmp, "theirs.csv"),
+                           *flags], capture_output=True, text=True)
+    # Columns are padded for the eye: compare --bench rows with single spaces.
+    return proc.returncode, re.sub(" +", " ", proc.stdout) if "--bench" in flags else proc.stdout
+
+
+def check_compare(script, tmp, errors):
+    lm, lt = logging_rows(0.018)
+    mm, mt = matmul_rows()
+    code, out = compare(script, tmp, lm + mm, lt + mt)
+    lines = [line for line in out.splitlines()[1:] if line.strip()]
+    # 20 ms / 12 ms, 20 / 18 and 1.5e-5 / 1e-5: the emulated GPU, float64 (unverified) and skipped rows pair with none.
+    want = {"mode=device_log": "1.667", "mode=sync_each_step": "1.111", "matmul n=64 float32": "1.500"}
+    if code != 0 or len(lines) != 3 or any(not any(k in line and line.endswith(v) for line in lines)
+                                           for k, v in want.items()):
+        errors.append(f"pairs and speed ratios, want {want} (exit {code}):\n{out}")
+    code, out = compare(script, tmp, lm + mm, lt + mt, "--bench")
+    # Per step 12 us / 20 us = 0.600 passes, 18 / 20 = 0.900 misses the 0.8 bar; matmul 30 / 20 GFLOP/s.
+    if code != 1 or "0.600 <=0.80 PASS" not in out or "0.900 <=0.80 FAIL" not in out or "1.500" not in out:
+        errors.append(f"--bench with one step over its bar must fail (exit {code}):\n{out}")
+    code, out = compare(script, tmp, logging_rows(0.015)[0], lt, "--bench")  # 0.750: passes, goal 0.6 not met
+    if code != 0 or "0.750 <=0.80 PASS (goal <=0.6 not met)" not in out:
+        errors.append(f"--bench within its bars must pass (exit {code}):\n{out}")
+    code, out = compare(script, tmp, mm, mt, "--bench")
+    if code != 0:
+        errors.append(f"--bench on matmul rows alone (no bar) must pass (exit {code}):\n{out}")
+    code, out = compare(script, tmp, lm + mm, mt, "--bench")
+    if code != 1 or "FAIL logging: no miniGPU row pairs" not in out:
+        errors.append(f"--bench with logging rows PyTorch did not run must fail (exit {code}):\n{out}")
+
+
+def check_report(script, tmp, errors):
+    out = os.path.join(tmp, "gpu")
+    os.makedirs(out)
+    with open(os.path.join(out, "gpus.csv"), "w", encoding="utf-8") as f:
+        f.write("0, NVIDIA H100 80GB HBM3, 9.0, 550.54, 81559 MiB\n")
+    with open(os.path.join(out, "reference.json"), "w", encoding="utf-8") as f:
+        json.dump({"cuda_driver": 12040, "cublas": 120401, "copy_bytes": 1 << 28, "h2d_pinned_gbps": 50.0,
+                   "gemm": [{"n": 4096, "sgemm_tflops": 50.0, "dgemm_tflops": 60.0}]}, f)
+    sgemm = {"experiment": "matmul", "case": "vendor n=4096", "n": 4096, "variant": "vendor", "device": "gpu:0",
+             "dtype": "float32", "median_s": 0.002, "gflops": 45000, "verified": "true"}
+    copy = {"experiment": "transfer", "direction": "h2d", "host_memory": "pinned", "bytes": 1 << 28, "chunks": 1,
+            "device": "gpu:0", "dtype": "float32", "gbps": 40.0, "verified": True}
+    for name, r, params in (("matmul_gpu", sgemm, ("n", "variant")),
+                            ("transfer_gpu", copy, ("direction", "host_memory", "bytes", "chunks"))):
+        os.makedirs(os.path.join(out, "runs", name))
+        record = {**r, "params": {k: str(r[k]) for k in params}}
+        with open(os.path.join(out, "runs", name, "run.json"), "w", encoding="utf-8") as f:
+            json.dump({"resolved_input": {"run": {"name": name}}, "results": [record], "findings": []}, f)
+    write(os.path.join(out, "runs", "matmul_gpu", "results.csv"), MINE, [sgemm])
+    write(os.path.join(out, "torch", "matmul_gpu.csv"), THEIRS,
+          [{**sgemm, "variant": "torch", "median_s": 0.0018, "gflops": 50000, "torch": "2.4.0"}])
+    write(os.path.join(out, "torch", "transfer_gpu.csv"), THEIRS,
+          [{**copy, "dtype": "-", "gbps": 50.0, "verified": "true", "torch": "2.4.0"}])
+    proc = subprocess.run([sys.executable, script, out], capture_output=True, text=True)
+    # SGEMM 45 of 50 TFLOP/s and H2D pinned 40 of 50 GB/s, against cuBLAS/CUDA and PyTorch alike;
+    # the chapter's pair: 1.8 ms / 2 ms = 0.9 in speed.
+    for want in ("| PyTorch | miniGPU / PyTorch |", "| SGEMM n=4096, vendor (cuBLAS via miniGPU) | 45 TFLOP/s | 50 "
+                 "TFLOP/s | 0.9 | 50 TFLOP/s | 0.9 |", "| H2D pinned copy, 256 MiB | 40 GB/s | 50 GB/s | 0.8 | 50 GB/s "
+                 "| 0.8 |", "| matmul n=4096 float32 [vendor] | 0.002 s | 0.0018 s | 0.9 |", "PyTorch 2.4.0"):
+        if want not in proc.stdout:
+            errors.append(f"gpu_report.py: missing {want!r} (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}")
+
+
+def main():
+    errors = []
+    with tempfile.TemporaryDirectory() as tmp:
+        check_compare(sys.argv[1], tmp, errors)
+        check_report(sys.argv[2], tmp, errors)
+    for e in errors:
+        print("FAIL", e)
+    print("PyTorch comparisons as computed by hand" if not errors else f"{len(errors)} failure(s)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
