@@ -4,7 +4,8 @@
 # 1. builds miniGPU for this GPU into build-cuda/ (a CUDA Kokkos from KOKKOS_ROOT, else built
 #    once from KOKKOS_SRC or the bundle's source, for the architecture nvidia-smi reports);
 # 2. runs the gpu-labelled tests on the GPU(s);
-# 3. runs every GPU input (inputs/*_gpu.yaml), one rank per GPU;
+# 3. runs every GPU input (inputs/*_gpu.yaml), one rank per GPU, and the 2-rank ones again with
+#    both ranks on one GPU (rows flagged as sharing it);
 # 4. measures the same quantities without miniGPU (tests/gpu/cuda_reference: cudaMemcpy and
 #    cuBLAS, timed with CUDA events) and, where PyTorch sees the GPU, the same inputs written
 #    in PyTorch (scripts/torch_reference.py), and writes OUT/report.md: device, driver, copy
@@ -72,6 +73,14 @@ cp "$out/reference.log" "$out/reference.json"
 for input in "$MINIGPU_ROOT"/inputs/*_gpu.yaml; do
   name="$(basename "$input" .yaml)"
   step "$name" mpirun -np "$gpus" --oversubscribe "$build/src/minigpu" run "$input" --output-dir "$out/runs"
+done
+# Two ranks bound to the one GPU (the first): rank-to-rank transfers of device memory, staged
+# and direct, and the scaling studies on real hardware; the binding warns and every GPU row
+# is flagged unreliable ("ranks 0 and 1 share one GPU"), as scripts/gpu_report.py checks.
+first_gpu="$(head -n 1 "$out/gpus.csv" | cut -d, -f1 | tr -d ' ')"
+for name in multi_gpu_concurrency_gpu matmul_strong_scaling_gpu transfer_gpu; do
+  step "shared_$name" env CUDA_VISIBLE_DEVICES="$first_gpu" mpirun -np 2 --oversubscribe -x CUDA_VISIBLE_DEVICES \
+    "$build/src/minigpu" run "$MINIGPU_ROOT/inputs/$name.yaml" --output-dir "$out/shared"
 done
 torch_python="${MINIGPU_TORCH_PYTHON:-python3}"
 if "$torch_python" -c 'import sys, numpy, yaml, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then

@@ -60,6 +60,61 @@ def fmt(x, digits=3):
     return "—" if x is None else f"{x:.{digits}g}"
 
 
+DATASHEETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inputs", "hardware",
+                          "gpu_datasheets.json")
+# The measured GPU ceilings (src/ceilings) and the datasheet figure each is a share of.
+CEILING_LINKS = [("gpu_d2d", "hbm_gbps", "bytes counted once: the copy reads and writes each, 2x this through HBM"),
+                 ("gpu_triad", "hbm_gbps", "24 bytes per element: 2 reads and 1 write, all counted"),
+                 ("gpu_h2d_pinned", "host_link_gbps", "pinned host memory to the GPU"),
+                 ("gpu_d2h_pinned", "host_link_gbps", "the GPU to pinned host memory")]
+
+
+def datasheet_of(gpu_name, path=DATASHEETS):
+    with open(path, encoding="utf-8") as f:
+        sheets = json.load(f)["gpus"]
+    return next((d for d in sheets if all(m in gpu_name for m in d["match"])), None)
+
+
+def ceiling_lines(runs, gpu_name):
+    """The GPU ceilings the runs measured, each as a share of the datasheet figure it is bounded by."""
+    measured = {}
+    for record in runs.values():
+        for c in record.get("ceilings", []):
+            measured.setdefault(c["name"], c)
+    sheet = datasheet_of(gpu_name)
+    lines = ["", f"| GPU ceiling (measured by miniGPU) | GB/s | datasheet ({sheet['name'] if sheet else 'unknown GPU'}) "
+             "| share | note |", "|---|---|---|---|---|"]
+    for name, key, note in CEILING_LINKS:
+        c = measured.get(name)
+        peak = sheet[key]["value"] if sheet else None
+        share = f"{100 * c['value'] / peak:.1f} %" if c and peak else "—"
+        lines.append(f"| {name} ({c['how'] if c else 'not measured'}) | {fmt(c['value'] if c else None)} "
+                     f"| {fmt(peak)} | {share} | {note} |")
+    if sheet:
+        lines.append("")
+        lines += [f"- {key}: {sheet[key]['source']}" for key in ("hbm_gbps", "host_link_gbps")]
+    return lines
+
+
+def shared_gpu_lines(out):
+    """The runs with two ranks on one GPU: verified, and every GPU row flagged as sharing it.
+    Returns (lines, problems)."""
+    lines = ["", "| two ranks on one GPU | cases | verified | GPU rows flagged as shared |", "|---|---|---|---|"]
+    problems = []
+    for path in sorted(glob.glob(os.path.join(out, "shared", "*", "run.json"))):
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+        results = record.get("results", [])
+        gpu_rows = [r for r in results if str(r.get("device", "")).startswith("gpu")]
+        flagged = [r for r in gpu_rows if "share one GPU" in (r.get("unreliable_because") or "")]
+        name = record["resolved_input"]["run"]["name"]
+        verified = sum(1 for r in results if r.get("verified"))
+        lines.append(f"| {name} | {len(results)} | {verified} | {len(flagged)} of {len(gpu_rows)} |")
+        if verified != len(results) or len(flagged) != len(gpu_rows):
+            problems.append(f"{name}: {verified}/{len(results)} verified, {len(flagged)}/{len(gpu_rows)} flagged")
+    return lines, problems
+
+
 def main():
     out = sys.argv[1]
     with open(os.path.join(out, "gpus.csv"), encoding="utf-8") as f:
@@ -147,7 +202,12 @@ def main():
     for name, record in runs.items():
         results = record.get("results", [])
         lines.append(f"| {name} | {len(results)} | {sum(1 for r in results if r.get('verified'))} |")
+    lines += ceiling_lines(runs, gpus[0][1] if gpus else "")
+    shared, problems = shared_gpu_lines(out)
+    lines += shared
     print("\n".join(lines))
+    if problems:
+        sys.exit("gpu_report: two ranks on one GPU: " + "; ".join(problems))
 
 
 if __name__ == "__main__":

@@ -24,18 +24,9 @@ def die(message):
 
 
 def import_pyplot():
-    """matplotlib with the Agg backend; re-runs under Debian's /usr/bin/python3 when the python3
-    on PATH (pyenv, venv) lacks it."""
-    try:
-        import matplotlib
-    except ImportError:
-        system = "/usr/bin/python3"
-        if (os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system)
-                and not os.environ.get("MINIGPU_PLOT_REEXEC")):
-            os.environ["MINIGPU_PLOT_REEXEC"] = "1"
-            os.execv(system, [system] + sys.argv)
-        die("matplotlib is missing: apt-get install python3-matplotlib")
-    matplotlib.use("Agg")
+    """matplotlib with the Agg backend (under Debian's python3 if this one lacks it)."""
+    from system_python import require
+    require("matplotlib", "python3-matplotlib", exit_code=2, prefix="plot.py: ").use("Agg")
     import matplotlib.pyplot as plt
     return plt
 

@@ -33,6 +33,17 @@ TEST(Binding, WarnsWhenRanksShareGpusOrGpusIdle) {
   EXPECT_TRUE(plan_binding(0, 2, 0).warnings.empty()) << "a CPU-only node has nothing to warn about";
 }
 
+TEST(Binding, RanksOnOnePhysicalGpuAreNamedAndOthersAreNot) {
+  // mpirun on a one-GPU node: both ranks see the same list and bind device 0.
+  EXPECT_EQ(shared_gpu_reason({"n1|CUDA_VISIBLE_DEVICES=0;|0", "n1|CUDA_VISIBLE_DEVICES=0;|0"}),
+            "ranks 0 and 1 share one GPU (n1, device 0)");
+  // srun --gpus-per-task=1: each rank sees a different single GPU as device 0.
+  EXPECT_EQ(shared_gpu_reason({"n1|CUDA_VISIBLE_DEVICES=0;|0", "n1|CUDA_VISIBLE_DEVICES=1;|0"}), "");
+  // Same id on different hosts, and CPU ranks (empty keys), never share.
+  EXPECT_EQ(shared_gpu_reason({"n1||0", "n2||0", "", ""}), "");
+  EXPECT_EQ(shared_gpu_reason({"n1||0", "n1||1", "n1||0", "n1||0"}), "ranks 0, 2 and 3 share one GPU (n1, device 0)");
+}
+
 TEST(Binding, NodeLocalRankComesFromMpi) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -147,9 +147,10 @@ TEST(Runner, RepeatsPastTheMinimumOnlyWhenAskedAndSaysWhyItStopped) {
 }
 
 TEST(Runner, AdaptiveRepetitionsAreRecorded) {
-  // A fake repetition takes microseconds: 10 ms of them is many more than 2.
+  // A fake repetition takes microseconds: 100 ms of them is many more than 2 (10 ms once ran
+  // out after 2 on an oversubscribed, loaded 2-core machine).
   const RunOutcome out = testing::run_yaml(
-      "run: {warmups: 0, repetitions: 2}\nexperiments:\n  - {name: fake, max_time_s: 0.01}\n");
+      "run: {warmups: 0, repetitions: 2}\nexperiments:\n  - {name: fake, max_time_s: 0.1}\n");
   for (const auto& r : out.results) {
     EXPECT_EQ(r.repetitions_stopped_by, "max_time_s");
     EXPECT_GT(r.repetitions, 2);

@@ -4,6 +4,9 @@
 #include "core/backend.hpp"
 #include "core/device.hpp"
 
+#include <cstdlib>
+#include <map>
+
 namespace minigpu {
 namespace {
 
@@ -42,6 +45,31 @@ const DeviceBinding& rank_binding() { return stored_binding(); }
 int bound_device_id() {
   if (gpus_are_emulated()) return select_device_id(stored_binding().local_rank, emulated_gpu_count());
   return kHasGpuBackend && num_gpus() > 0 ? active_gpu_id() : -1;
+}
+
+std::string physical_gpu_key(const std::string& host) {
+  if (!kHasGpuBackend || gpus_are_emulated() || num_gpus() == 0) return "";
+  std::string visible;
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}) {
+    if (const char* v = std::getenv(name)) visible += std::string(name) + "=" + v + ";";
+  }
+  return host + "|" + visible + "|" + std::to_string(active_gpu_id());
+}
+
+std::string shared_gpu_reason(const std::vector<std::string>& keys) {
+  std::map<std::string, std::vector<int>> ranks_of;
+  for (std::size_t r = 0; r < keys.size(); ++r)
+    if (!keys[r].empty()) ranks_of[keys[r]].push_back(static_cast<int>(r));
+  std::string reason;
+  for (const auto& [key, ranks] : ranks_of) {
+    if (ranks.size() < 2) continue;
+    std::string list;
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == ranks.size() ? " and " : ", ") + std::to_string(ranks[i]);
+    reason += std::string(reason.empty() ? "" : "; ") + "ranks " + list + " share one GPU (" +
+              key.substr(0, key.find('|')) + ", device " + key.substr(key.rfind('|') + 1) + ")";
+  }
+  return reason;
 }
 
 }  // namespace minigpu

@@ -30,4 +30,13 @@ const DeviceBinding& rank_binding();
 /// emulated GPU it owns (local rank modulo the emulated count), or -1 on the CPU.
 int bound_device_id();
 
+/// This rank's physical GPU as a key equal across ranks exactly when they use the same device:
+/// host, the visible-device list (mpirun hands every rank of a node the same one; srun
+/// --gpus-per-task a different one each) and the bound id. "" on the CPU or emulated GPUs.
+std::string physical_gpu_key(const std::string& host);
+
+/// "" or why GPU timings are shared: the ranks whose keys (physical_gpu_key, in rank order)
+/// coincide, e.g. "ranks 0 and 1 share one GPU (...)".
+std::string shared_gpu_reason(const std::vector<std::string>& keys);
+
 }  // namespace minigpu

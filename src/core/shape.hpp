@@ -32,4 +32,13 @@ struct dtype_of<double> {
   static constexpr DType value = DType::f64;
 };
 
+/// The relative error a check allows in a result that T rounds a few times per element
+/// (elementwise chains, one linear layer, a sampled product): about 100 float32 ulps
+/// (2^-23 = 1.2e-7) and 4500 float64 ulps (2^-52 = 2.2e-16); products over k terms scale it
+/// themselves (kernels/matmul_check.hpp derives theirs from the mantissa instead).
+template <class T>
+constexpr double relative_tolerance() {
+  return sizeof(T) == 4 ? 1e-5 : 1e-12;
+}
+
 }  // namespace minigpu

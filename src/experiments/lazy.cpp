@@ -80,7 +80,7 @@ class ChainState : public CaseState {
     const auto zs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z_);
     const auto n = static_cast<std::int64_t>(xs.extent(0));
     const std::int64_t stride = std::max<std::int64_t>(1, n / kMaxSamples);
-    const double tolerance = sizeof(T) == 4 ? 1e-5 : 1e-12;
+    const double tolerance = relative_tolerance<T>();
     double worst = 0;
     std::int64_t checked = 0;
     auto check = [&](std::int64_t i) {

@@ -110,7 +110,7 @@ class ParameterRule : public CaseState {
       for (std::int64_t j = 0; j < s_.in; ++j) ref += double(x_host_[i * s_.in + j]) * double(w_[j]);
       err = std::max(err, std::abs(out[i] - ref) / (1 + std::abs(ref)));
     }
-    const double tol = sizeof(T) == 4 ? 1e-5 : 1e-12;
+    const double tol = relative_tolerance<T>();
     // A host write must land in device storage and read back bit for bit.
     bool round_trip = layer_.weight_values() == w_ && layer_.bias_value() == T(kTrueBias);
     std::vector<T> other(w_);

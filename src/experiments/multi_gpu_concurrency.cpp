@@ -57,7 +57,7 @@ class ConcurrencyState : public CaseState {
     const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b_);
     const auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out_);
     const std::int64_t n = c_.n;
-    const double tol = (sizeof(T) == 4 ? 1e-5 : 1e-12) * std::sqrt(double(n)) * 10;
+    const double tol = relative_tolerance<T>() * std::sqrt(double(n)) * 10;
     double worst = 0;
     for (std::int64_t i = 0; i < n; i += std::max<std::int64_t>(1, n / 8)) {
       for (std::int64_t j = 0; j < n; ++j) {

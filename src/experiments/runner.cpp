@@ -2,6 +2,7 @@
 #include "experiments/runner.hpp"
 
 #include "comm/collectives.hpp"
+#include "comm/mpi_session.hpp"
 #include "core/binding.hpp"
 #include "core/checked.hpp"
 #include "core/cpu_info.hpp"
@@ -253,6 +254,10 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
   outcome.cases_planned = total;
   const auto t0 = Clock::now();
   const std::string crowded = oversubscription();
+  // Collective: ranks bound to one physical GPU time each other's kernels (gpu_check.sh runs
+  // two ranks on one GPU on purpose); their GPU rows say so.
+  const std::string shared_gpu =
+      shared_gpu_reason(comm::allgather_strings(physical_gpu_key(processor_name()), ctx.comm));
   const ProfileRegion run_region("minigpu");
   int index = 0;
   for (auto& planned : plan.experiments) {
@@ -282,6 +287,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
                           io::significant(100 * kNoisyRowCv, 2) + " %");
       }
       if (!crowded.empty()) r.mark_unreliable(crowded);
+      if (!shared_gpu.empty() && !uses_host_memory(r.spec.device)) r.mark_unreliable(shared_gpu);
       outcome.all_verified = outcome.all_verified && r.check.passed;
       if (observer) observer(r, index, total, seconds_since(t0));
       mine.push_back(r);

@@ -27,7 +27,6 @@ import sys
 import tempfile
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-SYSTEM_PYTHON = "/usr/bin/python3"
 DTYPE_MARKERS = {"float32": "o", "float64": "s"}
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
@@ -37,15 +36,10 @@ class Violation(Exception):
 
 
 def ensure_matplotlib():
-    """Re-runs this script under Debian's python3 when this one (pyenv, venv) lacks matplotlib."""
-    try:
-        import matplotlib
-    except ImportError:
-        if os.path.exists(SYSTEM_PYTHON) and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON):
-            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
-        print("matplotlib is not installed (apt-get install python3-matplotlib)")
-        sys.exit(1)
-    matplotlib.use("Agg")
+    """matplotlib with the Agg backend, under Debian's python3 if this one lacks it."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+    from system_python import require
+    require("matplotlib", "python3-matplotlib").use("Agg")
 
 
 def listed_figures(minigpu):

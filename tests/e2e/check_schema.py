@@ -12,13 +12,10 @@ import subprocess
 import sys
 import tempfile
 
-SYSTEM_PYTHON = "/usr/bin/python3"
-try:
-    import jsonschema
-except ImportError:
-    if sys.executable != SYSTEM_PYTHON and os.path.exists(SYSTEM_PYTHON):
-        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
-    raise
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from system_python import require  # noqa: E402
+
+jsonschema = require("jsonschema", "python3-jsonschema")
 
 
 def broken_copies(record):

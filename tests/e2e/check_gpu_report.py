@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""scripts/gpu_report.py's GPU-depth sections on hand-made GPU check output (no GPU here):
+  - the measured GPU ceilings as a share of the datasheet figure for the GPU nvidia-smi names
+    (H100 SXM: 3.35 TB/s HBM, PCIe 5.0 x16 63.0 GB/s per direction; computed by hand below);
+  - the runs with two ranks on one GPU: the report fails (exit 1, naming the run) when a GPU
+    row is not flagged as sharing the GPU or a case is unverified, and passes when all are.
+    check_gpu_report.py scripts/gpu_report.py"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def write_json(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+
+
+def make_check(out, gpu_name, shared_flags):
+    os.makedirs(out)
+    with open(os.path.join(out, "gpus.csv"), "w", encoding="utf-8") as f:
+        f.write(f"0, {gpu_name}, 9.0, 550.54, 81559 MiB\n")
+    ceilings = [{"name": "gpu_d2d", "value": 1340.0, "how": "deep_copy of 256 MiB"},
+                {"name": "gpu_triad", "value": 3015.0, "how": "triad"},
+                {"name": "gpu_h2d_pinned", "value": 50.4, "how": "deep_copy of 256 MiB"}]
+    write_json(os.path.join(out, "runs", "lazy_gpu", "run.json"),
+               {"resolved_input": {"run": {"name": "lazy_gpu"}}, "results": [], "findings": [],
+                "ceilings": ceilings})
+    rows = [{"device": "gpu:0", "verified": True, "reliable": not flag,
+             "unreliable_because": "ranks 0 and 1 share one GPU (n1, device 0)" if flag else ""}
+            for flag in shared_flags] + [{"device": "cpu", "verified": True, "reliable": True}]
+    write_json(os.path.join(out, "shared", "transfer_gpu-1", "run.json"),
+               {"resolved_input": {"run": {"name": "transfer_gpu"}}, "results": rows, "findings": []})
+
+
+def main():
+    script = sys.argv[1]
+    errors = []
+    with tempfile.TemporaryDirectory() as tmp:
+        good = os.path.join(tmp, "good")
+        make_check(good, "NVIDIA H100 80GB HBM3", [True, True])
+        proc = subprocess.run([sys.executable, script, good], capture_output=True, text=True)
+        # 1340 / 3350 = 40.0 %, 3015 / 3350 = 90.0 %, 50.4 / 63.0 = 80.0 %.
+        for want in ("| 1.34e+03 | 3.35e+03 | 40.0 % |", "| 3.02e+03 | 3.35e+03 | 90.0 % |", "| 50.4 | 63 | 80.0 % |",
+                     "datasheet (NVIDIA H100 SXM5 80GB)", "| transfer_gpu | 3 | 3 | 2 of 2 |"):
+            if want not in proc.stdout:
+                errors.append(f"missing {want!r}:\n{proc.stdout}{proc.stderr}")
+        if proc.returncode != 0:
+            errors.append(f"a fully flagged shared run failed the report: {proc.stderr}")
+        bad = os.path.join(tmp, "bad")
+        make_check(bad, "NVIDIA H200", [True, False])
+        proc = subprocess.run([sys.executable, script, bad], capture_output=True, text=True)
+        if proc.returncode != 1 or "transfer_gpu: 3/3 verified, 1/2 flagged" not in proc.stderr:
+            errors.append(f"an unflagged shared GPU row passed (exit {proc.returncode}): {proc.stderr}")
+        if "| 1.34e+03 | 4.8e+03 | 27.9 % |" not in proc.stdout:
+            errors.append(f"H200's 4.8 TB/s not used:\n{proc.stdout}")
+    for e in errors:
+        print("FAIL", e)
+    print("GPU ceilings and shared-GPU runs reported as computed by hand" if not errors else f"{len(errors)} failure(s)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
