@@ -46,7 +46,7 @@ check_version() {  # PREFIX: the install's --version, run from outside the sourc
   [ "${BASH_REMATCH[1]:-}" = "$version" ] || fail "--version says ${BASH_REMATCH[1]:-?}, project(VERSION) is $version"
   local head
   if head="$(git -C "$src" rev-parse --short=12 HEAD 2>/dev/null)"; then
-    [[ "${BASH_REMATCH[2]:-}" == "$head"* ]] || fail "--version's git ${BASH_REMATCH[2]:-?} is not HEAD $head"
+    [[ "${BASH_REMATCH[2]:-}" == "$head"* ]] || fail "--version's git ${BASH_REMATCH[2]:-?} is not HEAD $head (a build older than the last commit?)"
   fi
   grep -qxF "data: $1/share/minigpu (installed)" <<< "$out" || fail "the install's data directory not found: $out"
   grep -qxF "schema: $1/share/minigpu/schema/run.schema.json" <<< "$out" || fail "the installed schema not found: $out"
