@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `cmake --install` of this build into a temporary prefix, then the installed minigpu used from
 # a directory outside the source tree, as a user of the install would:
-#   check_install.sh BUILD_DIR SOURCE_DIR PYTHON
+#   check_install.sh BUILD_DIR SOURCE_DIR PYTHON [CMAKE]
 # --version names project(VERSION) and the source's git commit; the binary finds the installed
 # share/minigpu (schema, inputs, scripts), also after the prefix is moved; an example input named
 # without a path runs for real, its run.json validates against the installed schema and --plot
@@ -10,6 +10,7 @@ set -uo pipefail
 build="$1"
 src="$2"
 python="$3"
+cmake="${4:-cmake}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -19,7 +20,7 @@ fail() {
 }
 
 prefix="$tmp/prefix"
-cmake --install "$build" --prefix "$prefix" > "$tmp/install.log" 2>&1 || {
+"$cmake" --install "$build" --prefix "$prefix" > "$tmp/install.log" 2>&1 || {
   cat "$tmp/install.log"
   echo "FAIL: cmake --install"
   exit 1
