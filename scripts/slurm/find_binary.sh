@@ -1,8 +1,9 @@
 # Which minigpu binary a Slurm job runs, shared by minigpu.sbatch and sweep.sh. Sourced.
 #   minigpu_binary ROOT WANTS_GPU   prints the binary, or says why there is none and fails
-# MINIGPU_BIN wins; else a GPU job takes the CUDA build (build-cuda/, scripts/build_cuda.sh)
-# and a CPU job the host build (build/), each falling back to the other. A GPU job never runs
-# a host-only binary: that would compute on the CPU without a word.
+# MINIGPU_BIN wins; in an install (ROOT is share/minigpu) the installed bin/minigpu; else a GPU
+# job takes the CUDA build (build-cuda/, scripts/build_cuda.sh) and a CPU job the host build
+# (build/), each falling back to the other. A GPU job never runs a host-only binary: that would
+# compute on the CPU without a word.
 
 # "Cuda", "HIP", "SYCL" or "none": the GPU backend a binary was built with, read from the
 # marker it carries (core/backend.cpp), without running it.
@@ -19,6 +20,12 @@ minigpu_binary() {
   else
     local order=("$root/build/src/minigpu" "$root/build-cuda/src/minigpu")
     [ "$wants_gpu" = 1 ] && order=("$root/build-cuda/src/minigpu" "$root/build/src/minigpu")
+    local layout="$root/slurm/install_layout.sh" MINIGPU_BINDIR_FROM_DATA=""
+    if [ -f "$layout" ]; then
+      # shellcheck source=/dev/null
+      source "$layout"
+      order=("$(cd "$root/$MINIGPU_BINDIR_FROM_DATA" 2>/dev/null && pwd)/minigpu")
+    fi
     for candidate in "${order[@]}"; do
       if [ -x "$candidate" ]; then
         bin="$candidate"
@@ -27,7 +34,7 @@ minigpu_binary() {
     done
   fi
   if [ -z "$bin" ] || [ ! -x "$bin" ]; then
-    echo "no minigpu binary (${bin:-none in $root/build-cuda or $root/build}): build it (scripts/build_cuda.sh for GPUs," \
+    echo "no minigpu binary (${bin:-none in $root/build-cuda or $root/build or an install}): build it (scripts/build_cuda.sh for GPUs," \
       "scripts/run.sh for CPUs), or set MINIGPU_ROOT or MINIGPU_BIN" >&2
     return 2
   fi

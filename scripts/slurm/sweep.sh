@@ -27,7 +27,9 @@ die() {
 }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# A repository's scripts/slurm/, or an install's share/minigpu/slurm/ (cmake --install).
 root="${MINIGPU_ROOT:-$(cd "$here/../.." && pwd)}"
+[ -n "${MINIGPU_ROOT:-}" ] || [ ! -f "$here/install_layout.sh" ] || root="$(cd "$here/.." && pwd)"
 
 # merge SWEEP_DIR: np<R>/<run>/results.csv -> merged.csv with job_ranks, job_id.
 merge() {
@@ -127,7 +129,7 @@ for r in "$@"; do
   mkdir -p "$sweep/np$r"
   id="$(MINIGPU_ROOT="${MINIGPU_ROOT:-$root}" MINIGPU_OUTPUT_DIR="$sweep/np$r" \
     sbatch --parsable --ntasks="$r" --job-name="minigpu-np$r" --output="$sweep/np$r/slurm-%j.out" \
-    "${sbatch_args[@]}" "$root/scripts/slurm/minigpu.sbatch" "$input")" || die "sbatch failed for $r rank(s)"
+    "${sbatch_args[@]}" "$here/minigpu.sbatch" "$input")" || die "sbatch failed for $r rank(s)"
   id="${id%%;*}"
   job_of[$r]="$id"
   ids+=("$id")

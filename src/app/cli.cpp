@@ -2,6 +2,7 @@
 #include "app/cli.hpp"
 
 #include "app/ceilings_command.hpp"
+#include "app/data_paths.hpp"
 #include "app/model_command.hpp"
 #include "app/run_command.hpp"
 #include "config/config_node.hpp"
@@ -22,7 +23,8 @@ namespace {
 
 std::string version_text() {
   return std::string("minigpu ") + MINIGPU_VERSION + " (git " + MINIGPU_GIT_HASH + ", Kokkos " +
-         kokkos_version_string() + " " + io::bracketed(kokkos_backends()) + ", " + gpu_backend_marker() + ")";
+         kokkos_version_string() + " " + io::bracketed(kokkos_backends()) + ", " + gpu_backend_marker() +
+         ")\n" + data_paths_text();
 }
 
 int devices_command(const MpiSession& mpi) {
@@ -133,8 +135,18 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   if (devices->parsed()) return devices_command(mpi);
   if (list->parsed()) return list_command(list_keys, mpi);
   if (ceilings->parsed()) return ceilings_command(cached, mpi);
-  if (model->parsed()) return model_command(model_options, mpi);
+  // A name that is no file here may be one of the example inputs shipped with the binary.
+  const auto example = [&](std::string& path) {
+    const std::string found = resolve_input(path);
+    if (found != path && mpi.is_root()) std::cerr << "minigpu: note: " << path << ": using " << found << '\n';
+    path = found;
+  };
+  if (model->parsed()) {
+    if (!model_options.profile.empty()) example(model_options.profile);
+    return model_command(model_options, mpi);
+  }
   if (run->parsed()) {
+    example(run_options.input);
     for (const auto& [key, value] :
          {std::pair{"repetitions", &repetitions}, std::pair{"warmups", &warmups}}) {
       if (value->empty()) continue;

@@ -2,7 +2,7 @@
 #include "app/run_command.hpp"
 
 #include "app/ceilings_command.hpp"
-
+#include "app/data_paths.hpp"
 #include "app/stop_signals.hpp"
 #include "comm/collectives.hpp"
 #include "config/config_node.hpp"
@@ -203,9 +203,9 @@ bool live_progress() {
   return isatty(STDOUT_FILENO) != 0;
 }
 
-// The figures come from the project's own plotting script, found beside these sources.
+// The figures come from the project's own plotting script, installed or in the source tree.
 bool plot_results(const std::string& dir) {
-  const std::string command = "python3 '" MINIGPU_SOURCE_DIR "/scripts/plot.py' '" + dir + "'";
+  const std::string command = "python3 '" + (data_paths().scripts / "plot.py").string() + "' '" + dir + "'";
   return std::system(command.c_str()) == 0;
 }
 

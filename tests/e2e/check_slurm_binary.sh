@@ -41,6 +41,17 @@ chmod +x "$tmp/root/build-cuda/src/minigpu"
 [ "$(minigpu_binary "$tmp/root" 0)" = "$tmp/root/build/src/minigpu" ] || fail "a CPU job does not keep the host build"
 rm -rf "$tmp/root/build-cuda"
 
+# An install (cmake --install): share/minigpu/slurm/install_layout.sh leads to bin/minigpu,
+# which is taken over any build tree, and is refused on a GPU job when host-only.
+mkdir -p "$tmp/prefix/bin" "$tmp/prefix/share/minigpu/slurm"
+echo 'MINIGPU_BINDIR_FROM_DATA="../../bin"' > "$tmp/prefix/share/minigpu/slurm/install_layout.sh"
+cp "$host_bin" "$tmp/prefix/bin/minigpu"
+[ "$(minigpu_binary "$tmp/prefix/share/minigpu" 0)" = "$tmp/prefix/bin/minigpu" ] ||
+  fail "a CPU job in an install does not get its bin/minigpu"
+msg="$(minigpu_binary "$tmp/prefix/share/minigpu" 1 2>&1)"
+rc=$?
+[ $rc -eq 2 ] && [[ "$msg" == *"host-only build"* ]] || fail "a GPU job with a host-only install: exit $rc: $msg"
+
 # minigpu.sbatch run as a GPU job's batch script: refused before anything runs or is written.
 out="$(cd "$tmp" && SLURM_GPUS_ON_NODE=1 SLURM_SUBMIT_DIR="$tmp" MINIGPU_ROOT="$tmp/root" \
   bash "$tmp/root/scripts/slurm/minigpu.sbatch" 2>&1)"
