@@ -60,7 +60,8 @@ void GemmChooser::load(const Share& share) {
       mine["entries"] = cached->value("entries", nlohmann::json::object());
       mine["source"] = "cached in " + path;
     } else {
-      mine["source"] = "measured by rank 0, cached in " + path;
+      mine["source"] = path.empty() ? "measured by rank 0, not cached: no cache directory"
+                                    : "measured by rank 0, cached in " + path;
     }
   }
   const nlohmann::json all = nlohmann::json::parse(share(mine.dump()));

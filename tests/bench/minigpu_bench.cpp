@@ -50,17 +50,10 @@ void cblas_gemm(const double* a, const double* b, double* c, int n, double alpha
 }
 
 template <class T>
-void gemm_pair(benchmark::State& state, std::int64_t n, const std::string& which) {
+void gemm_pair(benchmark::State& state, std::int64_t n, const std::string& which, GemmKernel picked) {
   Kokkos::View<T*, Host> a("bench::A", n * n), b("bench::B", n * n), c("bench::C", n * n);
   kernels::fill_uniform(a, 1, T(-1), T(1));
   kernels::fill_uniform(b, 2, T(-1), T(1));
-  // auto picks as a run would (timing the size class once per process, before this loop).
-  const GemmKernel picked = which == "auto"
-                                ? pick_gemm_kernel(RunContext{}, GemmChoice::automatic, cpu(),
-                                                   sizeof(T) == 4 ? DType::f32 : DType::f64, n, n, n)
-                                      .kernel
-                            : which == "vendor" ? GemmKernel::vendor
-                                                : GemmKernel::native;
   Kokkos::fence();
   for (auto _ : state) {
     if (which == "blas") {
@@ -173,9 +166,18 @@ template <class T>
 void register_dtype() {
   const std::string dt = dtype_name<T>();
   for (std::int64_t n : {64, 128, 256, 512, 1024, 2048}) {
+    // auto picks as a run would, timing the size class here, before any benchmark runs.
+    const GemmKernel automatic = pick_gemm_kernel(RunContext{}, GemmChoice::automatic, cpu(),
+                                                  sizeof(T) == 4 ? DType::f32 : DType::f64, n, n, n)
+                                     .kernel;
     for (const char* which : {"blas", "vendor", "native", "auto"}) {
-      benchmark::RegisterBenchmark(("gemm/" + dt + "/n:" + std::to_string(n) + "/" + which).c_str(),
-                                   [n, which](benchmark::State& s) { gemm_pair<T>(s, n, which); })
+      const std::string w = which;
+      const GemmKernel kernel = w == "auto"     ? automatic
+                                : w == "vendor" ? GemmKernel::vendor
+                                                : GemmKernel::native;
+      benchmark::RegisterBenchmark(
+          ("gemm/" + dt + "/n:" + std::to_string(n) + "/" + which).c_str(),
+          [n, which, kernel](benchmark::State& s) { gemm_pair<T>(s, n, which, kernel); })
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
     }
