@@ -5,6 +5,7 @@
 #   kernel pairs (tests/bench/minigpu_bench.cpp, one thread; scripts/bench_report.py checks):
 #     gemm vendor / direct BLAS call, n = 64..2048, both dtypes      bar >= 0.95
 #     gemm native / direct BLAS call, n = 512..2048, both dtypes     bar >= 0.60 (target 0.80)
+#     gemm auto / best of (vendor, native), n = 64..2048, both dtypes bar >= 0.95
 #     logging step / (BLAS gemm + norm)                              bar <= 1.10
 #     fused lazy chain / memcpy and / STREAM triad bandwidth         bar >= 0.80
 #     Kokkos::deep_copy / memcpy, host buffers, 1 MiB .. 1 GiB       bar >= 0.90

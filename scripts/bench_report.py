@@ -50,6 +50,13 @@ def pairs(times):
                 bar, target = (0.60, 0.80) if 512 <= n <= 2048 else (None, None)
             rows.append(("gemm " + parts[3], f"{parts[1]} n={n}", times[name], ref, ref / times[name],
                          bar, target, ">="))
+        elif parts[0] == "gemm" and parts[3] == "auto":
+            # The faster of vendor and native, both timed in this run: auto must be as fast.
+            best = min((times[k] for k in ("/".join(parts[:3] + [w]) for w in ("vendor", "native")) if k in times),
+                       default=None)
+            if best is not None:
+                rows.append(("gemm auto / best", f"{parts[1]} n={parts[2].split(':')[1]}", times[name], best,
+                             best / times[name], 0.95, 0.95, ">="))
         elif parts[0] == "logging" and parts[2] == "minigpu":
             ref = times.get("/".join(parts[:2] + ["reference"]))
             if ref is not None:

@@ -24,7 +24,7 @@ nlohmann::json build_identity() {
 }
 
 CeilingTable on_rank_zero(bool remeasure) {
-  const nlohmann::json key = ceilings_cache_key(build_identity());
+  const nlohmann::json key = host_build_cache_key();
   if (!remeasure) {
     if (auto cached = load_cached_ceilings(key)) return *cached;
   }
@@ -39,8 +39,10 @@ CeilingTable on_rank_zero(bool remeasure) {
 
 }  // namespace
 
+nlohmann::json host_build_cache_key() { return ceilings_cache_key(build_identity()); }
+
 CeilingTable cached_ceilings() {
-  auto cached = load_cached_ceilings(ceilings_cache_key(build_identity()));
+  auto cached = load_cached_ceilings(host_build_cache_key());
   return cached ? *cached : CeilingTable{};
 }
 

@@ -15,6 +15,9 @@ CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm);
 /// The cached table for this host and build, or an empty one: never measures (--dry-run).
 CeilingTable cached_ceilings();
 
+/// This host and build's cache key: the ceilings' and `kernel: auto`'s measurements share it.
+nlohmann::json host_build_cache_key();
+
 /// `minigpu ceilings [--cached]`: measures (or, with `cached`, reuses) and prints the table.
 int ceilings_command(bool cached, const MpiSession& mpi);
 

@@ -12,6 +12,7 @@
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
+#include "experiments/gemm_auto.hpp"
 #include "experiments/plan_estimate.hpp"
 #include "experiments/registry.hpp"
 #include "experiments/run_plan.hpp"
@@ -248,6 +249,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   RunContext ctx;
   ctx.rank = mpi.rank();
   ctx.ranks = mpi.size();
+  cache_gemm_choices(host_build_cache_key());  // `kernel: auto` may measure while configuring
   RunPlan plan = load_plan_collectively(options, ctx);
   const std::map<std::string, CaseResult> resumed = load_resumed(options.resume, plan, mpi, ctx);
   io::ConsoleWriter console(std::cout, live_progress());
@@ -272,6 +274,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   if (!options.resume.empty()) record.fields["resumed_from"] = options.resume;
   record.fields["ceilings"] = plan.ceilings.to_json();
   record.fields["ceilings_source"] = plan.ceilings.source;
+  record.fields["gemm_auto"] = gemm_choices_record();
   // 3. Run every case; rank 0 prints rows as they finish and rewrites the directory's files,
   //    so a run killed outright still leaves its finished cases there.
   if (mpi.is_root()) {

@@ -89,46 +89,46 @@ std::string ceilings_cache_dir() {
 
 namespace {
 
-// One file per host and key: a changed build or environment writes a new one.
-fs::path cache_file(const nlohmann::json& key) {
+// One file per kind, host and key: a changed build or environment writes a new one.
+fs::path cache_file(const std::string& kind, const nlohmann::json& key) {
   const std::string dir = ceilings_cache_dir();
   if (dir.empty()) return {};
-  return fs::path(dir) / ("ceilings-" + key.value("hostname", std::string("host")) + "-" +
+  return fs::path(dir) / (kind + "-" + key.value("hostname", std::string("host")) + "-" +
                           std::to_string(std::hash<std::string>{}(key.dump())) + ".json");
 }
 
 }  // namespace
 
-std::optional<CeilingTable> load_cached_ceilings(const nlohmann::json& key) {
-  const fs::path path = cache_file(key);
-  std::ifstream in(path);
-  if (path.empty() || !in) return std::nullopt;
+std::optional<nlohmann::json> load_cached(const std::string& kind, const nlohmann::json& key,
+                                          std::string& path) {
+  const fs::path file = cache_file(kind, key);
+  path = file.string();
+  std::ifstream in(file);
+  if (file.empty() || !in) return std::nullopt;
   try {
-    const nlohmann::json j = nlohmann::json::parse(in);
+    nlohmann::json j = nlohmann::json::parse(in);
     if (j.at("key") != key) return std::nullopt;  // a hash collision, or an edited file
-    CeilingTable t = CeilingTable::from_json(j.at("ceilings"));
-    t.source = "cached in " + path.string() + " (measured " + j.at("measured").get<std::string>() + ")";
-    return t;
+    return j;
   } catch (const std::exception&) {
     return std::nullopt;  // unreadable: measure again and replace it
   }
 }
 
-std::string store_ceilings(const CeilingTable& table, const nlohmann::json& key, const std::string& measured,
-                           std::string& why) {
-  const fs::path path = cache_file(key);
+std::string store_cached(const std::string& kind, const nlohmann::json& key, nlohmann::json body,
+                         std::string& why) {
+  const fs::path path = cache_file(kind, key);
   if (path.empty()) {
     why = "no cache directory (set MINIGPU_CEILINGS_DIR or HOME)";
     return "";
   }
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
+  body["key"] = key;
   // Ranks of several jobs may write at once: each through its own temporary and a rename.
   const fs::path temporary = path.string() + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream out(temporary);
-    out << nlohmann::json{{"key", key}, {"measured", measured}, {"ceilings", table.to_json()}}.dump(2)
-        << '\n';
+    out << body.dump(2) << '\n';
     if (!out) {
       why = "cannot write " + temporary.string();
       fs::remove(temporary, ec);
@@ -142,6 +142,24 @@ std::string store_ceilings(const CeilingTable& table, const nlohmann::json& key,
     return "";
   }
   return path.string();
+}
+
+std::optional<CeilingTable> load_cached_ceilings(const nlohmann::json& key) {
+  std::string path;
+  const auto j = load_cached("ceilings", key, path);
+  if (!j) return std::nullopt;
+  try {
+    CeilingTable t = CeilingTable::from_json(j->at("ceilings"));
+    t.source = "cached in " + path + " (measured " + j->at("measured").get<std::string>() + ")";
+    return t;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string store_ceilings(const CeilingTable& table, const nlohmann::json& key, const std::string& measured,
+                           std::string& why) {
+  return store_cached("ceilings", key, {{"measured", measured}, {"ceilings", table.to_json()}}, why);
 }
 
 }  // namespace minigpu

@@ -57,6 +57,13 @@ CeilingTable measure_ceilings();
 nlohmann::json ceilings_cache_key(const nlohmann::json& build);
 /// $MINIGPU_CEILINGS_DIR, else $XDG_CACHE_HOME/minigpu, else $HOME/.cache/minigpu.
 std::string ceilings_cache_dir();
+/// The JSON cached as `kind` ("ceilings", "gemm-choices") for this key, if there and readable;
+/// `path` is the file's, found or not.
+std::optional<nlohmann::json> load_cached(const std::string& kind, const nlohmann::json& key,
+                                          std::string& path);
+/// Writes `body` with the key beside it; returns the file's path, or "" with `why` set.
+std::string store_cached(const std::string& kind, const nlohmann::json& key, nlohmann::json body,
+                         std::string& why);
 /// The cached table for this key, if one is there and readable.
 std::optional<CeilingTable> load_cached_ceilings(const nlohmann::json& key);
 /// Writes the table for `key`, measured at UTC time `measured`; returns the file's path, or ""

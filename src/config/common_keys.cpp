@@ -15,9 +15,11 @@ Device read_device(ConfigNode& node, const std::string& key) {
   }
 }
 
-GemmKernel read_gemm_kernel(ConfigNode& node, const std::string& key) {
-  return node.get_choice(key, {"vendor", "native"}, "vendor") == "native" ? GemmKernel::native
-                                                                          : GemmKernel::vendor;
+GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& key) {
+  const std::string choice = node.get_choice(key, {"auto", "vendor", "native"}, "auto");
+  return choice == "vendor"   ? GemmChoice::vendor
+         : choice == "native" ? GemmChoice::native
+                              : GemmChoice::automatic;
 }
 
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key) {

@@ -15,8 +15,9 @@ namespace minigpu {
 
 /// `auto` (try_gpu()), `cpu`, `gpu` or `gpu:N`; a device this process lacks is an error.
 Device read_device(ConfigNode& node, const std::string& key = "device");
-/// `vendor` (the default) or `native`: the matrix multiply an experiment runs.
-GemmKernel read_gemm_kernel(ConfigNode& node, const std::string& key = "kernel");
+/// `auto` (the default: the faster one measured), `vendor` or `native`: the matrix multiply an
+/// experiment runs.
+GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& key = "kernel");
 /// A list of float32/float64 (repeats dropped), `fallback` when absent.
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key = "dtypes");
 /// `[pr, pc]`, a process grid every p of `ranks` can form (pr·pc = p, each side at most the

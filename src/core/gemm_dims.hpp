@@ -12,10 +12,17 @@ struct GemmDims {
   std::int64_t lda = 0, ldb = 0, ldc = 0;
 };
 
-/// Which matrix multiply runs: the vendor BLAS (the default everywhere: what a user would
-/// call) or miniGPU's own kernel (`native`), to see how close a hand-written one comes.
+/// Which matrix multiply runs: the vendor BLAS (what a user would call) or miniGPU's own
+/// kernel (`native`), to see how close a hand-written one comes.
 enum class GemmKernel { vendor, native };
 inline const char* to_string(GemmKernel k) { return k == GemmKernel::vendor ? "vendor" : "native"; }
+
+/// What an input asks for: one kernel by name, or `automatic` (the default everywhere): the
+/// faster of the two as measured on this host and build (ceilings/gemm_choice.hpp).
+enum class GemmChoice { automatic, vendor, native };
+inline const char* to_string(GemmChoice c) {
+  return c == GemmChoice::automatic ? "auto" : c == GemmChoice::vendor ? "vendor" : "native";
+}
 
 /// The dims of a dense product of contiguous row-major matrices: lda = k, ldb = ldc = n.
 inline GemmDims dense_gemm(std::int64_t m, std::int64_t n, std::int64_t k) { return {m, n, k, k, n, n}; }

@@ -4,7 +4,7 @@
 //   summa  a pr×pc grid of blocks, panel broadcasts along rows and columns, blocking or
 //          overlapped with the local products (distributed/summa_matmul.hpp)
 //   scalapack  ScaLAPACK's PxGEMM on a block-cyclic layout (distributed/scalapack_matmul.hpp)
-// The local products run the chosen GemmKernel: the vendor BLAS (default) or the native one.
+// The local products run the GemmKernel the experiment chose: the vendor BLAS or the native one.
 #pragma once
 
 #include "core/backend.hpp"

@@ -2,8 +2,8 @@
 // layer lives on the chosen device; it is trained by minibatch SGD on synthetic data
 //   X ~ U[-1, 1)^(samples×in),  y = X·w* + b* + U[-0.01, 0.01),  w* = [2, -3.4, 2, ...], b* = 4.2
 // with L = Σ (x·w + b − y)² / (2B), grad_w = Xᵀ·err / B, grad_b = mean(err) (kernels/linear.hpp).
-// `kernel`: vendor (default) computes X·w and errᵀ·X with BLAS GEMMs, native with fused
-// row and column kernels of its own.
+// `kernel`: vendor computes X·w and errᵀ·X with BLAS GEMMs, native with fused row and column
+// kernels of its own; auto (default) the one measured faster at the products' size class.
 // Cases per dtype:
 //   rule parameters   run_once: out = net(X) on one batch; verify: weight, bias and output live
 //                     on the device, host writes of the parameters read back exactly, out = host X·w + b
@@ -25,6 +25,7 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
+#include "experiments/gemm_auto.hpp"
 #include "experiments/registry.hpp"
 #include "models/linear_sgd.hpp"
 #include "ops/tensor_factory.hpp"
@@ -81,6 +82,7 @@ struct LinearCase {
   bool parameters = false;  ///< the parameter-rule case; else a training case
   bool copy = false;        ///< data copied per batch (else resident on the device)
   bool sync = false;        ///< loss copied to the host per batch (else a device log)
+  GemmKernel kernel = GemmKernel::vendor;
 };
 
 /// Parameters and outputs live on the chosen device; the host reads and writes parameters.
@@ -275,21 +277,25 @@ class LinearExperiment : public CaseList<LinearCase> {
     s_.lr = node.get_number("lr", 0.2, 0, kMaxLearningRate, /*open_min=*/true);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);
-    s_.kernel = read_gemm_kernel(node);
+    const GemmChoice choice = read_gemm_kernel(node);
     clear_cases();
-    const auto add = [&](DType dtype, const LinearCase& lc) {
+    const auto add = [&](DType dtype, LinearCase lc) {
+      // The products are batch×in by in×1: auto picks by their size class.
+      const GemmPick pick = pick_gemm_kernel(ctx, choice, s_.device, dtype, s_.batch, 1, s_.in);
+      lc.kernel = pick.kernel;
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";
       const char* loss = lc.parameters ? "-" : lc.sync ? "sync_each_batch" : "on_device";
       CaseSpec c;
       c.label = lc.parameters ? std::string("parameters")
-                              : std::string("train ") + data + " " + loss + " " + to_string(s_.kernel);
+                              : std::string("train ") + data + " " + loss + " " + to_string(pick.kernel);
       c.params = {{"rule", lc.parameters ? "parameters" : "train"},
                   {"data", data},
                   {"loss", loss},
                   {"batch_size", std::to_string(s_.batch)},
                   {"samples", std::to_string(s_.samples)},
                   {"in_features", std::to_string(s_.in)},
-                  {"kernel", to_string(s_.kernel)}};
+                  {"kernel", to_string(pick.kernel)},
+                  {"kernel_choice", pick.why}};
       c.device = s_.device;
       c.dtype = dtype;
       c.ceiling = gemm_ceiling(s_.device, dtype);
@@ -309,7 +315,9 @@ class LinearExperiment : public CaseList<LinearCase> {
 
   void setup(const CaseSpec& spec) override {
     set_current(spec);
-    state_ = make_case(s_, spec.dtype, case_of(spec));
+    Settings s = s_;
+    s.kernel = case_of(spec).kernel;
+    state_ = make_case(s, spec.dtype, case_of(spec));
   }
 
   Work work() const override {

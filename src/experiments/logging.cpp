@@ -1,7 +1,7 @@
 // logging: the chapter's exercise 3 — what does logging a value every step cost when the
 // value lives on the GPU? `steps` steps of an n×n matmul, normalised so values stay finite:
 //   Y_t = A·X_t;  log[t] = 1/‖Y_t‖_F;  X_{t+1} = Y_t·log[t]      (X_0 fixed)
-// One step is two launches with the vendor kernel (the default): the GEMM, scaled by the
+// One step is two launches with the vendor kernel: the GEMM, scaled by the
 // previous step's log entry read in device memory (Y_t = log[t-1]·A·Y_{t-1}), and one
 // reduction that writes the log entry; nothing is allocated or copied. The log keeps the
 // reciprocal norm because that is the factor the next GEMM needs; the host inverts it when it
@@ -14,6 +14,7 @@
 //           stored, then copied to the host), plus steps·2n²·s for the native scaling pass
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
+#include "experiments/gemm_auto.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -148,17 +149,19 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get_int("n", 100, 1, 100000);
     steps_ = node.get_int("steps", 1000, 1, 10000000);
-    kernel_ = read_gemm_kernel(node);
+    const GemmChoice choice = read_gemm_kernel(node);
     const Device device = read_device(node);
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
+      const GemmPick pick = pick_gemm_kernel(ctx, choice, device, dtype, n_, n_, n_);
       for (Mode mode : {Mode::sync_each_step, Mode::device_log}) {
         CaseSpec c;
-        c.label = std::string(name_of(mode)) + " " + to_string(kernel_);
+        c.label = std::string(name_of(mode)) + " " + to_string(pick.kernel);
         c.params = {{"n", std::to_string(n_)},
                     {"steps", std::to_string(steps_)},
                     {"mode", name_of(mode)},
-                    {"kernel", to_string(kernel_)}};
+                    {"kernel", to_string(pick.kernel)},
+                    {"kernel_choice", pick.why}};
         c.device = device;
         c.dtype = dtype;
         c.ceiling = gemm_ceiling(device, dtype);
@@ -167,7 +170,7 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
         c.device_bytes =
             (4 * static_cast<std::uint64_t>(n_ * n_) + static_cast<std::uint64_t>(steps_)) * size_of(dtype);
         c.size_key = "n";
-        add_case(c, {mode, kernel_, n_, steps_});
+        add_case(c, {mode, pick.kernel, n_, steps_});
       }
     }
   }
@@ -184,7 +187,7 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
   Work work() const override {
     const double n = static_cast<double>(n_), steps = static_cast<double>(steps_);
     const double elem = static_cast<double>(size_of(current().dtype));
-    const double per_step = (kernel_ == GemmKernel::native ? 6 : 4) * n * n + 2;
+    const double per_step = (case_of(current()).kernel == GemmKernel::native ? 6 : 4) * n * n + 2;
     return {steps * per_step * elem, steps * (2 * n * n * n + 3 * n * n)};
   }
 
@@ -192,9 +195,11 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
 
   std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
     std::map<DType, std::map<Mode, Stats>> median;
+    std::map<DType, GemmKernel> kernel;
     bool host_memory = false;
     for (const auto& r : results) {
       median[r.spec.dtype][case_of(r.spec).mode] = r.seconds;
+      kernel[r.spec.dtype] = case_of(r.spec).kernel;
       host_memory = host_memory || uses_host_memory(r.spec.device);
     }
     std::vector<Finding> out;
@@ -212,7 +217,7 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
       Finding f =
           ratio_finding("sync_over_device_log_" + to_string(dtype), sync->second, log->second,
                         to_string(dtype) + ", n=" + std::to_string(n_) + ", " + std::to_string(steps_) +
-                            " steps, " + to_string(kernel_) + " matmul: " + cost);
+                            " steps, " + to_string(kernel[dtype]) + " matmul: " + cost);
       // In host memory the "sync" waits for nothing and copies within the host: the ratio is 1
       // plus noise in every run, so it is flagged in every run.
       if (host_memory) f.mark_unreliable("in host memory a host sync waits for nothing");
@@ -223,7 +228,6 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
 
  private:
   std::int64_t n_ = 100, steps_ = 1000;
-  GemmKernel kernel_ = GemmKernel::vendor;
   std::unique_ptr<LogState> log_;
   std::map<DType, std::vector<double>> references_;             // host recurrence per dtype
   std::map<DType, std::pair<Mode, std::vector<double>>> logs_;  // the last log per dtype

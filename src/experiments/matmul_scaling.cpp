@@ -10,32 +10,30 @@
 //   scalapack  ScaLAPACK's PSGEMM/PDGEMM on a BLACS grid shaped like summa's, nb×nb blocks
 //          (`block_size`) dealt 2-D block-cyclically, host memory only: the library a user
 //          would otherwise call, timed whole as compute (it interleaves comm inside one call)
-// The local products run `kernel`: vendor (the BLAS, default) or native (kernels/gemm.hpp).
-// mode strong keeps n fixed: speedup t1/tp, efficiency t1/(p·tp); mode weak grows n with
-// ∛p so work per rank stays fixed: efficiency t1/tp. Messages go `staged` through host
-// memory or `direct` from device memory (gpu_aware_mpi).
-// Accounting per repetition: flops = 2n³ for the whole product, the same on every rank, so
-// GFLOP/s is the aggregate over the p ranks; bytes = elements received over MPI by all ranks
-// together × sizeof(T): (p-1)·n² for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1; scalapack
-// is counted as summa (PBLAS broadcasts the same A and B panels for square operands).
-// Model: every row's model_s is the α–β–γ estimate (perfmodel/) with α and β measured between
-// ranks and γ of the local products' shapes, all in this run (scaling_calibration.hpp);
-// model_error_pct = 100·(model − measured)/measured. Without panel_width the model picks it.
-// scalapack is modelled as blocking SUMMA whose panel the model chooses: PBLAS multiplies in
-// panels of its own, wider than the distribution block nb (an approximation, said so in docs).
-// Check: C·v against A·(B·v) for a deterministic v, A and B taken from their formulas, each
-// rank its share, summed over the p ranks; for n <= 64 also all of C on rank 0 against a host
-// triple loop. Entries are small integers, so C is exact in either dtype.
+// Local products run `kernel` (auto: the one measured faster at the size of a rank's share on the most
+// ranks). mode strong keeps n fixed: speedup t1/tp, efficiency t1/(p·tp); mode weak grows n with ∛p so work
+// per rank stays fixed: efficiency t1/tp. Messages go `staged` through host memory or `direct` from device
+// memory (gpu_aware_mpi).
+// Accounting per repetition: flops = 2n³ for the whole product, the same on every rank, so GFLOP/s is the
+// aggregate over the p ranks; bytes = elements received over MPI by all ranks together × sizeof(T): (p-1)·n²
+// for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1; scalapack is counted as summa (PBLAS broadcasts the same A
+// and B panels for square operands).
+// Model: every row's model_s is the α–β–γ estimate (perfmodel/) with α and β measured between ranks and γ of
+// the local products' shapes, all in this run (scaling_calibration.hpp); model_error_pct = 100·(model −
+// measured)/measured. Without panel_width the model picks it. scalapack is modelled as blocking SUMMA whose
+// panel the model chooses: PBLAS multiplies in panels of its own, wider than nb (an approximation).
+// Check: C·v against A·(B·v) for a deterministic v, A and B taken from their formulas, each rank its share,
+// summed over the p ranks; for n <= 64 also all of C on rank 0 against a host triple loop. Entries are small
+// integers, so C is exact in either dtype.
 #include "ceilings/ceilings.hpp"
-#include "comm/gpu_aware.hpp"
 #include "config/common_keys.hpp"
 #include "distributed/distributed_matmul.hpp"
 #include "distributed/scalapack_matmul.hpp"
+#include "experiments/gemm_auto.hpp"
 #include "experiments/registry.hpp"
 #include "experiments/scaling_calibration.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
-#include "perfmodel/scaling_model.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -114,7 +112,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
             read_process_grid(node, ranks_, ctx.ranks, "the squarest pr×pc factorisation of each p"))
       grid_ = kernels::ProcessGrid{g->first, g->second};
     device_ = read_device(node);
-    kernel_ = read_gemm_kernel(node);
+    const GemmChoice choice = read_gemm_kernel(node);
     if (std::count(decompositions_.begin(), decompositions_.end(), Decomposition::scalapack)) {
       if (const std::string why = scalapack_refusal(device_); !why.empty()) node.fail("decompositions", why);
     }
@@ -125,6 +123,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
       node.fail("gpu_aware_mpi", e.what());
     }
     for (DType dt : dtypes_) {
+      picks_[dt] = pick_gemm_kernel(ctx, choice, device_, dt, n_ / ranks_.back(), n_, n_);
       for (Decomposition d : decompositions_) {
         for (bool overlapped : d == Decomposition::summa ? overlaps_ : std::vector<bool>{false}) {
           for (std::int64_t p : ranks_) add_scaling_case(d, dt, static_cast<int>(p), overlapped);
@@ -136,7 +135,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
     case_ = case_of(spec);
-    model_.calibrate(comm_, device_, path_, kernel_);  // once, every rank
+    model_.calibrate(comm_, device_, path_, picks_);  // once, every rank
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
     // The model's panel width, the widest any rank chose so that all run the same schedule.
@@ -148,7 +147,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
       engine_ = make_scalapack_matmul(dtype_, spec.device, sub_, case_.n, case_.grid, block_size_);
     } else if (!sub_.is_null()) {
       engine_ = make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid,
-                                        path_, kernel_, case_.summa);
+                                        path_, picks_.at(dtype_).kernel, case_.summa);
     }
   }
 
@@ -201,7 +200,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
     ScalingCase sc{d, p, size_for(p), grid_for(d, p), SummaOptions{panel_width_, overlapped}};
     const std::string name = algorithm_name(sc);
     const bool summa = d == Decomposition::summa, sl = d == Decomposition::scalapack;  // sl: its own BLAS
-    const std::string kernel = to_string(sl ? GemmKernel::vendor : kernel_);
+    const std::string kernel = to_string(sl ? GemmKernel::vendor : picks_.at(dt).kernel);
     CaseSpec c;
     c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(sc.n) + " " +
               (sl ? "nb=" + std::to_string(block_size_) : kernel);
@@ -214,6 +213,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
                 {"grid", sc.grid.text()},
                 {"comm_path", comm::to_string(sl ? comm::CommPath::direct : path_)},
                 {"kernel", kernel},
+                {"kernel_choice", sl ? "ScaLAPACK's own BLAS" : picks_.at(dt).why},
                 {"overlap", overlapped ? "true" : "false"},
                 {"panel_width", !summa             ? ""
                                 : panel_width_ > 0 ? std::to_string(panel_width_)
@@ -265,7 +265,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
   ScalingCase case_;
   comm::Communicator sub_;
   std::unique_ptr<DistributedMatmul> engine_;
-  GemmKernel kernel_ = GemmKernel::vendor;
+  std::map<DType, GemmPick> picks_;  // the local products' kernel per dtype
 
   mutable ScalingModel model_;  // run_record_section() times the shapes its curves need
 };

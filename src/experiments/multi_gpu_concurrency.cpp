@@ -1,7 +1,8 @@
 // multi_gpu_concurrency: the chapter's exercise 4. k matrix multiplies C = A·B of n×n,
 // done one after another on one GPU (rank 0; the other ranks idle) vs at the same time on
 // k GPUs (k = the job's ranks, one multiply each, every rank bound to its own GPU).
-//   each multiply runs `kernel`: vendor (the BLAS, default) or native (kernels/gemm.hpp)
+//   each multiply runs `kernel`: auto (default: the faster measured), vendor (the BLAS) or
+//   native (kernels/gemm.hpp)
 //   accounting: flops = 2·n³ per multiply, k·multiplies_per_gpu multiplies per repetition in
 //   both cases (the same total work, so the time ratio is the speedup); bytes = 3·n²·sizeof(T)
 //   per multiply (compulsory traffic).
@@ -9,6 +10,7 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/profile_region.hpp"
+#include "experiments/gemm_auto.hpp"
 #include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -83,22 +85,24 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
   void configure(ConfigNode& node, const RunContext& ctx) override {
     ctx_ = ctx;
     n_ = node.get_int("n", 256, 1, 100000);
-    kernel_ = read_gemm_kernel(node);
+    const GemmChoice choice = read_gemm_kernel(node);
     per_gpu_ = node.get_int("multiplies_per_gpu", 1, 1, 10000);
     const Device device = read_device(node);
     device_ = device;
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
+      const GemmPick pick = pick_gemm_kernel(ctx, choice, device, dtype, n_, n_, n_);
       for (bool sequential : {true, false}) {
         const char* mode = sequential ? "sequential" : "concurrent";
         CaseSpec c;
         c.label = std::string(mode) + " k=" + std::to_string(ctx_.ranks) + " n=" + std::to_string(n_) + " " +
-                  to_string(kernel_);
+                  to_string(pick.kernel);
         c.params = {{"mode", mode},
                     {"k", std::to_string(ctx_.ranks)},
                     {"n", std::to_string(n_)},
                     {"multiplies_per_gpu", std::to_string(per_gpu_)},
-                    {"kernel", to_string(kernel_)}};
+                    {"kernel", to_string(pick.kernel)},
+                    {"kernel_choice", pick.why}};
         c.device = device;
         c.dtype = dtype;
         c.ceiling = gemm_ceiling(device, dtype);
@@ -108,7 +112,7 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
         c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
         c.size_key = "n";
         const std::int64_t mine = sequential ? (ctx_.rank == 0 ? per_gpu_ * ctx_.ranks : 0) : per_gpu_;
-        add_case(c, {sequential, kernel_, n_, mine});
+        add_case(c, {sequential, pick.kernel, n_, mine});
       }
     }
   }
@@ -149,7 +153,6 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
   Device device_;
   RunContext ctx_;
   std::int64_t n_ = 256, per_gpu_ = 1;
-  GemmKernel kernel_ = GemmKernel::vendor;
 };
 
 MINIGPU_REGISTER_EXPERIMENT(

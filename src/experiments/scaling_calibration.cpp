@@ -178,15 +178,15 @@ std::pair<std::int64_t, perfmodel::Estimate> best_summa_panel(const perfmodel::M
 }
 
 void ScalingModel::calibrate(const comm::Communicator& comm, Device device, comm::CommPath path,
-                             GemmKernel kernel) {
+                             const std::map<DType, GemmPick>& picks) {
   if (network_) return;
   network_ = calibrate_network(comm, device, path);
   device_ = device;
-  kernel_ = kernel;
+  for (const auto& [dtype, pick] : picks) kernels_[dtype] = pick.kernel;
 }
 
 perfmodel::Machine ScalingModel::machine(DType dtype) {
-  GemmTimer& timer = timers_.try_emplace(dtype, kernel_, device_, dtype).first->second;
+  GemmTimer& timer = timers_.try_emplace(dtype, kernels_.at(dtype), device_, dtype).first->second;
   return {network_->intra_node, network_->inter_node, network_->ranks_per_node,
           [&timer](std::int64_t m, std::int64_t n, std::int64_t k) { return timer.seconds(m, n, k); }};
 }
@@ -243,7 +243,7 @@ nlohmann::json ScalingModel::record(
     if (timer.best_known_rate() <= 0) continue;
     out["gemm"][to_string(dtype)] = {
         {"flops_per_s", timer.best_known_rate()},
-        {"source", std::string(to_string(kernel_)) + " kernel, " + timer.largest_shape() + " on " +
+        {"source", std::string(to_string(kernels_.at(dtype))) + " kernel, " + timer.largest_shape() + " on " +
                        describe(device_) + ", timed by rank 0 in this run"}};
   }
   return out;

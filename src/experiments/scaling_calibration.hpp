@@ -16,6 +16,7 @@
 // Calibration runs in untimed setup, never inside a timed repetition.
 #pragma once
 
+#include "ceilings/gemm_choice.hpp"
 #include "comm/communicator.hpp"
 #include "comm/gpu_aware.hpp"
 #include "core/device.hpp"
@@ -93,7 +94,9 @@ struct ModelledProduct {
 class ScalingModel {
  public:
   /// Collective over `comm` the first time (α and β); a no-op afterwards.
-  void calibrate(const comm::Communicator& comm, Device device, comm::CommPath path, GemmKernel kernel);
+  /// `picks`: the local products' kernel per dtype.
+  void calibrate(const comm::Communicator& comm, Device device, comm::CommPath path,
+                 const std::map<DType, GemmPick>& picks);
   /// This rank's (panel width, estimate) for `c`, its local products timed for their shapes.
   std::pair<std::int64_t, perfmodel::Estimate> plan(const ModelledProduct& c);
   /// Keeps case `index`'s product, its panel width as all ranks agreed it, then starts a new
@@ -111,7 +114,7 @@ class ScalingModel {
  private:
   perfmodel::Machine machine(DType dtype);
   std::optional<NetworkCalibration> network_;
-  GemmKernel kernel_ = GemmKernel::vendor;
+  std::map<DType, GemmKernel> kernels_;
   Device device_;
   std::map<DType, GemmTimer> timers_;
   std::map<std::size_t, std::pair<ModelledProduct, perfmodel::Estimate>> planned_;

@@ -116,10 +116,12 @@ void pack_b_panel(T* dst, const T* b, std::int64_t ldb, std::int64_t cols, std::
 }
 
 // One MR×NR tile of C from packed panels: C = acc, or C += acc when load_c. Only rows×cols of
-// the tile are written, so the padded lanes never touch memory beyond C.
-template <class T>
+// the tile are written, so the padded lanes never touch memory beyond C. DirectA: A is read in
+// place, MR whole rows lda apart, instead of from a packed panel.
+template <class T, bool DirectA = false>
 inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __restrict__ b, T* c,
-                         std::int64_t ldc, int rows, int cols, bool load_c) {
+                         std::int64_t ldc, int rows, int cols, bool load_c, std::int64_t lda = 0) {
+  constexpr std::int64_t a_step = DirectA ? 1 : HostTile<T>::MR;
   constexpr int MR = HostTile<T>::MR, NR = HostTile<T>::NR;
   alignas(64) T tile[MR * NR];
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
@@ -131,13 +133,13 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
     __builtin_prefetch(c + r * ldc + cols - 1, 1);
   }
   V acc[MR][NV] = {};
-  for (std::int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
+  for (std::int64_t p = 0; p < kc; ++p, a += a_step, b += NR) {
     V bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) __builtin_memcpy(&bv[v], b + v * W, sizeof(V));
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
-      const T ar = a[r];
+      const T ar = DirectA ? a[r * lda] : a[r];
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[r][v] += ar * bv[v];
     }
@@ -164,9 +166,9 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
   }
 #else
   for (int e = 0; e < MR * NR; ++e) tile[e] = T(0);
-  for (std::int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
+  for (std::int64_t p = 0; p < kc; ++p, a += a_step, b += NR) {
     for (int r = 0; r < MR; ++r) {
-      for (int j = 0; j < NR; ++j) tile[r * NR + j] += a[r] * b[j];
+      for (int j = 0; j < NR; ++j) tile[r * NR + j] += (DirectA ? a[r * lda] : a[r]) * b[j];
     }
   }
 #endif
@@ -211,6 +213,11 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   const std::int64_t mc = balanced(d.m, std::min(blocking.mc, rows_each), MR);
   const std::int64_t kc_max = balanced(d.k, blocking.kc, 1), nc_max = balanced(d.n, blocking.nc, NR);
   const std::int64_t m_blocks = (d.m + mc - 1) / mc;
+  // Small products (all of k in one pass, A within a quarter of L2) read A's full MR-row panels
+  // in place: packing them is a scalar transpose that cost about a quarter of a 100×100
+  // product, and is only repaid when a panel is reused from cache across many column panels.
+  const bool direct_a =
+      kc_max == d.k && d.m * d.k * static_cast<std::int64_t>(sizeof(T)) <= cpu_caches().l2 / 4;
   // B's packed block is shared by all workers; it belongs to the calling thread and is only read
   // inside the parallel loops that follow its packing.
   T* const b_pack = detail::host_scratch<T, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
@@ -231,6 +238,7 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
         const std::int64_t ic = blk * mc, rows = std::min(mc, d.m - ic), m_panels = (rows + MR - 1) / MR;
         T* const a_pack = detail::host_scratch<T, 0>(m_panels * MR * kc);
         for (std::int64_t q = 0; q < m_panels; ++q) {
+          if (direct_a && rows - q * MR >= MR) continue;  // read in place; only a ragged panel is packed
           detail::pack_a_panel(a_pack + q * MR * kc, ap + (ic + q * MR) * d.lda + pc, d.lda,
                                std::min(MR, rows - q * MR), kc);
         }
@@ -238,8 +246,14 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
           const int cols = static_cast<int>(std::min(NR, nc - jr * NR));
           for (std::int64_t ir = 0; ir < m_panels; ++ir) {
             const int tile_rows = static_cast<int>(std::min(MR, rows - ir * MR));
-            detail::micro_kernel(kc, a_pack + ir * MR * kc, b_pack + jr * NR * kc,
-                                 cp + (ic + ir * MR) * d.ldc + jc + jr * NR, d.ldc, tile_rows, cols, load_c);
+            T* const c_tile = cp + (ic + ir * MR) * d.ldc + jc + jr * NR;
+            if (direct_a && tile_rows == MR) {
+              detail::micro_kernel<T, true>(kc, ap + (ic + ir * MR) * d.lda + pc, b_pack + jr * NR * kc,
+                                            c_tile, d.ldc, tile_rows, cols, load_c, d.lda);
+            } else {
+              detail::micro_kernel(kc, a_pack + ir * MR * kc, b_pack + jr * NR * kc, c_tile, d.ldc, tile_rows,
+                                   cols, load_c);
+            }
           }
         }
       });

@@ -7,6 +7,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <utility>
+
 #include <type_traits>
 
 namespace minigpu::kernels {
@@ -40,12 +42,53 @@ struct SquaredSumRoot {
   }
 };
 
+/// SquaredSumRoot for host backends, over blocks of kBlock elements. One accumulator per
+/// thread is a chain of dependent adds (about 4 cycles each, and the compiler may not reorder
+/// a floating-point sum): 17 µs for the 10^4 entries of the logging step's 100×100 matrix.
+/// kLanes independent partial sums per block let the adds overlap, and vectorise.
+template <class InView, bool Reciprocal = false>
+struct BlockedSquaredSumRoot {
+  static constexpr std::int64_t kBlock = 512, kLanes = 16;
+  using value_type = typename InView::non_const_value_type;
+  InView in;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t block, value_type& acc) const {
+    value_type part[kLanes] = {};
+    const std::int64_t end = block * kBlock + kBlock < n ? block * kBlock + kBlock : n;
+    std::int64_t i = block * kBlock;
+    for (; i + kLanes <= end; i += kLanes) {
+      for (std::int64_t l = 0; l < kLanes; ++l) part[l] += in(i + l) * in(i + l);
+    }
+    for (; i < end; ++i) part[0] += in(i)*in(i);
+    value_type sum = 0;
+    for (std::int64_t l = 0; l < kLanes; ++l) sum += part[l];
+    acc += sum;
+  }
+  KOKKOS_INLINE_FUNCTION void final(value_type& acc) const {
+    acc = Reciprocal ? value_type(1) / kmath::sqrt(acc) : kmath::sqrt(acc);
+  }
+};
+
+/// The reduction over `in` that squared_sum_root_into launches: blocks on the host (one
+/// accumulator per block lane, so the adds are not one dependent chain), an element per
+/// iteration on a GPU.
+template <bool Reciprocal, class InView>
+auto squared_sum_root_launch(const InView& in) {
+  const std::int64_t n = in.extent(0);
+  if constexpr (Kokkos::SpaceAccessibility<typename InView::execution_space, Kokkos::HostSpace>::accessible) {
+    using F = BlockedSquaredSumRoot<InView, Reciprocal>;
+    return std::make_pair(RangeOf<InView>(0, (n + F::kBlock - 1) / F::kBlock), F{in, n});
+  } else {
+    return std::make_pair(RangeOf<InView>(0, n), SquaredSumRoot<InView, Reciprocal>{in});
+  }
+}
+
 /// out() = sqrt(sum of in(i)^2), computed and stored on the device of `in`.
 template <class InView, class OutView>
 void frobenius_norm_into(const InView& in, const OutView& out) {
   require_same_space<InView, OutView>();
-  Kokkos::parallel_reduce("reduce::frobenius_norm", RangeOf<InView>(0, in.extent(0)),
-                          SquaredSumRoot<InView>{in}, out);
+  const auto [range, functor] = squared_sum_root_launch<false>(in);
+  Kokkos::parallel_reduce("reduce::frobenius_norm", range, functor, out);
 }
 
 /// out() = 1 / sqrt(sum of in(i)^2): the factor that normalises `in`, in the same single
@@ -53,8 +96,8 @@ void frobenius_norm_into(const InView& in, const OutView& out) {
 template <class InView, class OutView>
 void inverse_frobenius_norm_into(const InView& in, const OutView& out) {
   require_same_space<InView, OutView>();
-  Kokkos::parallel_reduce("reduce::inverse_frobenius_norm", RangeOf<InView>(0, in.extent(0)),
-                          SquaredSumRoot<InView, true>{in}, out);
+  const auto [range, functor] = squared_sum_root_launch<true>(in);
+  Kokkos::parallel_reduce("reduce::inverse_frobenius_norm", range, functor, out);
 }
 
 }  // namespace minigpu::kernels

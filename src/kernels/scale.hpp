@@ -27,9 +27,23 @@ void scale_by_device_scalar(const View& v, const FactorView& factor) {
   static_assert(FactorView::rank == 0, "the factor is a rank-0 View");
   static_assert(std::is_same_v<typename View::memory_space, typename FactorView::memory_space>,
                 "the factor must live in the memory space of the View");
-  Kokkos::parallel_for(
-      "scale::multiply_by_device_scalar", RangeOf<View>(0, v.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) { v(i) *= factor(); });
+  const std::int64_t n = v.extent(0);
+  if constexpr (Kokkos::SpaceAccessibility<typename View::execution_space, Kokkos::HostSpace>::accessible) {
+    // The factor is read once per block of 1024: read per element, it might alias v (same
+    // type), so every store would force a reload and the loop would not vectorise.
+    constexpr std::int64_t kBlock = 1024;
+    Kokkos::parallel_for(
+        "scale::multiply_by_device_scalar", RangeOf<View>(0, (n + kBlock - 1) / kBlock),
+        KOKKOS_LAMBDA(const std::int64_t block) {
+          const auto f = factor();
+          const std::int64_t end = block * kBlock + kBlock < n ? block * kBlock + kBlock : n;
+          for (std::int64_t i = block * kBlock; i < end; ++i) v(i) *= f;
+        });
+  } else {
+    Kokkos::parallel_for(
+        "scale::multiply_by_device_scalar", RangeOf<View>(0, n),
+        KOKKOS_LAMBDA(const std::int64_t i) { v(i) *= factor(); });
+  }
 }
 
 }  // namespace minigpu::kernels

@@ -1,6 +1,8 @@
 // Performance bars of issue 10, each as a pair of Google Benchmark runs in this one process:
 // our kernel and the reference a user would otherwise call, on the same buffers' sizes.
 //   gemm/<dtype>/n:<n>/{vendor,native,blas}   kernels::matmul vs cblas_?gemm called directly
+//   gemm/<dtype>/n:<n>/auto                    the kernel `kernel: auto` picks, vs the faster of
+//                                             vendor and native timed in this same process
 //   logging/<dtype>/{minigpu,reference}       one step of the logging experiment vs BLAS gemm +
 //                                             a plain norm loop (per-step time)
 //   stream/<dtype>/{chain_fused,chain_unfused,memcpy,triad}   memory-bound passes
@@ -13,6 +15,7 @@
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
 #include "core/kokkos_session.hpp"
+#include "experiments/gemm_auto.hpp"
 #include "experiments/registry.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
@@ -47,7 +50,7 @@ void cblas_gemm(const double* a, const double* b, double* c, int n, double alpha
 }
 
 template <class T>
-void gemm_pair(benchmark::State& state, std::int64_t n, const std::string& which) {
+void gemm_pair(benchmark::State& state, std::int64_t n, const std::string& which, GemmKernel picked) {
   Kokkos::View<T*, Host> a("bench::A", n * n), b("bench::B", n * n), c("bench::C", n * n);
   kernels::fill_uniform(a, 1, T(-1), T(1));
   kernels::fill_uniform(b, 2, T(-1), T(1));
@@ -56,7 +59,7 @@ void gemm_pair(benchmark::State& state, std::int64_t n, const std::string& which
     if (which == "blas") {
       cblas_gemm(a.data(), b.data(), c.data(), static_cast<int>(n), T(1));
     } else {
-      kernels::matmul(which == "vendor" ? GemmKernel::vendor : GemmKernel::native, c, a, b, n, n, n);
+      kernels::matmul(picked, c, a, b, n, n, n);
     }
     Kokkos::fence();
     benchmark::DoNotOptimize(c.data());
@@ -163,9 +166,18 @@ template <class T>
 void register_dtype() {
   const std::string dt = dtype_name<T>();
   for (std::int64_t n : {64, 128, 256, 512, 1024, 2048}) {
-    for (const char* which : {"blas", "vendor", "native"}) {
-      benchmark::RegisterBenchmark(("gemm/" + dt + "/n:" + std::to_string(n) + "/" + which).c_str(),
-                                   [n, which](benchmark::State& s) { gemm_pair<T>(s, n, which); })
+    // auto picks as a run would, timing the size class here, before any benchmark runs.
+    const GemmKernel automatic = pick_gemm_kernel(RunContext{}, GemmChoice::automatic, cpu(),
+                                                  sizeof(T) == 4 ? DType::f32 : DType::f64, n, n, n)
+                                     .kernel;
+    for (const char* which : {"blas", "vendor", "native", "auto"}) {
+      const std::string w = which;
+      const GemmKernel kernel = w == "auto"     ? automatic
+                                : w == "vendor" ? GemmKernel::vendor
+                                                : GemmKernel::native;
+      benchmark::RegisterBenchmark(
+          ("gemm/" + dt + "/n:" + std::to_string(n) + "/" + which).c_str(),
+          [n, which, kernel](benchmark::State& s) { gemm_pair<T>(s, n, which, kernel); })
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
     }

@@ -1,0 +1,122 @@
+// The auto kernel's choice per device, dtype and size class, and its cache.
+#include "ceilings/gemm_choice.hpp"
+
+#include "ceilings/ceilings.hpp"
+#include "core/backend.hpp"
+#include "core/environment.hpp"
+#include "kernels/matmul_vendor.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+namespace minigpu {
+namespace {
+
+std::string times(double ratio) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2gx", ratio);
+  return text;
+}
+
+std::string utc_now() {
+  char text[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+std::string processor_name(bool gpu_memory) {
+  if (gpu_memory && num_gpus() > 0 && !gpus_are_emulated()) return gpu_properties(active_gpu_id()).name;
+  return host_info().cpu_model;
+}
+
+}  // namespace
+
+GemmChooser::GemmChooser(Measure measure, nlohmann::json cache_key, bool root)
+    : measure_(std::move(measure)), cache_key_(std::move(cache_key)), root_(root) {}
+
+std::int64_t GemmChooser::size_class(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const double volume =
+      std::max(1.0, static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
+  const double log2_side = std::log2(volume) / 3;
+  return std::int64_t(1) << std::clamp(static_cast<int>(std::lround(log2_side)), 3, 20);
+}
+
+std::string GemmChooser::class_key(bool gpu_memory, DType dtype, std::int64_t n) {
+  return std::string(gpu_memory ? "gpu" : "host") + "/" + to_string(dtype) + "/" + std::to_string(n);
+}
+
+// Rank 0 reads the cache and every rank takes its copy: all ranks then hold the same table and
+// miss the same classes, so the measurements' sharing stays collective.
+void GemmChooser::load(const Share& share) {
+  if (loaded_) return;
+  loaded_ = true;
+  nlohmann::json mine = {{"entries", nlohmann::json::object()}, {"source", "measured in this process"}};
+  if (root_ && !cache_key_.is_null()) {
+    std::string path;
+    if (const auto cached = load_cached("gemm-choices", cache_key_, path)) {
+      mine["entries"] = cached->value("entries", nlohmann::json::object());
+      mine["source"] = "cached in " + path;
+    } else {
+      mine["source"] = path.empty() ? "measured by rank 0, not cached: no cache directory"
+                                    : "measured by rank 0, cached in " + path;
+    }
+  }
+  const nlohmann::json all = nlohmann::json::parse(share(mine.dump()));
+  source_ = all.at("source").get<std::string>();
+  for (const auto& [key, e] : all.at("entries").items()) {
+    entries_[key] = {e.at("vendor_s").get<double>(), e.at("native_s").get<double>(),
+                     e.at("measured").get<std::string>(), e.at("on").get<std::string>()};
+  }
+}
+
+GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
+                           std::int64_t k, const Share& share) {
+  if (choice == GemmChoice::vendor) return {GemmKernel::vendor, "vendor: named in the input"};
+  if (choice == GemmChoice::native) return {GemmKernel::native, "native: named in the input"};
+  if (!kernels::has_vendor_gemm(device)) {
+    return {GemmKernel::native, "auto→native (no vendor GEMM on " + describe(device) + ")"};
+  }
+  load(share);
+  const bool gpu_memory = !uses_host_memory(device);
+  const std::int64_t cls = size_class(m, n, k);
+  const std::string key = class_key(gpu_memory, dtype, cls);
+  if (entries_.find(key) == entries_.end()) {
+    nlohmann::json mine;
+    if (root_) {
+      const GemmPairTiming t = measure_(gpu_memory, dtype, std::min(cls, kMaxTimedN));
+      mine = {{"vendor_s", t.vendor_s},
+              {"native_s", t.native_s},
+              {"measured", utc_now()},
+              {"on", processor_name(gpu_memory)}};
+    }
+    const nlohmann::json e = nlohmann::json::parse(share(mine.dump()));
+    entries_[key] = {e.at("vendor_s").get<double>(), e.at("native_s").get<double>(),
+                     e.at("measured").get<std::string>(), e.at("on").get<std::string>()};
+    if (root_ && !cache_key_.is_null()) {
+      std::string why;
+      store_cached("gemm-choices", cache_key_, {{"entries", to_json().at("entries")}}, why);
+    }
+  }
+  const Entry& e = entries_.at(key);
+  const bool native = e.native_s > 0 && e.native_s < e.vendor_s;
+  const double ratio = native ? e.vendor_s / e.native_s : e.native_s / std::max(e.vendor_s, 1e-300);
+  const std::string winner = native ? "native" : "vendor", loser = native ? "vendor" : "native";
+  return {native ? GemmKernel::native : GemmKernel::vendor,
+          "auto→" + winner + " (" + winner + " " + times(ratio) + " " + loser + " at n~" +
+              std::to_string(cls) + ", " + to_string(dtype) + ", measured " + e.measured + " on " + e.on +
+              ")"};
+}
+
+nlohmann::json GemmChooser::to_json() const {
+  nlohmann::json entries = nlohmann::json::object();
+  for (const auto& [key, e] : entries_) {
+    entries[key] = {
+        {"vendor_s", e.vendor_s}, {"native_s", e.native_s}, {"measured", e.measured}, {"on", e.on}};
+  }
+  return {{"entries", entries}, {"source", source_}};
+}
+
+}  // namespace minigpu

@@ -1,0 +1,60 @@
+// How `kernel: auto` times vendor against native: the two kernels interleaved on the same
+// buffers, each sample long enough (kSampleSeconds) for a clock read to be noise, best of
+// kSamples per kernel after one warm-up call of each, like the ceilings.
+#include "ceilings/gemm_choice.hpp"
+
+#include "core/backend.hpp"
+#include "core/dispatch.hpp"
+#include "kernels/fill_integers.hpp"
+#include "kernels/gemm.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+namespace minigpu {
+namespace {
+
+constexpr int kSamples = 5;
+constexpr double kSampleSeconds = 4e-3;
+
+template <class Mem, class T>
+GemmPairTiming time_pair(std::int64_t n) {
+  using View = Kokkos::View<T*, Mem>;
+  View a("minigpu::gemm_auto::A", n * n), b("minigpu::gemm_auto::B", n * n),
+      c("minigpu::gemm_auto::C", n * n);
+  kernels::fill_small_integers(a, 5);
+  kernels::fill_small_integers(b, 6);
+  const GemmDims d = dense_gemm(n, n, n);
+  // Seconds per call over `calls` back-to-back calls, fenced once at the end as a loop of
+  // products would be.
+  const auto per_call = [&](GemmKernel kernel, std::int64_t calls) {
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::int64_t i = 0; i < calls; ++i) kernels::gemm(kernel, c, a, b, d, false);
+    Kokkos::fence();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+           static_cast<double>(calls);
+  };
+  const double first = std::min(per_call(GemmKernel::vendor, 1), per_call(GemmKernel::native, 1));
+  const auto calls = static_cast<std::int64_t>(std::clamp(kSampleSeconds / std::max(first, 1e-9), 1.0, 1e5));
+  GemmPairTiming best{1e300, 1e300};
+  for (int s = 0; s < kSamples; ++s) {
+    best.vendor_s = std::min(best.vendor_s, per_call(GemmKernel::vendor, calls));
+    best.native_s = std::min(best.native_s, per_call(GemmKernel::native, calls));
+  }
+  return best;
+}
+
+}  // namespace
+
+GemmPairTiming time_gemm_pair(bool gpu_memory, DType dtype, std::int64_t n) {
+  const Device device = gpu_memory ? gpu(active_gpu_id()) : cpu();
+  return dispatch(device, dtype, [&](auto place) {
+    using P = decltype(place);
+    return time_pair<typename P::memory_space, typename P::value_type>(n);
+  });
+}
+
+}  // namespace minigpu

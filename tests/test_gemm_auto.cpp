@@ -1,0 +1,144 @@
+// `kernel: auto`: the chooser against injected timings (the faster one wins, a named kernel is
+// never measured, the cache round-trips), and an experiment's rows saying which kernel ran.
+#include "ceilings/gemm_choice.hpp"
+#include "config/config_node.hpp"
+#include "experiments/registry.hpp"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace minigpu {
+namespace {
+
+// Native twice as fast up to n = 256, vendor 1.5x as fast above; counts calls per size.
+struct FakeTimings {
+  std::map<std::int64_t, int> calls;
+  GemmChooser::Measure measure() {
+    return [this](bool, DType, std::int64_t n) {
+      ++calls[n];
+      return n <= 256 ? GemmPairTiming{2e-3, 1e-3} : GemmPairTiming{1e-3, 1.5e-3};
+    };
+  }
+};
+
+const GemmChooser::Share kAlone = [](const std::string& mine) { return mine; };
+
+TEST(GemmAuto, SizeClassIsThePowerOfTwoNearestTheCubeRoot) {
+  EXPECT_EQ(GemmChooser::size_class(100, 100, 100), 128);
+  EXPECT_EQ(GemmChooser::size_class(64, 64, 64), 64);
+  EXPECT_EQ(GemmChooser::size_class(90, 90, 90), 64);  // 2^6.49
+  EXPECT_EQ(GemmChooser::size_class(512, 2048, 2048), 1024);
+  EXPECT_EQ(GemmChooser::size_class(1, 1, 1), 8);  // the smallest class
+}
+
+TEST(GemmAuto, PicksTheKernelTheMeasurementSaysIsFaster) {
+  FakeTimings fake;
+  GemmChooser chooser(fake.measure(), nullptr, true);
+  const GemmPick small = chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
+  EXPECT_EQ(small.kernel, GemmKernel::native);
+  EXPECT_EQ(small.why.rfind("auto→native (native 2x vendor at n~128, float32, measured ", 0), 0) << small.why;
+  const GemmPick large = chooser.pick(GemmChoice::automatic, cpu(), DType::f64, 1000, 1000, 1000, kAlone);
+  EXPECT_EQ(large.kernel, GemmKernel::vendor);
+  EXPECT_NE(large.why.find("vendor 1.5x native at n~1024, float64"), std::string::npos) << large.why;
+  // Beyond the largest timed size a class is timed at that size; each class once per process.
+  chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 4096, 4096, 4096, kAlone);
+  chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
+  EXPECT_EQ(fake.calls, (std::map<std::int64_t, int>{{128, 1}, {1024, 1}, {GemmChooser::kMaxTimedN, 1}}));
+  EXPECT_EQ(chooser.to_json().at("entries").size(), 3u);
+}
+
+TEST(GemmAuto, ANamedKernelIsTakenWithoutMeasuring) {
+  FakeTimings fake;
+  GemmChooser chooser(fake.measure(), nullptr, true);
+  const GemmPick vendor = chooser.pick(GemmChoice::vendor, cpu(), DType::f32, 100, 100, 100, kAlone);
+  const GemmPick native = chooser.pick(GemmChoice::native, cpu(), DType::f32, 2048, 2048, 2048, kAlone);
+  EXPECT_EQ(vendor.kernel, GemmKernel::vendor);  // where auto would take native
+  EXPECT_EQ(native.kernel, GemmKernel::native);  // where auto would take vendor
+  EXPECT_EQ(vendor.why, "vendor: named in the input");
+  EXPECT_TRUE(fake.calls.empty());
+}
+
+TEST(GemmAuto, OtherRanksTakeRankZerosFigures) {
+  GemmChooser chooser(
+      [](bool, DType, std::int64_t) -> GemmPairTiming {
+        ADD_FAILURE() << "only rank 0 measures";
+        return {};
+      },
+      nullptr, false);
+  int shared = 0;
+  const GemmPick pick =
+      chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 64, 64, 64, [&](const std::string&) {
+        return ++shared == 1
+                   ? std::string(R"({"entries": {}, "source": "rank 0's"})")
+                   : std::string(R"({"vendor_s": 3, "native_s": 1, "measured": "then", "on": "cpu0"})");
+      });
+  EXPECT_EQ(pick.kernel, GemmKernel::native);
+  EXPECT_NE(pick.why.find("native 3x vendor at n~64, float32, measured then on cpu0"), std::string::npos)
+      << pick.why;
+}
+
+TEST(GemmAuto, TheCacheRoundTrips) {
+  char dir_template[] = "/tmp/minigpu_gemm_auto_XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const char* before = std::getenv("MINIGPU_CEILINGS_DIR");
+  const std::string saved = before ? before : "";
+  setenv("MINIGPU_CEILINGS_DIR", dir_template, 1);
+  const nlohmann::json key = {{"hostname", "test"}, {"build", "gemm_auto"}};
+  FakeTimings fake;
+  GemmChooser first(fake.measure(), key, true);
+  const GemmPick a = first.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
+  const GemmPick b = first.pick(GemmChoice::automatic, cpu(), DType::f64, 1024, 1024, 1024, kAlone);
+  GemmChooser second(
+      [](bool, DType, std::int64_t) -> GemmPairTiming {
+        ADD_FAILURE() << "a cached class is not measured again";
+        return {};
+      },
+      key, true);
+  const GemmPick a2 = second.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
+  const GemmPick b2 = second.pick(GemmChoice::automatic, cpu(), DType::f64, 1024, 1024, 1024, kAlone);
+  EXPECT_EQ(a2.kernel, a.kernel);
+  EXPECT_EQ(a2.why, a.why);  // the same figures, the same time of measurement
+  EXPECT_EQ(b2.kernel, b.kernel);
+  EXPECT_EQ(b2.why, b.why);
+  EXPECT_EQ(second.to_json().at("entries"), first.to_json().at("entries"));
+  EXPECT_EQ(second.to_json().at("source").get<std::string>().rfind("cached in ", 0), 0u);
+  // Another build's key does not take these figures.
+  FakeTimings other;
+  GemmChooser third(other.measure(), nlohmann::json{{"hostname", "test"}, {"build", "another"}}, true);
+  third.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
+  EXPECT_EQ(other.calls[128], 1);
+  if (before) {
+    setenv("MINIGPU_CEILINGS_DIR", saved.c_str(), 1);
+  } else {
+    unsetenv("MINIGPU_CEILINGS_DIR");
+  }
+  std::filesystem::remove_all(dir_template);
+}
+
+// The rows say which kernel ran: the named one, or auto's pick with its reason.
+TEST(GemmAuto, RowsSayWhichKernelRanAndWhy) {
+  for (const std::string kernel : {"auto", "vendor", "native"}) {
+    auto experiment = ExperimentRegistry::find("logging")->make();
+    YAML::Node yaml = YAML::Load("{n: 100, steps: 3, device: cpu, kernel: " + kernel + "}");
+    ConfigNode node(yaml, "test", "logging");
+    experiment->configure(node, RunContext{});
+    for (const CaseSpec& spec : experiment->cases()) {
+      const std::string ran = spec.param("kernel"), why = spec.param("kernel_choice");
+      if (kernel == "auto") {
+        EXPECT_EQ(why.rfind("auto→" + ran + " (" + ran + " ", 0), 0u) << why;
+      } else {
+        EXPECT_EQ(ran, kernel);
+        EXPECT_EQ(why, kernel + ": named in the input");
+      }
+      EXPECT_NE(spec.label.find(ran), std::string::npos) << spec.label;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace minigpu
