@@ -3,12 +3,12 @@
 CHECK is one of:
   runs        tests/inputs/compare_tiny.yaml run three times (A, B, and C with the lazy cases
               slowed by MINIGPU_INJECT_DELAY=lazy:0.002): C's lazy rows must be `slower` with
-              the ratio and interval recomputed here from both run.json files, --fail-below 75
-              exit 1 naming exactly those rows; A against B and A against itself exit 0
-              (B and A alike within 4x); --json and --csv carry the same pairs; a run reduced
-              by scripts/make_reference.py is a reference that compares like its run, and one
-              with rows removed lists them as only in the baseline; under MPIEXEC -n 2 only
-              rank 0 prints
+              the ratio and interval recomputed here from both run.json files, --fail-below 90
+              exit 1 naming exactly those rows (10x slower beyond noise: the delay makes them
+              about 100x); A against B and A against itself exit 0; --json and --csv carry the
+              same pairs; a run reduced by scripts/make_reference.py is a reference that
+              compares like its run, and with rows removed from it those cases are listed as
+              only in the candidate; under MPIEXEC -n 2 only rank 0 prints
   references  every inputs/references/*.json validates against docs/reference.schema.json
               (broken copies do not); the H100 file's cases are ones the GPU inputs plan and
               its findings names ones those experiments report
@@ -17,7 +17,6 @@ CHECK is one of:
 import copy
 import csv
 import glob
-import io
 import json
 import os
 import re
@@ -91,14 +90,15 @@ def check_runs(minigpu, src, mpiexec):
             if key in slowed and (p["verdict"] != "slower" or low < 10):
                 fail(f"{key}: slowed by 2 ms a repetition, yet {p['verdict']} with interval [{low}, {high}]")
 
-        proc = compare(minigpu, a, c, "--fail-below", "75")
+        proc = compare(minigpu, a, c, "--fail-below", "90")
         named = [line.strip() for line in proc.stdout.splitlines() if line.startswith("  lazy / ")]
         if proc.returncode != 1 or sorted(named) != sorted(" / ".join(k) for k in slowed):
-            fail(f"compare A C --fail-below 75: exit {proc.returncode}, named {named}", proc.stdout + proc.stderr)
+            fail(f"compare A C --fail-below 90: exit {proc.returncode}, named {named}", proc.stdout + proc.stderr)
         counted = re.search(r"case\(s\) matched: (\d+) slower", proc.stdout)
         if not counted or int(counted.group(1)) < 4:
             fail("the summary does not count the 4 slowed cases", proc.stdout)
-        for args, what in (((a, b, "--fail-below", "75"), "two clean runs"), ((a, a, "--fail-below", "0"), "A with A")):
+        for args, what in (((a, b, "--fail-below", "90"), "two clean runs"),
+                           ((a, a, "--fail-below", "0"), "A with A")):
             proc = compare(minigpu, *args)
             if proc.returncode != 0:
                 fail(f"{what}: exit {proc.returncode}, expected 0", proc.stdout + proc.stderr)
