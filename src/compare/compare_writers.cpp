@@ -124,9 +124,9 @@ void write_comparison(std::ostream& os, const Comparison& c, std::optional<doubl
      << c.only_baseline.size() << " only in baseline, " << c.only_candidate.size() << " only in candidate\n";
   if (fail_below) {
     const auto failing = below_threshold(c, *fail_below);
-    os << "--fail-below " << io::significant(*fail_below, 3) << ": " << failing.size()
-       << " case(s) slower than the baseline by more than " << io::significant(*fail_below, 3)
-       << " % beyond noise, or unverified" << (failing.empty() ? "" : ":") << '\n';
+    os << "--fail-below " << io::significant(*fail_below, 3) << ": " << failing.size() << " case(s) below "
+       << io::significant(100 - *fail_below, 3) << " % of the baseline's speed beyond noise, or unverified"
+       << (failing.empty() ? "" : ":") << '\n';
     for (const auto* p : failing) os << "  " << p->candidate.key() << '\n';
   }
 }
