@@ -8,6 +8,7 @@
 #include "core/binding.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
+#include "core/fault_injection.hpp"
 #include "core/kokkos_session.hpp"
 
 #include <cstdio>
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
     std::string environment_problem;
     try {
       minigpu::gpus_are_emulated();
+      minigpu::injected_delay_s("");  // a malformed test hook is a usage error before anything runs
     } catch (const minigpu::InputError& e) {
       environment_problem = e.what();
     }

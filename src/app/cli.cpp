@@ -2,6 +2,7 @@
 #include "app/cli.hpp"
 
 #include "app/ceilings_command.hpp"
+#include "app/compare_command.hpp"
 #include "app/data_paths.hpp"
 #include "app/model_command.hpp"
 #include "app/run_command.hpp"
@@ -98,6 +99,24 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   model->add_option("--plot", model_options.plot,
                     "Draw the efficiency curves into this PNG (scripts/plot_model.py)");
 
+  auto* compare = app.add_subcommand(
+      "compare",
+      "Compare two runs, or a run against a reference file, case by case: time ratios, intervals, verdicts");
+  CompareOptions compare_options;
+  compare->add_option("A", compare_options.baseline, "Baseline run directory, run.json or reference file")
+      ->required();
+  compare->add_option("B", compare_options.candidate, "Candidate run: its time over A's is each row's ratio");
+  compare->add_option("--reference", compare_options.reference,
+                      "A reference file (inputs/references/) as the baseline; A is then the candidate");
+  compare
+      ->add_option(
+          "--fail-below", compare_options.fail_below,
+          "Exit 1 when a case runs below (100 - PCT) % of the baseline's speed beyond noise, or fails "
+          "verification")
+      ->check(CLI::Range(0.0, 99.9));
+  compare->add_option("--json", compare_options.json, "Write the comparison as JSON to FILE ('-': stdout)");
+  compare->add_option("--csv", compare_options.csv, "Write one CSV row per case to FILE ('-': stdout)");
+
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the real ones.
   std::vector<std::string> names;
   for (const auto* c : app.get_subcommands([](const CLI::App*) { return true; }))
@@ -123,6 +142,8 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A real parse error is one line like every other usage error (CLI11 adds a second).
+    if (e.get_exit_code() != 0) throw InputError(std::string(e.what()) + " (try --help)");
     // Help and version are "errors" with exit code 0 in CLI11; only rank 0 prints.
     std::ostringstream out, err;
     const int code = app.exit(e, out, err);
@@ -145,6 +166,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
     if (!model_options.profile.empty()) example(model_options.profile);
     return model_command(model_options, mpi);
   }
+  if (compare->parsed()) return compare_command(compare_options, mpi);
   if (run->parsed()) {
     example(run_options.input);
     for (const auto& [key, value] :

@@ -1,5 +1,8 @@
 #include "core/fault_injection.hpp"
 
+#include "core/errors.hpp"
+
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -12,6 +15,26 @@ void maybe_inject_fault(const char* point, int rank) {
   if (text != std::to_string(rank) + ":" + point) return;
   throw std::runtime_error("injected fault (MINIGPU_INJECT_FAULT=" + text + ") at " + point + " on rank " +
                            std::to_string(rank));
+}
+
+double injected_delay_s(const std::string& experiment) {
+  const char* spec = std::getenv("MINIGPU_INJECT_DELAY");
+  if (!spec || !*spec) return 0;
+  const std::string text = spec;
+  const auto colon = text.rfind(':');
+  double seconds = -1;
+  std::size_t used = 0;
+  try {
+    if (colon != std::string::npos) seconds = std::stod(text.substr(colon + 1), &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (colon == std::string::npos || colon == 0 || used == 0 || colon + 1 + used != text.size() ||
+      !std::isfinite(seconds) || seconds < 0 || seconds > 10) {
+    throw InputError("MINIGPU_INJECT_DELAY='" + text +
+                     "' must be EXPERIMENT:SECONDS with 0 <= SECONDS <= 10");
+  }
+  return text.substr(0, colon) == experiment ? seconds : 0;
 }
 
 }  // namespace minigpu

@@ -7,6 +7,11 @@
 
 namespace minigpu {
 
+/// Seconds MINIGPU_INJECT_DELAY="EXPERIMENT:SECONDS" adds to every timed repetition of every
+/// case of EXPERIMENT (0 otherwise), so a test can slow one experiment's cases on purpose and
+/// check that `minigpu compare` calls them slower. Throws InputError on a malformed value.
+double injected_delay_s(const std::string& experiment);
+
 /// Throws std::runtime_error naming the rank and point when MINIGPU_INJECT_FAULT asks for
 /// exactly this rank and point; does nothing otherwise (the variable unset, as always in use).
 void maybe_inject_fault(const char* point, int rank);

@@ -22,6 +22,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 namespace minigpu {
 namespace {
@@ -116,6 +117,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
     Kokkos::fence();
   }
   maybe_inject_fault("run", ctx.rank);
+  const double delay = injected_delay_s(planned.name);
   const auto stopped = [&] {
     if (agreed_stop(stop, ctx.comm) == 0) return false;
     e.attach_phase_clock(nullptr);
@@ -127,7 +129,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
     const ProfileRegion region("warmup");
     for (int i = 0; i < planned.warmups; ++i) {
       if (stopped()) return std::nullopt;
-      time_one_repetition(e, true, ctx.comm, nullptr);
+      time_one_repetition(e, true, ctx.comm, nullptr, delay);
     }
   }
   std::optional<ProfileRegion> run_region(std::in_place, "run");
@@ -141,7 +143,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   const auto minimum = static_cast<std::size_t>(planned.repetitions);
   while (!(why = repetition_stop_reason(planned, global, elapsed))) {
     if (stopped()) return std::nullopt;
-    local.push_back(time_one_repetition(e, spec.fence_after_run, ctx.comm, &clock));
+    local.push_back(time_one_repetition(e, spec.fence_after_run, ctx.comm, &clock, delay));
     phase_reps.push_back(clock.phases());
     // The ranks agree on the times at the minimum (one reduction), then, when repeating
     // adaptively, on each new time and the elapsed time; below it only the count matters.
@@ -209,12 +211,13 @@ std::optional<std::string> repetition_stop_reason(const PlannedExperiment& plann
 }
 
 double time_one_repetition(Experiment& experiment, bool fence_after, const comm::Communicator& comm,
-                           PhaseClock* clock) {
+                           PhaseClock* clock, double injected_delay_s) {
   Kokkos::fence();
   comm::barrier(comm);
   const auto t0 = Clock::now();
   if (clock) clock->restart();
   experiment.run_once();
+  if (injected_delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(injected_delay_s));
   if (fence_after) Kokkos::fence();
   return seconds_since(t0);
 }

@@ -18,8 +18,8 @@ expect() {  # expect TEXT ARGS...
     status=1
   fi
 }
-expect "unknown command 'frobnicate' (commands: devices, list, run, ceilings, model)" frobnicate
-expect "no command given (commands: devices, list, run, ceilings, model); try --help"
+expect "unknown command 'frobnicate' (commands: devices, list, run, ceilings, model, compare)" frobnicate
+expect "no command given (commands: devices, list, run, ceilings, model, compare); try --help"
 expect "--kokkos-threads: 'abc' is not a thread count" --kokkos-threads=abc devices
 expect "--kokkos-num-threads: '0' is not a thread count" --kokkos-num-threads=0 devices
 expect "--kokkos-threads: '' is not a thread count" --kokkos-threads= devices

@@ -1,0 +1,196 @@
+// compare/: the ratio, its interval and the verdict against arithmetic done by hand, matching
+// (one-sided cases, repeated keys, findings), the --fail-below threshold at its edges, and the
+// loader refusing broken references with the file, entry and key.
+#include "compare/compare_writers.hpp"
+#include "compare/comparison.hpp"
+#include "compare/run_table.hpp"
+#include "core/errors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace minigpu::compare {
+namespace {
+
+CaseTime timed(const std::string& label, double median, double low, double high) {
+  CaseTime c{"matmul", label, "cpu", "float32"};
+  c.median_s = median;
+  c.ci95 = std::pair{low, high};
+  return c;
+}
+
+RunTable table(std::vector<CaseTime> cases, std::vector<FindingValue> findings = {}) {
+  RunTable t;
+  t.cases = std::move(cases);
+  t.findings = std::move(findings);
+  return t;
+}
+
+TEST(Compare, RatioAndIntervalFromBothMedians) {
+  // 1.5 / 1.0 = 1.5; interval [1.4 / 1.1, 1.6 / 0.9] = [1.272727…, 1.777…]: above 1, slower.
+  const auto c = compare_tables(table({timed("a", 1.0, 0.9, 1.1)}), table({timed("a", 1.5, 1.4, 1.6)}));
+  ASSERT_EQ(c.cases.size(), 1u);
+  EXPECT_DOUBLE_EQ(c.cases[0].ratio, 1.5);
+  EXPECT_DOUBLE_EQ(c.cases[0].ci95.first, 1.4 / 1.1);
+  EXPECT_DOUBLE_EQ(c.cases[0].ci95.second, 1.6 / 0.9);
+  EXPECT_EQ(c.cases[0].verdict, Verdict::slower);
+  EXPECT_EQ(c.cases[0].note, "");
+}
+
+TEST(Compare, VerdictsFasterAndSameWithinNoise) {
+  // 0.5 [0.45, 0.55] vs 1 [0.9, 1.1]: [0.409, 0.611] below 1. 1.05 [0.95, 1.2]: [0.864, 1.33] holds 1.
+  const auto c = compare_tables(table({timed("fast", 1.0, 0.9, 1.1), timed("same", 1.0, 0.9, 1.1)}),
+                                table({timed("fast", 0.5, 0.45, 0.55), timed("same", 1.05, 0.95, 1.2)}));
+  ASSERT_EQ(c.cases.size(), 2u);
+  EXPECT_EQ(c.cases[0].verdict, Verdict::faster);
+  EXPECT_EQ(c.cases[1].verdict, Verdict::same);
+  EXPECT_EQ(c.count(Verdict::faster), 1);
+  EXPECT_EQ(c.count(Verdict::same), 1);
+  EXPECT_EQ(c.count(Verdict::slower), 0);
+}
+
+TEST(Compare, ASideWithoutAnIntervalCountsAsItsMedianAndSaysSo) {
+  CaseTime reference{"matmul", "a", "cpu", "float32"};
+  reference.median_s = 2.0;
+  const auto c = compare_tables(table({reference}), table({timed("a", 2.2, 2.1, 2.3)}));
+  ASSERT_EQ(c.cases.size(), 1u);
+  EXPECT_DOUBLE_EQ(c.cases[0].ci95.first, 2.1 / 2.0);
+  EXPECT_DOUBLE_EQ(c.cases[0].ci95.second, 2.3 / 2.0);
+  EXPECT_EQ(c.cases[0].verdict, Verdict::slower);
+  EXPECT_EQ(c.cases[0].note, "baseline has no interval");
+}
+
+TEST(Compare, MatchesByKeyAndListsOneSidedCases) {
+  auto gpu = timed("a", 1, 1, 1);
+  gpu.device = "gpu:0";
+  auto f64 = timed("a", 1, 1, 1);
+  f64.dtype = "float64";
+  const auto c = compare_tables(table({timed("a", 1, 1, 1), timed("only_base", 1, 1, 1), gpu}),
+                                table({f64, timed("a", 1, 1, 1), timed("only_cand", 1, 1, 1)}));
+  ASSERT_EQ(c.cases.size(), 1u);
+  EXPECT_EQ(c.cases[0].candidate.key(), "matmul / a / cpu / float32");
+  ASSERT_EQ(c.only_baseline.size(), 2u);
+  EXPECT_EQ(c.only_baseline[0].label, "only_base");
+  EXPECT_EQ(c.only_baseline[1].device, "gpu:0");
+  ASSERT_EQ(c.only_candidate.size(), 2u);
+  EXPECT_EQ(c.only_candidate[0].dtype, "float64");
+  EXPECT_EQ(c.only_candidate[1].label, "only_cand");
+}
+
+TEST(Compare, RepeatedKeysMatchInOrderAndDifferingParamsAreNoted) {
+  auto first = timed("a", 1, 1, 1), second = timed("a", 2, 2, 2);
+  first.params = {{"n", "64"}};
+  auto other = timed("a", 3, 3, 3);
+  other.params = {{"n", "128"}};
+  const auto c = compare_tables(table({first, second}), table({other, timed("a", 4, 4, 4)}));
+  ASSERT_EQ(c.cases.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.cases[0].ratio, 3.0);  // first with first
+  EXPECT_DOUBLE_EQ(c.cases[1].ratio, 2.0);  // second with second
+  EXPECT_EQ(c.cases[0].note, "parameters differ: n 64 vs 128");
+}
+
+TEST(Compare, FindingsSideBySide) {
+  const FindingValue a{"lazy", "x", "x", 2.0}, b{"lazy", "y", "x", 3.0}, b2{"lazy", "y", "x", 4.0},
+      c{"lazy", "z", "x", std::nullopt};
+  const auto cmp =
+      compare_tables(table({timed("a", 1, 1, 1)}, {a, b}), table({timed("a", 1, 1, 1)}, {b2, c}));
+  ASSERT_EQ(cmp.findings.size(), 3u);
+  EXPECT_EQ(cmp.findings[0].key, "lazy.x");
+  EXPECT_FALSE(cmp.findings[0].candidate);
+  EXPECT_DOUBLE_EQ(*cmp.findings[1].baseline->value, 3.0);
+  EXPECT_DOUBLE_EQ(*cmp.findings[1].candidate->value, 4.0);
+  EXPECT_EQ(cmp.findings[2].key, "lazy.z");
+  EXPECT_FALSE(cmp.findings[2].baseline);
+}
+
+TEST(Compare, FailBelowNeedsTheWholeIntervalPastTheThreshold) {
+  // Interval low end 1.4 / 1.1 = 1.2727: speed at most 0.7857 of the baseline's.
+  const auto c = compare_tables(table({timed("a", 1.0, 0.9, 1.1)}), table({timed("a", 1.5, 1.4, 1.6)}));
+  EXPECT_EQ(below_threshold(c, 20).size(), 1u);  // limit 1 / 0.8 = 1.25 < 1.2727
+  EXPECT_EQ(below_threshold(c, 21).size(), 1u);  // 1 / 0.79 = 1.2658
+  EXPECT_EQ(below_threshold(c, 22).size(), 0u);  // 1 / 0.78 = 1.2821 > 1.2727
+  EXPECT_EQ(below_threshold(c, 0).size(), 1u);
+  // A candidate that failed verification fails the check however fast it was.
+  auto wrong = timed("a", 0.1, 0.1, 0.1);
+  wrong.verified = false;
+  const auto w = compare_tables(table({timed("a", 1.0, 0.9, 1.1)}), table({wrong}));
+  EXPECT_EQ(below_threshold(w, 50).size(), 1u);
+}
+
+TEST(Compare, CsvHasARowPerCaseAndJsonTheSummary) {
+  const auto c = compare_tables(table({timed("a", 1.0, 0.9, 1.1), timed("b", 1, 1, 1)}),
+                                table({timed("a", 1.5, 1.4, 1.6), timed("c", 1, 1, 1)}));
+  const std::string csv = comparison_csv(c);
+  EXPECT_NE(csv.find("\nmatmul,a,cpu,float32,1,0.9,1.1,1.5,1.4,1.6,1.5,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nmatmul,b,cpu,float32,1,1,1,,,,,,,only_in_baseline,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nmatmul,c,cpu,float32,,,,1,1,1,,,,only_in_candidate,\n"), std::string::npos) << csv;
+  const auto j = comparison_json(c, 10.0);
+  EXPECT_EQ(j["summary"]["slower"], 1);
+  EXPECT_EQ(j["cases"][0]["verdict"], "slower");
+  EXPECT_EQ(j["fail_below"]["failing"].size(), 1u);
+}
+
+std::string write_temp(const std::string& text) {
+  char name[] = "/tmp/minigpu_compare_XXXXXX";
+  const int fd = mkstemp(name);
+  EXPECT_GE(fd, 0);
+  std::ofstream(name) << text;
+  return name;
+}
+
+std::string load_error(const std::string& text) {
+  const std::string path = write_temp(text);
+  std::string message;
+  try {
+    load_run_table(path);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  std::remove(path.c_str());
+  return message;
+}
+
+TEST(Compare, LoaderReadsAReferenceAndRefusesBrokenOnesWithEntryAndKey) {
+  const std::string good = R"({"reference": {"description": "d", "hardware": "h", "software": "s",
+    "measured": "2026-11-23", "source": "src"},
+    "results": [{"experiment": "matmul", "case": "vendor n=64", "device": "cpu", "dtype": "float32",
+                 "seconds": {"median": 2e-3, "median_ci95": [1e-3, 3e-3]}},
+                {"experiment": "matmul", "case": "vendor n=128", "device": "cpu", "dtype": "float32",
+                 "seconds": {"median": 5e-3, "median_ci95": null}}],
+    "findings": [{"experiment": "lazy", "name": "x", "value": 0.5, "unit": "x"}]})";
+  const std::string path = write_temp(good);
+  const auto t = load_run_table(path);
+  std::remove(path.c_str());
+  EXPECT_TRUE(t.is_reference);
+  EXPECT_EQ(t.description, "d (h; s; measured 2026-11-23)");
+  ASSERT_EQ(t.cases.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.cases[0].ci95->second, 3e-3);
+  EXPECT_FALSE(t.cases[1].ci95);
+  ASSERT_EQ(t.findings.size(), 1u);
+
+  EXPECT_NE(load_error(R"({"results": [{"experiment": "m", "case": "c", "device": "cpu", "dtype": "f",
+    "seconds": {"median": -1}}]})")
+                .find(": results[0]: key 'seconds.median' must be a positive number"),
+            std::string::npos);
+  EXPECT_NE(load_error(R"({"results": [{"experiment": "m", "case": "c", "device": "cpu", "dtype": "f",
+    "seconds": {"median": 1}}, {"case": "c"}]})")
+                .find(": results[1]: key 'experiment' is missing"),
+            std::string::npos);
+  EXPECT_NE(load_error(R"({"results": [{"experiment": "m", "case": "c", "device": "cpu", "dtype": "f",
+    "seconds": {"median": 1, "median_ci95": [2, 3]}}]})")
+                .find("key 'seconds.median_ci95' must contain the value"),
+            std::string::npos);
+  EXPECT_EQ(load_error(R"({"results": []})"), "");  // empty, but a table
+  EXPECT_NE(load_error("{\"results\": [").find("not JSON"), std::string::npos);
+  EXPECT_NE(load_error(R"({"findings": []})").find("top level: key 'results' is missing"), std::string::npos);
+  EXPECT_NE(load_error(R"({"reference": {"description": "d"}, "results": []})")
+                .find("reference: key 'hardware' is missing"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace minigpu::compare
