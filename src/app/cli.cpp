@@ -3,6 +3,7 @@
 
 #include "app/ceilings_command.hpp"
 #include "app/model_command.hpp"
+#include "app/report_command.hpp"
 #include "app/run_command.hpp"
 #include "config/config_node.hpp"
 #include "core/environment.hpp"
@@ -96,6 +97,11 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   model->add_option("--plot", model_options.plot,
                     "Draw the efficiency curves into this PNG (scripts/plot_model.py)");
 
+  auto* report = app.add_subcommand(
+      "report", "Write RUN_DIR/report.html: figures, findings, rows, rank map and provenance on one page");
+  std::string report_dir;
+  report->add_option("run_dir", report_dir, "A run directory (run.json, results.csv)")->required();
+
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the real ones.
   std::vector<std::string> names;
   for (const auto* c : app.get_subcommands([](const CLI::App*) { return true; }))
@@ -134,6 +140,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   if (list->parsed()) return list_command(list_keys, mpi);
   if (ceilings->parsed()) return ceilings_command(cached, mpi);
   if (model->parsed()) return model_command(model_options, mpi);
+  if (report->parsed()) return report_command(report_dir, mpi);
   if (run->parsed()) {
     for (const auto& [key, value] :
          {std::pair{"repetitions", &repetitions}, std::pair{"warmups", &warmups}}) {
