@@ -31,11 +31,17 @@ def join(parts, sep=""):
 
 
 def number(v, digits=3):
+    """`digits` significant digits, written out (1140, 0.00233) between 1e-3 and 1e7."""
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "—"
-    if isinstance(v, int) or (abs(v) >= 1e3 and abs(v) < 1e7 and float(v).is_integer()):
-        return f"{int(v):,}".replace(",", "\u2009")
-    return f"{v:.{digits}g}"
+    if v == 0:
+        return "0"
+    if isinstance(v, int):
+        return str(v)
+    if not 1e-3 <= abs(v) < 1e7:
+        return f"{v:.{digits}g}"
+    text = f"{v:.{max(0, digits - 1 - math.floor(math.log10(abs(v))))}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def seconds(v):
@@ -44,12 +50,12 @@ def seconds(v):
         return "—"
     for factor, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
         if abs(v) >= factor or unit == "ns":
-            return f"{v / factor:.3g} {unit}"
-    return f"{v:.3g} s"
+            return f"{number(v / factor)} {unit}"
+    return f"{number(v)} s"
 
 
 def percent(v, digits=3):
-    return "—" if v is None else f"{v:.{digits}g} %"
+    return "—" if v is None else f"{number(v, digits)} %"
 
 
 def table(headers, rows, row_classes=None, caption=None):

@@ -99,7 +99,7 @@ def spread(row):
     if lo is None or not med:
         return None
     reach = max(med - lo, hi - med) / med * 100
-    return f"[{seconds(lo)}, {seconds(hi)}] ±{reach:.2g} %"
+    return f"[{seconds(lo)}, {seconds(hi)}] ±{number(reach, 2)} %"
 
 
 def share(row):
@@ -115,7 +115,7 @@ def results(record):
     rows, classes = [], []
     for r in record.get("results", []):
         s, ranks, values = r.get("seconds") or {}, r.get("rank_mean_seconds") or {}, r.get("values") or {}
-        model = (f"{seconds(values['model_s'])} ({values.get('model_error_pct', 0):+.3g} %)"
+        model = (f"{seconds(values['model_s'])} ({number(values.get('model_error_pct'), 2)} %)"
                  if "model_s" in values else None)
         verified = tag("span", "ok" if r.get("verified") else "FAIL", title=r.get("check"),
                        class_=None if r.get("verified") else "bad")

@@ -10,7 +10,10 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <vector>
 
@@ -39,12 +42,28 @@ int run_script(const std::string& script, const std::string& run_dir) {
   return code == 0 ? kExitOk : code == kExitBadInput ? kExitBadInput : kExitRuntimeError;
 }
 
+// What the page is drawn from must be there: a run.json that parses, with its lists.
+void check_record(const std::string& run_dir) {
+  const std::string file = (std::filesystem::path(run_dir) / "run.json").string();
+  std::ifstream in(file);
+  if (!std::filesystem::is_regular_file(file) || !in)
+    throw InputError("report: '" + shown(run_dir) + "': no run.json (expected a minigpu run directory)");
+  nlohmann::json record;
+  try {
+    in >> record;
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(file + ": not valid JSON: " + e.what());
+  }
+  for (const char* key : {"experiments", "results", "findings"}) {
+    if (!record.is_object() || !record.contains(key) || !record[key].is_array())
+      throw InputError(file + ": key '" + key + "': missing or not a list (written by an older minigpu?)");
+  }
+}
+
 }  // namespace
 
 int report_command(const std::string& run_dir, const MpiSession& mpi) {
-  // Judged on every rank alike, so that a bad directory ends every rank with exit 2.
-  if (!std::filesystem::is_regular_file(std::filesystem::path(run_dir) / "run.json"))
-    throw InputError("report: '" + shown(run_dir) + "': no run.json (expected a minigpu run directory)");
+  check_record(run_dir);  // on every rank alike, so that a bad record ends every rank with exit 2
   int code = kExitOk;
   if (mpi.is_root()) {
     std::cout.flush();
