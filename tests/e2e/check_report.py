@@ -174,8 +174,9 @@ def main(argv):
                 with open("report_screenshot.png", "wb") as f:
                     f.write(live.screenshot)
                 failures += browser_problems(live, len(figures))
-                print(f"browser: {len(live.images)} figures decoded, {non_white(live.screenshot):.1%} of the "
-                      f"screenshot not white, warnings {live.warnings}")
+                decoded = sum(i["naturalWidth"] > 0 for i in live.images)
+                print(f"browser: {decoded} of {len(live.images)} figures decoded, "
+                      f"{non_white(live.screenshot):.1%} of the screenshot not white, warnings {live.warnings}")
                 bad = browser.open("file://" + os.path.join(hostile_dir, "report.html"))
                 failures += [f"escaping: {p}" for p in browser_problems(bad, len(figures))]
                 for literal in (HOSTILE_NOTE, HOSTILE_CASE, os.path.basename(hostile_dir)):
