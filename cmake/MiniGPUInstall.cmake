@@ -10,9 +10,10 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/inputs/ DESTINATION ${MINIGPU_INSTALL_DA
 install(FILES ${PROJECT_SOURCE_DIR}/docs/run.schema.json DESTINATION ${MINIGPU_INSTALL_DATADIR}/schema)
 # What an installed minigpu runs (--plot) and what the Slurm scripts source.
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/plot.py ${PROJECT_SOURCE_DIR}/scripts/plot_model.py
+                 ${PROJECT_SOURCE_DIR}/scripts/report.py
         DESTINATION ${MINIGPU_INSTALL_DATADIR}/scripts)
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/signal_exit.sh ${PROJECT_SOURCE_DIR}/scripts/system_python.py DESTINATION ${MINIGPU_INSTALL_DATADIR}/scripts)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/plotlib DESTINATION ${MINIGPU_INSTALL_DATADIR}/scripts
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/plotlib ${PROJECT_SOURCE_DIR}/scripts/reportlib DESTINATION ${MINIGPU_INSTALL_DATADIR}/scripts
         PATTERN __pycache__ EXCLUDE)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm/minigpu.sbatch ${PROJECT_SOURCE_DIR}/scripts/slurm/sweep.sh
         DESTINATION ${MINIGPU_INSTALL_DATADIR}/slurm)

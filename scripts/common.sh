@@ -15,6 +15,7 @@ MINIGPU_PACKAGES=(
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev
   slurm-wlm slurm-client munge libpmix-dev  # scripts/slurm/, tests/slurm/ (a local Slurm cluster)
   iproute2  # tests/slurm/test_slurm_two_nodes.sh: a network namespace per emulated node
+  chromium  # tests/e2e/check_report.py opens `minigpu report`'s page in it, headless (15 packages, ~35 s)
   python3-torch python3-yaml  # scripts/torch_reference.py (the chapter in PyTorch; ~160 packages, ~80 s)
 )
 

@@ -5,6 +5,7 @@
 #include "app/compare_command.hpp"
 #include "app/data_paths.hpp"
 #include "app/model_command.hpp"
+#include "app/report_command.hpp"
 #include "app/run_command.hpp"
 #include "config/config_node.hpp"
 #include "core/environment.hpp"
@@ -116,6 +117,10 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
       ->check(CLI::Range(0.0, 99.9));
   compare->add_option("--json", compare_options.json, "Write the comparison as JSON to FILE ('-': stdout)");
   compare->add_option("--csv", compare_options.csv, "Write one CSV row per case to FILE ('-': stdout)");
+  auto* report = app.add_subcommand(
+      "report", "Write RUN_DIR/report.html: figures, findings, rows, rank map and provenance on one page");
+  std::string report_dir;
+  report->add_option("run_dir", report_dir, "A run directory (run.json, results.csv)")->required();
 
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the real ones.
   std::vector<std::string> names;
@@ -167,6 +172,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
     return model_command(model_options, mpi);
   }
   if (compare->parsed()) return compare_command(compare_options, mpi);
+  if (report->parsed()) return report_command(report_dir, mpi);
   if (run->parsed()) {
     example(run_options.input);
     for (const auto& [key, value] :

@@ -18,8 +18,8 @@ expect() {  # expect TEXT ARGS...
     status=1
   fi
 }
-expect "unknown command 'frobnicate' (commands: devices, list, run, ceilings, model, compare)" frobnicate
-expect "no command given (commands: devices, list, run, ceilings, model, compare); try --help"
+expect "unknown command 'frobnicate' (commands: devices, list, run, ceilings, model, compare, report)" frobnicate
+expect "no command given (commands: devices, list, run, ceilings, model, compare, report); try --help"
 expect "--kokkos-threads: 'abc' is not a thread count" --kokkos-threads=abc devices
 expect "--kokkos-num-threads: '0' is not a thread count" --kokkos-num-threads=0 devices
 expect "--kokkos-threads: '' is not a thread count" --kokkos-threads= devices
@@ -34,6 +34,11 @@ expect "--resume $work/none: cannot read run.json there" run "$work/in.yaml" --o
 mkdir -p "$work/other" && echo '{"resolved_input": {"run": {}}, "results": []}' >"$work/other/run.json"
 expect "that run was of a different input" run "$work/in.yaml" --output-dir "$work/o" --resume "$work/other"
 [ -e "$work/o" ] && { echo "FAIL: a refused --resume wrote $work/o"; status=1; }
+# `minigpu report` refuses what it cannot draw from, naming the file and the key.
+expect "report: '$work/none': no run.json" report "$work/none"
+mkdir -p "$work/torn" && printf '{"results": [' >"$work/torn/run.json"
+expect "$work/torn/run.json: not valid JSON: " report "$work/torn"
+expect "$work/other/run.json: key 'experiments': missing or not a list" report "$work/other"
 # A dry run proves the output location by creating a run directory, then leaves no trace.
 if ! "$minigpu" run "$work/in.yaml" --dry-run --output-dir "$work/new/deeper" >/dev/null 2>&1 || [ -e "$work/new" ]; then
   echo "FAIL: --dry-run failed on a valid input or left $work/new behind"; status=1

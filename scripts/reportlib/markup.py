@@ -1,0 +1,74 @@
+"""The little HTML the report needs: every text escaped unless it is `Markup` built here,
+numbers and times in the console's units, tables from rows of cells."""
+import html
+import math
+
+
+class Markup(str):
+    """Text that is already HTML (built by these helpers from escaped parts)."""
+
+
+def esc(value):
+    """Any value as HTML text: Markup passes through, None is nothing, the rest is escaped."""
+    if isinstance(value, Markup):
+        return value
+    return Markup("" if value is None else html.escape(str(value), quote=True))
+
+
+def cell(value):
+    """A table or list entry: an absent value shows as an em dash, not as a blank."""
+    return Markup("&mdash;") if value is None or value == "" else esc(value)
+
+
+def tag(name, content="", **attrs):
+    """<name attrs>content</name>; attribute names may end in _ (class_) to dodge keywords."""
+    shown = "".join(f' {k.rstrip("_").replace("_", "-")}="{esc(v)}"' for k, v in attrs.items() if v is not None)
+    return Markup(f"<{name}{shown}>{esc(content)}</{name}>")
+
+
+def join(parts, sep=""):
+    return Markup(esc(sep).join(esc(p) for p in parts))
+
+
+def number(v, digits=3):
+    """`digits` significant digits, written out (1140, 0.00233) between 1e-3 and 1e7."""
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return "—"
+    if v == 0:
+        return "0"
+    if isinstance(v, int):
+        return str(v)
+    if not 1e-3 <= abs(v) < 1e7:
+        return f"{v:.{digits}g}"
+    text = f"{v:.{max(0, digits - 1 - math.floor(math.log10(abs(v))))}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def seconds(v):
+    """1.04 ms, 93 ns: the unit that keeps the mantissa between 1 and 1000."""
+    if v is None:
+        return "—"
+    for factor, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
+        if abs(v) >= factor or unit == "ns":
+            return f"{number(v / factor)} {unit}"
+    return f"{number(v)} s"
+
+
+def percent(v, digits=3):
+    return "—" if v is None else f"{number(v, digits)} %"
+
+
+def table(headers, rows, row_classes=None, caption=None):
+    """A <table> with a header row; each row a list of cells (values or Markup)."""
+    head = tag("tr", join(tag("th", h, scope="col") for h in headers))
+    body = []
+    for i, row in enumerate(rows):
+        cls = row_classes[i] if row_classes else None
+        body.append(tag("tr", join(tag("td", cell(c)) for c in row), class_=cls or None))
+    return tag("table", join([tag("caption", caption) if caption else "", tag("thead", head),
+                              tag("tbody", join(body))]))
+
+
+def definitions(pairs):
+    """A <dl> of (term, value) pairs, skipping absent values."""
+    return tag("dl", join(join([tag("dt", k), tag("dd", cell(v))]) for k, v in pairs if v not in (None, "", [], {})))

@@ -1,0 +1,80 @@
+// The page is drawn by scripts/report.py, beside these sources as scripts/plot.py is for
+// `run --plot`: the figures are matplotlib's, and one drawing of them serves both.
+#include "app/report_command.hpp"
+
+#include "app/data_paths.hpp"
+
+#include "comm/collectives.hpp"
+#include "comm/communicator.hpp"
+#include "config/config_node.hpp"
+#include "core/errors.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <vector>
+
+extern char** environ;
+
+namespace minigpu {
+namespace {
+
+// Spawned without a shell, so a run directory's name needs no quoting.
+int run_script(const std::string& script, const std::string& run_dir) {
+  std::vector<std::string> words = {"python3", script, run_dir};
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, "python3", nullptr, nullptr, argv.data(), environ) != 0) {
+    std::cerr << "minigpu: error: cannot start python3 for " << script << '\n';
+    return kExitRuntimeError;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return kExitRuntimeError;
+  }
+  if (!WIFEXITED(status)) return kExitRuntimeError;
+  const int code = WEXITSTATUS(status);
+  return code == 0 ? kExitOk : code == kExitBadInput ? kExitBadInput : kExitRuntimeError;
+}
+
+// What the page is drawn from must be there: a run.json that parses, with its lists.
+void check_record(const std::string& run_dir) {
+  const std::string file = (std::filesystem::path(run_dir) / "run.json").string();
+  std::ifstream in(file);
+  if (!std::filesystem::is_regular_file(file) || !in)
+    throw InputError("report: '" + shown(run_dir) + "': no run.json (expected a minigpu run directory)");
+  nlohmann::json record;
+  try {
+    in >> record;
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(file + ": not valid JSON: " + e.what());
+  }
+  for (const char* key : {"experiments", "results", "findings"}) {
+    if (!record.is_object() || !record.contains(key) || !record[key].is_array())
+      throw InputError(file + ": key '" + key + "': missing or not a list (written by an older minigpu?)");
+  }
+}
+
+}  // namespace
+
+int report_command(const std::string& run_dir, const MpiSession& mpi) {
+  check_record(run_dir);  // on every rank alike, so that a bad record ends every rank with exit 2
+  int code = kExitOk;
+  if (mpi.is_root()) {
+    std::cout.flush();
+    code = run_script((data_paths().scripts / "report.py").string(), run_dir);
+    // A bad run.json is the script's one-line error already; anything else is said here.
+    if (code == kExitRuntimeError)
+      std::cerr << "minigpu: error: scripts/report.py failed on " << run_dir << '\n';
+  }
+  return static_cast<int>(comm::max_over_ranks(static_cast<double>(code), comm::Communicator::world()));
+}
+
+}  // namespace minigpu
