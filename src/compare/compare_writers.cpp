@@ -70,20 +70,6 @@ json finding_json(const std::optional<FindingValue>& f) {
   return j;
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
-std::string number(double v) {
-  std::ostringstream os;
-  os.precision(9);
-  os << v;
-  return os.str();
-}
-
 }  // namespace
 
 void write_comparison(std::ostream& os, const Comparison& c, std::optional<double> fail_below) {
@@ -176,19 +162,20 @@ std::string comparison_csv(const Comparison& c) {
         "candidate_median_s,candidate_ci95_low_s,candidate_ci95_high_s,ratio,ratio_ci95_low,ratio_ci95_high,"
         "verdict,note\n";
   const auto key = [&os](const CaseTime& t) {
-    os << csv_field(t.experiment) << ',' << csv_field(t.label) << ',' << csv_field(t.device) << ','
-       << csv_field(t.dtype);
+    os << io::csv_field(t.experiment) << ',' << io::csv_field(t.label) << ',' << io::csv_field(t.device)
+       << ',' << io::csv_field(t.dtype);
   };
   const auto times = [&os](const CaseTime& t) {
-    os << ',' << number(t.median_s) << ',' << (t.ci95 ? number(t.ci95->first) : "") << ','
-       << (t.ci95 ? number(t.ci95->second) : "");
+    os << ',' << io::csv_number(t.median_s) << ',' << (t.ci95 ? io::csv_number(t.ci95->first) : "") << ','
+       << (t.ci95 ? io::csv_number(t.ci95->second) : "");
   };
   for (const auto& p : c.cases) {
     key(p.candidate);
     times(p.baseline);
     times(p.candidate);
-    os << ',' << number(p.ratio) << ',' << number(p.ci95.first) << ',' << number(p.ci95.second) << ','
-       << csv_field(to_string(p.verdict)) << ',' << csv_field(p.note) << '\n';
+    os << ',' << io::csv_number(p.ratio) << ',' << io::csv_number(p.ci95.first) << ','
+       << io::csv_number(p.ci95.second) << ',' << io::csv_field(to_string(p.verdict)) << ','
+       << io::csv_field(p.note) << '\n';
   }
   for (const auto& t : c.only_baseline) {
     key(t);

@@ -2,6 +2,7 @@
 #include "io/format.hpp"
 
 #include <cstdio>
+#include <sstream>
 
 namespace minigpu::io {
 
@@ -31,5 +32,19 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
 }
 
 std::string bracketed(const std::vector<std::string>& items) { return "[" + joined(items, ", ") + "]"; }
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string csv_number(double value) {
+  std::ostringstream os;
+  os.precision(9);
+  os << value;
+  return os.str();
+}
 
 }  // namespace minigpu::io

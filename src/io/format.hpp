@@ -15,5 +15,9 @@ std::string significant(double value, int digits = 3);
 std::string joined(const std::vector<std::string>& items, const std::string& separator);
 /// {"a", "b"} -> "[a, b]".
 std::string bracketed(const std::vector<std::string>& items);
+/// A CSV field: as is, or quoted with inner quotes doubled when it holds a comma, quote or newline.
+std::string csv_field(const std::string& text);
+/// A number for CSV: 9 significant digits, shortest form (0.5, 1.23456789e-07).
+std::string csv_number(double value);
 
 }  // namespace minigpu::io

@@ -1,6 +1,8 @@
 // CSV and JSON forms of a run, and the atomic creation of its results directory.
 #include "io/run_record.hpp"
 
+#include "io/format.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -14,20 +16,6 @@
 namespace minigpu::io {
 namespace fs = std::filesystem;
 namespace {
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
-std::string number(double value) {
-  std::ostringstream os;
-  os.precision(9);
-  os << value;
-  return os.str();
-}
 
 nlohmann::json stats_json(const Stats& s) {
   return {{"min", s.min}, {"median", s.median}, {"mean", s.mean},
@@ -155,19 +143,19 @@ std::string results_csv(const std::vector<CaseResult>& results) {
     for (double v : {r.seconds.min, r.seconds.median, r.seconds.mean, r.seconds.max, r.seconds.cv,
                      r.seconds.median_ci_low, r.seconds.median_ci_high, r.rank_means.min, r.rank_means.mean,
                      r.rank_means.max, r.work.bytes, r.work.flops, r.gbps, r.gflops}) {
-      os << ',' << number(v);
+      os << ',' << csv_number(v);
     }
-    os << ',' << (r.ceiling ? number(r.ceiling->percent) : "") << ','
+    os << ',' << (r.ceiling ? csv_number(r.ceiling->percent) : "") << ','
        << csv_field(r.ceiling ? r.ceiling->label : "") << ',' << (r.reliable ? "true" : "false") << ','
        << csv_field(r.unreliable_because);
     os << ',' << (r.check.passed ? "true" : "false") << ',' << csv_field(r.check.detail);
     for (const auto& p : phases) {
       const auto median = r.phase_median(p);
-      os << ',' << (median ? number(*median) : "");
+      os << ',' << (median ? csv_number(*median) : "");
     }
     for (const auto& v : values) {
       const auto value = r.value(v);
-      os << ',' << (value ? number(*value) : "");
+      os << ',' << (value ? csv_number(*value) : "");
     }
     os << '\n';
   }
