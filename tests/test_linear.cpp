@@ -14,8 +14,8 @@ namespace minigpu {
 namespace {
 
 // T a template parameter, not a member alias, so test bodies may name their own T.
-template <class P, class T = typename P::value_type>
-class LinearLayer : public testing::OnEveryDevice<P> {
+template <class P, class T>
+class LinearLayerFixture : public testing::OnEveryDevice<P> {
  protected:
   static T tolerance() { return std::is_same_v<T, float> ? T(1e-5) : T(1e-12); }
   // x is 4×3, row-major.
@@ -32,6 +32,10 @@ class LinearLayer : public testing::OnEveryDevice<P> {
     return out;
   }
 };
+// GoogleTest takes a one-parameter fixture template; clang (hipcc) does not match a template
+// with a defaulted second parameter to it, as GCC does.
+template <class P>
+class LinearLayer : public LinearLayerFixture<P, typename P::value_type> {};
 TYPED_TEST_SUITE(LinearLayer, testing::EveryDeviceAndDtype, testing::OnNames);
 
 TYPED_TEST(LinearLayer, ForwardMatchesHostOnItsDevice) {
