@@ -26,6 +26,7 @@
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
 #include "experiments/registry.hpp"
+#include "kernels/matmul_vendor.hpp"
 #include "models/linear_sgd.hpp"
 #include "ops/tensor_factory.hpp"
 
@@ -276,6 +277,9 @@ class LinearExperiment : public CaseList<LinearCase> {
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);
     s_.kernel = read_gemm_kernel(node);
+    if (const std::string why = kernels::vendor_gemm_refusal(s_.device, "native");
+        s_.kernel == GemmKernel::vendor && !why.empty())
+      node.fail("kernel", why);
     clear_cases();
     const auto add = [&](DType dtype, const LinearCase& lc) {
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";

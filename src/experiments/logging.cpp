@@ -150,6 +150,9 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
     steps_ = node.get_int("steps", 1000, 1, 10000000);
     kernel_ = read_gemm_kernel(node);
     const Device device = read_device(node);
+    if (const std::string why = kernels::vendor_gemm_refusal(device, "native");
+        kernel_ == GemmKernel::vendor && !why.empty())
+      node.fail("kernel", why);
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (Mode mode : {Mode::sync_each_step, Mode::device_log}) {

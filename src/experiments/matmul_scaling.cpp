@@ -35,6 +35,7 @@
 #include "experiments/scaling_calibration.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
+#include "kernels/matmul_vendor.hpp"
 #include "perfmodel/scaling_model.hpp"
 
 #include <algorithm>
@@ -115,6 +116,9 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
       grid_ = kernels::ProcessGrid{g->first, g->second};
     device_ = read_device(node);
     kernel_ = read_gemm_kernel(node);
+    if (const std::string why = kernels::vendor_gemm_refusal(device_, "native");
+        kernel_ == GemmKernel::vendor && !why.empty())
+      node.fail("kernel", why);
     if (std::count(decompositions_.begin(), decompositions_.end(), Decomposition::scalapack)) {
       if (const std::string why = scalapack_refusal(device_); !why.empty()) node.fail("decompositions", why);
     }

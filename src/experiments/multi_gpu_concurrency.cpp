@@ -84,6 +84,9 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
     per_gpu_ = node.get_int("multiplies_per_gpu", 1, 1, 10000);
     const Device device = read_device(node);
     device_ = device;
+    if (const std::string why = kernels::vendor_gemm_refusal(device, "native");
+        kernel_ == GemmKernel::vendor && !why.empty())
+      node.fail("kernel", why);
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (bool sequential : {true, false}) {
