@@ -15,9 +15,10 @@ Device read_device(ConfigNode& node, const std::string& key) {
   }
 }
 
-GemmKernel read_gemm_kernel(ConfigNode& node, const std::string& key) {
-  return node.get_choice(key, {"vendor", "native"}, "vendor") == "native" ? GemmKernel::native
-                                                                          : GemmKernel::vendor;
+GemmKernel read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal, const std::string& key) {
+  if (node.get_choice(key, {"vendor", "native"}, "vendor") == "native") return GemmKernel::native;
+  if (!vendor_refusal.empty()) node.fail(key, vendor_refusal);
+  return GemmKernel::vendor;
 }
 
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key) {

@@ -15,8 +15,10 @@ namespace minigpu {
 
 /// `auto` (try_gpu()), `cpu`, `gpu` or `gpu:N`; a device this process lacks is an error.
 Device read_device(ConfigNode& node, const std::string& key = "device");
-/// `vendor` (the default) or `native`: the matrix multiply an experiment runs.
-GemmKernel read_gemm_kernel(ConfigNode& node, const std::string& key = "kernel");
+/// `vendor` (the default) or `native`: the matrix multiply an experiment runs. A non-empty
+/// `vendor_refusal` (why the device's memory has no vendor GEMM) makes `vendor` an error.
+GemmKernel read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal = "",
+                            const std::string& key = "kernel");
 /// A list of float32/float64 (repeats dropped), `fallback` when absent.
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key = "dtypes");
 /// `[pr, pc]`, a process grid every p of `ranks` can form (pr·pc = p, each side at most the

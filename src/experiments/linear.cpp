@@ -276,10 +276,7 @@ class LinearExperiment : public CaseList<LinearCase> {
     s_.lr = node.get_number("lr", 0.2, 0, kMaxLearningRate, /*open_min=*/true);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);
-    s_.kernel = read_gemm_kernel(node);
-    if (const std::string why = kernels::vendor_gemm_refusal(s_.device, "native");
-        s_.kernel == GemmKernel::vendor && !why.empty())
-      node.fail("kernel", why);
+    s_.kernel = read_gemm_kernel(node, kernels::vendor_gemm_refusal(s_.device, "native"));
     clear_cases();
     const auto add = [&](DType dtype, const LinearCase& lc) {
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";

@@ -148,11 +148,8 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get_int("n", 100, 1, 100000);
     steps_ = node.get_int("steps", 1000, 1, 10000000);
-    kernel_ = read_gemm_kernel(node);
     const Device device = read_device(node);
-    if (const std::string why = kernels::vendor_gemm_refusal(device, "native");
-        kernel_ == GemmKernel::vendor && !why.empty())
-      node.fail("kernel", why);
+    kernel_ = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device, "native"));
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (Mode mode : {Mode::sync_each_step, Mode::device_log}) {

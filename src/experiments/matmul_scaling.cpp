@@ -35,7 +35,6 @@
 #include "experiments/scaling_calibration.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
-#include "kernels/matmul_vendor.hpp"
 #include "perfmodel/scaling_model.hpp"
 
 #include <algorithm>
@@ -115,10 +114,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
             read_process_grid(node, ranks_, ctx.ranks, "the squarest pr×pc factorisation of each p"))
       grid_ = kernels::ProcessGrid{g->first, g->second};
     device_ = read_device(node);
-    kernel_ = read_gemm_kernel(node);
-    if (const std::string why = kernels::vendor_gemm_refusal(device_, "native");
-        kernel_ == GemmKernel::vendor && !why.empty())
-      node.fail("kernel", why);
+    kernel_ = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device_, "native"));
     if (std::count(decompositions_.begin(), decompositions_.end(), Decomposition::scalapack)) {
       if (const std::string why = scalapack_refusal(device_); !why.empty()) node.fail("decompositions", why);
     }

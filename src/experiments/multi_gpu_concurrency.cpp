@@ -80,13 +80,10 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
   void configure(ConfigNode& node, const RunContext& ctx) override {
     ctx_ = ctx;
     n_ = node.get_int("n", 256, 1, 100000);
-    kernel_ = read_gemm_kernel(node);
     per_gpu_ = node.get_int("multiplies_per_gpu", 1, 1, 10000);
     const Device device = read_device(node);
     device_ = device;
-    if (const std::string why = kernels::vendor_gemm_refusal(device, "native");
-        kernel_ == GemmKernel::vendor && !why.empty())
-      node.fail("kernel", why);
+    kernel_ = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device, "native"));
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       for (bool sequential : {true, false}) {
