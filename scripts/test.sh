@@ -2,7 +2,7 @@
 # Builds miniGPU and runs the whole test suite (unit, MPI and end-to-end) under ctest.
 #   scripts/test.sh [--sanitize] [CTEST_ARGS...]
 # --sanitize: a separate tree (build-sanitize/, ccache'd) built with AddressSanitizer and
-# UndefinedBehaviorSanitizer, every test but the CUDA compile check run under them; a
+# UndefinedBehaviorSanitizer, every test but the CUDA and HIP compile checks run under them; a
 # sanitizer report fails the test. Only Open MPI's own leaks are suppressed
 # (tests/sanitizer/lsan.supp).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -22,7 +22,7 @@ if [ "$sanitize" -eq 1 ]; then
   export LSAN_OPTIONS="suppressions=$MINIGPU_ROOT/tests/sanitizer/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   cd "$MINIGPU_BUILD"
-  ctest --output-on-failure --timeout 900 -E '^cuda_compile$' "$@"
+  ctest --output-on-failure --timeout 900 -E '^(cuda|hip)_compile$' "$@"
   exit
 fi
 configure_and_build

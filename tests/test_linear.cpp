@@ -14,13 +14,13 @@ namespace minigpu {
 namespace {
 
 // T a template parameter, not a member alias, so test bodies may name their own T.
-template <class P, class T = typename P::value_type>
-class LinearLayer : public testing::OnEveryDevice<P> {
+template <class P, class T>
+class LinearLayerFixture : public testing::OnEveryDevice<P> {
  protected:
   static T tolerance() { return std::is_same_v<T, float> ? T(1e-5) : T(1e-12); }
   // x is 4×3, row-major.
   std::vector<T> x_ = {0.5, -1, 2, 1.5, 0.25, -0.75, -2, 1, 0.125, 3, -0.5, 1};
-  std::vector<T> w_ = {2, -3.4, 0.5};
+  std::vector<T> w_ = {2, T(-3.4), 0.5};
   T b_ = T(4.2);
   std::vector<T> host_forward() const {
     std::vector<T> out(4);
@@ -32,6 +32,10 @@ class LinearLayer : public testing::OnEveryDevice<P> {
     return out;
   }
 };
+// GoogleTest takes a one-parameter fixture template; clang (hipcc) does not match a template
+// with a defaulted second parameter to it, as GCC does.
+template <class P>
+class LinearLayer : public LinearLayerFixture<P, typename P::value_type> {};
 TYPED_TEST_SUITE(LinearLayer, testing::EveryDeviceAndDtype, testing::OnNames);
 
 TYPED_TEST(LinearLayer, ForwardMatchesHostOnItsDevice) {
@@ -129,7 +133,7 @@ std::pair<std::vector<T>, std::vector<T>> train(Device d, const RegressionData<T
 
 TYPED_TEST(LinearLayer, TrainingConvergesTheSameWayInEveryMode) {
   using T = typename TypeParam::value_type;
-  const std::vector<T> w_true = {2, -3.4, 1, 0.5};
+  const std::vector<T> w_true = {2, T(-3.4), 1, 0.5};
   const auto data = make_regression_data<T>(500, w_true, T(4.2), T(0.01), 11);  // 500 = 15·32 + 20
   const Device d = this->device();
   for (GemmKernel kernel : {GemmKernel::vendor, GemmKernel::native}) {

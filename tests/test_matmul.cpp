@@ -73,7 +73,7 @@ TYPED_TEST(MatmulKernels, SmallIntegersAreInRangeAndDeterministic) {
   EXPECT_EQ(x, small_integers<T>({1000}, this->device(), 9).to_vector());
   std::vector<int> seen(5, 0);
   for (T v : x) {
-    ASSERT_TRUE(v >= -2 && v <= 2 && v == static_cast<int>(v)) << v;
+    ASSERT_TRUE(v >= -2 && v <= 2 && v == static_cast<T>(static_cast<int>(v))) << v;
     ++seen[static_cast<int>(v) + 2];
   }
   for (int count : seen) EXPECT_GT(count, 100);
@@ -91,6 +91,23 @@ TYPED_TEST(MatmulKernels, VendorMatchesHostTripleLoopExactly) {
       d, [&](const auto& cv, const auto& av, const auto& bv) { kernels::matmul_vendor(cv, av, bv, m, n, k); },
       c, a, b);
   EXPECT_EQ(c.to_vector(), host_product(a.to_vector(), b.to_vector(), m, n, k));
+}
+
+// Host memory always has CBLAS. GPU memory without a GPU BLAS (HIP and SYCL builds) refuses
+// 'vendor' with one line naming the memory and the way out, as an input error at `kernel`.
+TEST(VendorGemm, RefusedOnlyWhereNoGemmServesTheMemory) {
+  EXPECT_EQ(kernels::vendor_gemm_refusal(cpu(), "native"), "");
+  if (num_gpus() == 0 || kernels::has_vendor_gemm(gpu())) {
+    GTEST_SKIP() << "every device of this build has a vendor GEMM";
+  }
+  const std::string why = kernels::vendor_gemm_refusal(gpu(), "native");
+  EXPECT_NE(why.find("'vendor' has no GEMM for gpu:0 memory"), std::string::npos) << why;
+  EXPECT_NE(why.find("use 'native'"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  for (const char* experiment : {"logging", "linear", "multi_gpu_concurrency"}) {
+    testing::expect_key_error(experiment, "    device: gpu\n    kernel: vendor\n", "kernel",
+                              "has no GEMM for gpu:0");
+  }
 }
 
 // The checks the experiment relies on must fail for a product with one wrong entry.

@@ -10,8 +10,8 @@ namespace minigpu {
 namespace {
 
 // T a template parameter, not a member alias, so test bodies may name their own T.
-template <class P, class T = typename P::value_type>
-class TensorOps : public testing::OnEveryDevice<P> {
+template <class P, class T>
+class TensorOpsFixture : public testing::OnEveryDevice<P> {
  protected:
   // Positive values keep pow and division well defined.
   std::vector<T> a_ = {1, 2, 3, 4, 5, 6};
@@ -30,6 +30,10 @@ class TensorOps : public testing::OnEveryDevice<P> {
     return out;
   }
 };
+// GoogleTest takes a one-parameter fixture template; clang (hipcc) does not match a template
+// with a defaulted second parameter to it, as GCC does.
+template <class P>
+class TensorOps : public TensorOpsFixture<P, typename P::value_type> {};
 TYPED_TEST_SUITE(TensorOps, testing::EveryDeviceAndDtype, testing::OnNames);
 
 TYPED_TEST(TensorOps, ElementwiseMatchesHost) {

@@ -15,8 +15,9 @@ Device read_device(ConfigNode& node, const std::string& key) {
   }
 }
 
-GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& key) {
+GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal, const std::string& key) {
   const std::string choice = node.get_choice(key, {"auto", "vendor", "native"}, "auto");
+  if (choice == "vendor" && !vendor_refusal.empty()) node.fail(key, vendor_refusal);
   return choice == "vendor"   ? GemmChoice::vendor
          : choice == "native" ? GemmChoice::native
                               : GemmChoice::automatic;

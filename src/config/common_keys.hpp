@@ -16,8 +16,10 @@ namespace minigpu {
 /// `auto` (try_gpu()), `cpu`, `gpu` or `gpu:N`; a device this process lacks is an error.
 Device read_device(ConfigNode& node, const std::string& key = "device");
 /// `auto` (the default: the faster one measured), `vendor` or `native`: the matrix multiply an
-/// experiment runs.
-GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& key = "kernel");
+/// experiment runs. A non-empty `vendor_refusal` (why the device's memory has no vendor GEMM)
+/// makes `vendor` an error at the key (auto then picks native: pick_gemm_kernel).
+GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal = "",
+                            const std::string& key = "kernel");
 /// A list of float32/float64 (repeats dropped), `fallback` when absent.
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key = "dtypes");
 /// `[pr, pc]`, a process grid every p of `ranks` can form (pr·pc = p, each side at most the

@@ -20,6 +20,17 @@ inline constexpr bool kHasGpuVendorGemm = false;
 inline constexpr const char* kGpuBlasName = "none";
 #endif
 
+/// Why GPU memory has no runtime BLAS in this build, for refusals; "" where it has one.
+#if defined(MINIGPU_HAVE_CUBLAS)
+inline constexpr const char* kGpuBlasMissing = "";
+#elif defined(KOKKOS_ENABLE_HIP)
+inline constexpr const char* kGpuBlasMissing = "HIP builds call no rocBLAS, which Debian 12 does not package";
+#elif defined(KOKKOS_ENABLE_SYCL)
+inline constexpr const char* kGpuBlasMissing = "SYCL builds call no oneMKL";
+#else
+inline constexpr const char* kGpuBlasMissing = "this build has no GPU backend";
+#endif
+
 /// C = α·A·B, or C += α·A·B when `accumulate`, for row-major matrices in host memory (see
 /// GemmDims), through CBLAS on the calling thread. α is 1, or *alpha where `alpha` points
 /// into the memory C lives in (a value an earlier kernel computed: no host round trip).

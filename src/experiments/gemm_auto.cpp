@@ -2,6 +2,7 @@
 #include "experiments/gemm_auto.hpp"
 
 #include "comm/collectives.hpp"
+#include "kernels/matmul_vendor.hpp"
 
 #include <memory>
 
@@ -22,6 +23,11 @@ std::unique_ptr<GemmChooser>& chooser() {
 
 GemmPick pick_gemm_kernel(const RunContext& ctx, GemmChoice choice, Device device, DType dtype,
                           std::int64_t m, std::int64_t n, std::int64_t k) {
+  // Memory with no vendor GEMM (HIP builds: no rocBLAS in Debian 12) leaves auto one kernel.
+  if (choice == GemmChoice::automatic) {
+    if (const std::string refusal = kernels::vendor_gemm_refusal(device, "native"); !refusal.empty())
+      return {GemmKernel::native, "auto→native (no vendor GEMM on " + describe(device) + " memory in this build)"};
+  }
   if (!chooser())
     chooser() = std::make_unique<GemmChooser>(time_gemm_pair, cache_key(), ctx.comm.rank() == 0);
   const comm::Communicator& comm = ctx.comm;

@@ -27,6 +27,7 @@
 #include "core/errors.hpp"
 #include "experiments/gemm_auto.hpp"
 #include "experiments/registry.hpp"
+#include "kernels/matmul_vendor.hpp"
 #include "models/linear_sgd.hpp"
 #include "ops/tensor_factory.hpp"
 
@@ -277,7 +278,7 @@ class LinearExperiment : public CaseList<LinearCase> {
     s_.lr = node.get_number("lr", 0.2, 0, kMaxLearningRate, /*open_min=*/true);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);
-    const GemmChoice choice = read_gemm_kernel(node);
+    const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(s_.device, "native"));
     clear_cases();
     const auto add = [&](DType dtype, LinearCase lc) {
       // The products are batch×in by in×1: auto picks by their size class.

@@ -149,8 +149,8 @@ class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get_int("n", 100, 1, 100000);
     steps_ = node.get_int("steps", 1000, 1, 10000000);
-    const GemmChoice choice = read_gemm_kernel(node);
     const Device device = read_device(node);
+    const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device, "native"));
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const GemmPick pick = pick_gemm_kernel(ctx, choice, device, dtype, n_, n_, n_);

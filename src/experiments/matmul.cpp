@@ -118,9 +118,7 @@ class MatmulExperiment : public TypedExperiment<MatmulCase, MatmulState> {
         std::find(variants_.begin(), variants_.end(), Variant::vendor) != variants_.end();
     if (want_vendor &&
         std::none_of(devices.begin(), devices.end(), [](Device d) { return kernels::has_vendor_gemm(d); })) {
-      node.fail("variants",
-                "'vendor' has no GEMM for " + describe(devices.front()) +
-                    " in this build (CBLAS serves host memory, cuBLAS GPU memory on CUDA builds)");
+      node.fail("variants", kernels::vendor_gemm_refusal(devices.front(), "tiled"));
     }
     clear_cases();
     for (DType dtype : dtypes) {

@@ -112,7 +112,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
             read_process_grid(node, ranks_, ctx.ranks, "the squarest pr×pc factorisation of each p"))
       grid_ = kernels::ProcessGrid{g->first, g->second};
     device_ = read_device(node);
-    const GemmChoice choice = read_gemm_kernel(node);
+    const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device_, "native"));
     if (std::count(decompositions_.begin(), decompositions_.end(), Decomposition::scalapack)) {
       if (const std::string why = scalapack_refusal(device_); !why.empty()) node.fail("decompositions", why);
     }

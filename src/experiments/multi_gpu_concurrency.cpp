@@ -85,10 +85,10 @@ class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, Co
   void configure(ConfigNode& node, const RunContext& ctx) override {
     ctx_ = ctx;
     n_ = node.get_int("n", 256, 1, 100000);
-    const GemmChoice choice = read_gemm_kernel(node);
     per_gpu_ = node.get_int("multiplies_per_gpu", 1, 1, 10000);
     const Device device = read_device(node);
     device_ = device;
+    const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device, "native"));
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const GemmPick pick = pick_gemm_kernel(ctx, choice, device, dtype, n_, n_, n_);

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace minigpu::kernels {
@@ -45,6 +46,16 @@ constexpr bool has_vendor_gemm() {
 /// True when gemm_vendor can run on the memory of device `d`.
 inline bool has_vendor_gemm(Device d) {
   return uses_host_memory(d) ? has_vendor_gemm<HostMemSpace>() : has_vendor_gemm<GpuMemSpace>();
+}
+
+/// "" when gemm_vendor runs on device d's memory, else the one-line reason 'vendor' is refused
+/// there, pointing to `instead` (GPU memory of a HIP build, say, which has no GPU BLAS:
+/// `kernel: auto` must fall back to native exactly where this is not empty).
+inline std::string vendor_gemm_refusal(Device d, const std::string& instead) {
+  if (has_vendor_gemm(d)) return "";
+  return "'vendor' has no GEMM for " + describe(d) + " memory in this build (" +
+         (uses_host_memory(d) ? "no CBLAS" : kGpuBlasMissing) +
+         ", and no KokkosKernels built against this Kokkos was found): use '" + instead + "'";
 }
 
 namespace detail {

@@ -1,0 +1,60 @@
+# A HIP-enabled Kokkos for the HIP compile check, and configuring the project against it.
+# Sourced after common.sh, not run. Settings (environment):
+#   HIP_KOKKOS_ROOT  an existing HIP Kokkos install: used as it is, nothing is built
+#   HIP_KOKKOS_ARCH  Kokkos architecture option suffix (default AMD_GFX90A: MI250X; Debian 12's
+#                    clang 15 knows no gfx942, so MI300A/X needs a newer ROCm's hipcc)
+#   KOKKOS_SRC, KOKKOS_PATCH, MINIGPU_CACHE_DIR: the source and the cache (scripts/kokkos_build.sh)
+# Separate names from the CUDA check's KOKKOS_ROOT / KOKKOS_ARCH, so one environment can set both.
+
+source "$MINIGPU_ROOT/scripts/kokkos_build.sh"
+
+# Debian 12 packages: hipcc 5.2.3 (clang 15), the HIP runtime's headers and library, and the
+# device bitcode libraries clang links into every AMD GPU kernel. Kokkos 4.6 needs HIP >= 5.2.
+MINIGPU_HIP_PACKAGES=(hipcc libamdhip64-dev rocm-device-libs)
+
+# hipcc asks rocm_agent_enumerator for the GPU (and prints its traceback where there is none)
+# unless told the target: name the one Kokkos is built for.
+HIP_KOKKOS_ARCH="${HIP_KOKKOS_ARCH:-AMD_GFX90A}"
+_hip_target="${HIP_KOKKOS_ARCH#AMD_}"
+export HCC_AMDGPU_TARGET="${HCC_AMDGPU_TARGET:-${_hip_target,,}}"
+
+# rocThrust (Kokkos::sort's HIP path) is not packaged in Debian 12; Kokkos sorts without it.
+hip_kokkos_cmake_options() {
+  echo "-DKokkos_ENABLE_HIP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ARCH_${HIP_KOKKOS_ARCH}=ON" \
+    "-DKokkos_ENABLE_ROCTHRUST=OFF -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17" \
+    "-DKokkos_ENABLE_TESTS=OFF"
+}
+
+# Prints the prefix of a HIP Kokkos install: HIP_KOKKOS_ROOT, else one built into the cache.
+ensure_hip_kokkos() {
+  if [ -n "${HIP_KOKKOS_ROOT:-}" ]; then
+    (cd "$HIP_KOKKOS_ROOT" && pwd)
+    return 0
+  fi
+  ensure_kokkos "hip-$HIP_KOKKOS_ARCH" hipcc "$(hip_kokkos_cmake_options)" \
+    "$(hipcc --version 2>/dev/null | head -n 2)"
+}
+
+# Fails unless the install at $1 enables HIP.
+require_hip_kokkos() {
+  local config
+  config="$(find "$1/include" -name KokkosCore_config.h | head -n 1)"
+  if [ -z "$config" ] || ! grep -q '^#define KOKKOS_ENABLE_HIP$' "$config"; then
+    log "error: $1 is not a HIP-enabled Kokkos install (no KOKKOS_ENABLE_HIP)"
+    return 2
+  fi
+}
+
+# Configures and builds the whole project (library, minigpu, every test) in $2 against the
+# HIP Kokkos at $1 with hipcc; extra arguments go to the configure step.
+build_project_with_hip() {
+  local root="$1" dir="$2"
+  shift 2
+  local launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S "$MINIGPU_ROOT" -B "$dir" -DKokkos_ROOT="$root" -DCMAKE_CXX_COMPILER=hipcc \
+    -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@"
+  cmake --build "$dir" --parallel "$(nproc)"
+}
