@@ -4,7 +4,7 @@
 #   scripts/build_cuda.sh [KOKKOS_ROOT] [ARCH]     e.g. scripts/build_cuda.sh /opt/kokkos-4.6 90
 #   scripts/build_cuda.sh "" 90                     the cached Kokkos, its architecture checked
 # Without KOKKOS_ROOT (argument or environment) it builds a CUDA Kokkos once from the Kokkos
-# 4.6.01 source in ../shared/third_party, or from KOKKOS_SRC (see scripts/cuda_kokkos.sh).
+# 4.6.01 source in third_party/, or from KOKKOS_SRC (see scripts/cuda_kokkos.sh).
 # The GPU architecture is fixed when Kokkos is built (Kokkos_ARCH_HOPPER90=ON, ...); ARCH
 # (90 for H100/H200, 80 for A100) is checked against that install so a mismatch fails here,
 # not at the first kernel launch. A KokkosKernels is used only if it was built against this

@@ -4,7 +4,7 @@
 # treated as errors. Needs no GPU: it compiles and links, it does not run.
 #   scripts/check_cuda_build.sh [BUILD_DIR]      (default: build-cuda-check/, kept incremental)
 # Kokkos: KOKKOS_ROOT (an existing CUDA install), else built once from KOKKOS_SRC or from the
-# Kokkos 4.6.01 source in ../shared/third_party (Serial + CUDA, Kokkos_ARCH_${KOKKOS_ARCH:-HOPPER90})
+# Kokkos 4.6.01 source in third_party/ (Serial + CUDA, Kokkos_ARCH_${KOKKOS_ARCH:-HOPPER90})
 # into ~/.cache/minigpu, keyed by source checksum and options (see scripts/cuda_kokkos.sh).
 # Exit codes: 0 built; 77 skipped (no nvcc on the PATH); anything else: the build failed.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"

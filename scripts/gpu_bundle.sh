@@ -2,7 +2,7 @@
 # Gathers, on a Debian 12 machine that reaches Debian's package registry, everything that
 # scripts/gpu_check.sh --bundle DIR needs on a GPU node cut off from package registries
 # where only the CUDA toolkit, CMake and a C++ compiler are installed:
-#   DIR/third_party/  the Kokkos 4.6.01 source and its CUDA 13 patch (../shared/third_party)
+#   DIR/third_party/  the Kokkos 4.6.01 source and its CUDA 13 patch (third_party/, checked against its SHA256SUMS)
 #   DIR/debs/         Debian's packages for MPI, yaml-cpp, CLI11, nlohmann-json, GoogleTest
 #                     and OpenBLAS, plus the libraries they load, fetched with apt-get download
 #   DIR/MANIFEST      one line per package: name, version, sha256 of the .deb

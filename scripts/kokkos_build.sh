@@ -2,18 +2,38 @@
 # backend, architecture and compiler). Sourced after common.sh, not run, by cuda_kokkos.sh and
 # hip_kokkos.sh. Settings (environment):
 #   KOKKOS_SRC    a Kokkos source tree or release tarball (default: the Kokkos 4.6.01 tarball
-#                 in ../shared/third_party, patched with the patch beside it)
+#                 in the repository's third_party/, else ../shared/third_party, patched with
+#                 the patch beside it, both checked against third_party/SHA256SUMS)
 #   KOKKOS_PATCH  a patch applied to KOKKOS_SRC (default: the one beside the default tarball)
 #   MINIGPU_CACHE_DIR  where built Kokkos installs are kept (default ~/.cache/minigpu)
 
-MINIGPU_THIRD_PARTY="${MINIGPU_THIRD_PARTY:-$MINIGPU_ROOT/../shared/third_party}"
+# The vendored copy first, so a clone anywhere builds; the shared folder for older checkouts.
+if [ -z "${MINIGPU_THIRD_PARTY:-}" ]; then
+  MINIGPU_THIRD_PARTY="$MINIGPU_ROOT/third_party"
+  [ -f "$MINIGPU_THIRD_PARTY/kokkos-4.6.01.tar.gz" ] || MINIGPU_THIRD_PARTY="$MINIGPU_ROOT/../shared/third_party"
+fi
 MINIGPU_CACHE_DIR="${MINIGPU_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/minigpu}"
 
-# The Kokkos source to build: KOKKOS_SRC, else the shared tarball (and its patch).
+# Checks files of MINIGPU_THIRD_PARTY against the repository's third_party/SHA256SUMS: a
+# truncated download or an edited copy is refused, never built and cached under its name.
+verify_third_party() {
+  local sums="$MINIGPU_ROOT/third_party/SHA256SUMS" file want got
+  for file in "$@"; do
+    want="$(awk -v f="$file" '$2 == f { print $1 }' "$sums")"
+    got="$(sha256sum "$MINIGPU_THIRD_PARTY/$file" 2>/dev/null | cut -c1-64)"
+    if [ -z "$want" ] || [ "$got" != "$want" ]; then
+      log "error: $MINIGPU_THIRD_PARTY/$file: sha256 ${got:-missing}, expected ${want:-an entry in $sums}"
+      return 1
+    fi
+  done
+}
+
+# The Kokkos source to build: KOKKOS_SRC, else the vendored (or shared) tarball and its patch.
 kokkos_source() {
   if [ -n "${KOKKOS_SRC:-}" ]; then
     echo "$KOKKOS_SRC"
   elif [ -f "$MINIGPU_THIRD_PARTY/kokkos-4.6.01.tar.gz" ]; then
+    verify_third_party kokkos-4.6.01.tar.gz kokkos-4.6.01-cuda13.patch || return 1
     echo "$MINIGPU_THIRD_PARTY/kokkos-4.6.01.tar.gz"
   else
     return 1
@@ -48,7 +68,7 @@ ensure_kokkos() {
   local src patch key prefix work
   if ! src="$(kokkos_source)"; then
     log "error: no Kokkos source: set KOKKOS_SRC (a source tree or tarball), or the install to" \
-      "use (see the calling script); looked for $MINIGPU_THIRD_PARTY/kokkos-4.6.01.tar.gz"
+      "use (see the calling script); looked for $MINIGPU_THIRD_PARTY/kokkos-4.6.01.tar.gz (checked against third_party/SHA256SUMS)"
     return 1
   fi
   patch="$(kokkos_patch)"
