@@ -23,5 +23,8 @@ build_dir="${1:-$MINIGPU_ROOT/build-hip-check}"
 install_packages "${MINIGPU_PACKAGES[@]}"
 kokkos_root="$(ensure_hip_kokkos)"
 require_hip_kokkos "$kokkos_root"
-build_project_with_hip "$kokkos_root" "$build_dir"
+# A compile check, not a build to run: no -O (CMAKE_BUILD_TYPE=None) cuts the host compiler's
+# time by about 40 % (hipcc, experiments/matmul.cpp: 13.3 s at -O3, 8.1 s at -O0) and accepts
+# exactly what -O3 accepts. build_cuda.sh and gpu_check.sh build Release.
+build_project_with_hip "$kokkos_root" "$build_dir" -DCMAKE_BUILD_TYPE="${MINIGPU_CHECK_BUILD_TYPE:-None}"
 log "HIP build compiled and linked in $((SECONDS - start)) s: $build_dir (Kokkos $kokkos_root)"
