@@ -13,7 +13,7 @@
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/checked.hpp"
-#include "experiments/registry.hpp"
+#include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/power_shift.hpp"

@@ -25,8 +25,8 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
+#include "engine/registry.hpp"
 #include "experiments/gemm_auto.hpp"
-#include "experiments/registry.hpp"
 #include "models/linear_sgd.hpp"
 #include "ops/tensor_factory.hpp"
 

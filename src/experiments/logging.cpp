@@ -14,8 +14,8 @@
 //           stored, then copied to the host), plus steps·2n²·s for the native scaling pass
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
+#include "engine/registry.hpp"
 #include "experiments/gemm_auto.hpp"
-#include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"

@@ -15,7 +15,7 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
-#include "experiments/registry.hpp"
+#include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm.hpp"

@@ -8,7 +8,7 @@
 #include "core/device.hpp"
 #include "core/dispatch.hpp"
 #include "core/shape.hpp"
-#include "experiments/phase_clock.hpp"
+#include "engine/phase_clock.hpp"
 #include "io/results.hpp"
 
 #include <nlohmann/json.hpp>

@@ -13,8 +13,8 @@
 #pragma once
 
 #include "comm/point_to_point.hpp"
-#include "experiments/experiment.hpp"
-#include "experiments/rank_pairs.hpp"
+#include "engine/experiment.hpp"
+#include "experiments/transfer/rank_pairs.hpp"
 #include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
 

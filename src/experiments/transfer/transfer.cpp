@@ -18,8 +18,8 @@
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/checked.hpp"
-#include "experiments/rank_transfer.hpp"
-#include "experiments/registry.hpp"
+#include "engine/registry.hpp"
+#include "experiments/transfer/rank_transfer.hpp"
 #include "io/format.hpp"
 #include "kernels/byte_copy.hpp"
 
