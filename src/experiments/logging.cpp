@@ -144,7 +144,7 @@ class LoggingState : public LogState {
 
 }  // namespace
 
-class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
+class LoggingExperiment : public CaseList<LoggingCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get_int("n", 100, 1, 100000);

@@ -63,7 +63,7 @@ std::string algorithm_name(const ScalingCase& c) {
 
 }  // namespace
 
-class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
+class MatmulScalingExperiment : public CaseList<ScalingCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     comm_ = ctx.comm;
