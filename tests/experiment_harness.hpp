@@ -1,8 +1,8 @@
 // Runs an input given as YAML text through the real loader and runner, for smoke tests.
 #pragma once
 
-#include "experiments/run_plan.hpp"
-#include "experiments/runner.hpp"
+#include "engine/run_plan.hpp"
+#include "engine/runner.hpp"
 
 #include <string>
 

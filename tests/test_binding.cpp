@@ -41,7 +41,8 @@ TEST(Binding, RanksOnOnePhysicalGpuAreNamedAndOthersAreNot) {
   EXPECT_EQ(shared_gpu_reason({"n1|CUDA_VISIBLE_DEVICES=0;|0", "n1|CUDA_VISIBLE_DEVICES=1;|0"}), "");
   // Same id on different hosts, and CPU ranks (empty keys), never share.
   EXPECT_EQ(shared_gpu_reason({"n1||0", "n2||0", "", ""}), "");
-  EXPECT_EQ(shared_gpu_reason({"n1||0", "n1||1", "n1||0", "n1||0"}), "ranks 0, 2 and 3 share one GPU (n1, device 0)");
+  EXPECT_EQ(shared_gpu_reason({"n1||0", "n1||1", "n1||0", "n1||0"}),
+            "ranks 0, 2 and 3 share one GPU (n1, device 0)");
 }
 
 TEST(Binding, NodeLocalRankComesFromMpi) {

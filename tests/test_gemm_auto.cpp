@@ -2,7 +2,7 @@
 // never measured, the cache round-trips), and an experiment's rows saying which kernel ran.
 #include "ceilings/gemm_choice.hpp"
 #include "config/config_node.hpp"
-#include "experiments/registry.hpp"
+#include "engine/registry.hpp"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>

@@ -2,8 +2,8 @@
 // end to end at a tiny size.
 #include "config/config_node.hpp"
 #include "core/errors.hpp"
+#include "engine/registry.hpp"
 #include "experiment_harness.hpp"
-#include "experiments/registry.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/scale.hpp"
 #include "kokkos_events.hpp"

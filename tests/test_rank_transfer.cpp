@@ -4,7 +4,7 @@
 #include "comm/point_to_point.hpp"
 #include "core/backend.hpp"
 #include "experiment_harness.hpp"
-#include "experiments/rank_transfer.hpp"
+#include "experiments/transfer/rank_transfer.hpp"
 #include "kernels/byte_copy.hpp"
 #include "test_support.hpp"
 

@@ -2,8 +2,8 @@
 // see them: every case of every registered experiment nests as
 // minigpu/<experiment>/<case>/<phase>, the scaling studies add comm and compute inside run,
 // a failing phase leaves no region open, and every kernel is labelled Component::op.
+#include "engine/registry.hpp"
 #include "experiment_harness.hpp"
-#include "experiments/registry.hpp"
 #include "kokkos_events.hpp"
 
 #include <gtest/gtest.h>

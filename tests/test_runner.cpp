@@ -1,7 +1,7 @@
 // The runner's statistics, its repetition discipline, and both writers, via a fake experiment.
+#include "engine/registry.hpp"
+#include "engine/stats.hpp"
 #include "experiment_harness.hpp"
-#include "experiments/registry.hpp"
-#include "experiments/stats.hpp"
 #include "io/run_record.hpp"
 
 #include <gtest/gtest.h>
@@ -293,7 +293,8 @@ TEST(Writers, RunsOfOneNameAndSecondFinishingTogetherGetDistinctDirectories) {
       std::ifstream csv(fs::path(finished[i]) / "results.csv");
       std::string line;
       std::getline(csv, line);
-      EXPECT_EQ(line, "run," + std::to_string(i)) << "run " << i << "'s directory holds another run's results";
+      EXPECT_EQ(line, "run," + std::to_string(i))
+          << "run " << i << "'s directory holds another run's results";
     }
     std::set<std::string> expected{"array-20260101T000000Z"};
     for (int k = 1; k < kRuns; ++k) expected.insert("array-20260101T000000Z-" + std::to_string(k));

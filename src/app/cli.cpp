@@ -4,6 +4,7 @@
 #include "app/ceilings_command.hpp"
 #include "app/compare_command.hpp"
 #include "app/data_paths.hpp"
+#include "app/list_command.hpp"
 #include "app/model_command.hpp"
 #include "app/report_command.hpp"
 #include "app/run_command.hpp"

@@ -20,8 +20,5 @@ struct RunOptions {
 
 /// Returns kExitOk when every case verified, kExitVerifyFailed otherwise.
 int run_command(const RunOptions& options, const MpiSession& mpi);
-/// `minigpu list`: every registered experiment with its one-line description; with `keys`,
-/// every input key as JSON (declared_input_keys()).
-int list_command(bool keys, const MpiSession& mpi);
 
 }  // namespace minigpu

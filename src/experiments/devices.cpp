@@ -10,7 +10,7 @@
 // Accounting: no bytes or flops worth a rate; the times show what each rule costs.
 #include "comm/views.hpp"
 #include "core/errors.hpp"
-#include "experiments/registry.hpp"
+#include "engine/registry.hpp"
 #include "ops/tensor_factory.hpp"
 #include "ops/tensor_ops.hpp"
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ceilings/gemm_choice.hpp"
-#include "experiments/experiment.hpp"
+#include "engine/experiment.hpp"
 
 #include <nlohmann/json.hpp>
 

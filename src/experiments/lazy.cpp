@@ -13,7 +13,7 @@
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/checked.hpp"
-#include "experiments/registry.hpp"
+#include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/power_shift.hpp"
@@ -108,8 +108,9 @@ bool runs_synchronously(Device d) { return !kHasGpuBackend || uses_host_memory(d
 
 }  // namespace
 
-class LazyExperiment : public TypedExperiment<LazyCase, ChainState> {
+class LazyExperiment : public CaseList<LazyCase> {
  public:
+  void setup(const CaseSpec& spec) override { setup_state<ChainState>(spec); }
   void configure(ConfigNode& node, const RunContext& ctx) override {
     device_ = read_device(node);
     elements_ = node.get_int("elements", 100000000, 1, kMaxElements);

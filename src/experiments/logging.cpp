@@ -14,8 +14,8 @@
 //           stored, then copied to the host), plus steps·2n²·s for the native scaling pass
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
+#include "engine/registry.hpp"
 #include "experiments/gemm_auto.hpp"
-#include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
@@ -144,7 +144,7 @@ class LoggingState : public LogState {
 
 }  // namespace
 
-class LoggingExperiment : public CaseList<LoggingCase, Experiment> {
+class LoggingExperiment : public CaseList<LoggingCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get_int("n", 100, 1, 100000);

@@ -15,7 +15,7 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
-#include "experiments/registry.hpp"
+#include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm.hpp"
@@ -87,8 +87,9 @@ class MatmulState : public CaseState {
 
 }  // namespace
 
-class MatmulExperiment : public TypedExperiment<MatmulCase, MatmulState> {
+class MatmulExperiment : public CaseList<MatmulCase> {
  public:
+  void setup(const CaseSpec& spec) override { setup_state<MatmulState>(spec); }
   void configure(ConfigNode& node, const RunContext& ctx) override {
     std::vector<std::int64_t> sizes;
     for (std::int64_t n : node.get_int_list("sizes", {16, 32, 64, 128, 256, 512, 1024}, 1, kMaxN)) {

@@ -29,8 +29,8 @@
 #include "config/common_keys.hpp"
 #include "distributed/distributed_matmul.hpp"
 #include "distributed/scalapack_matmul.hpp"
+#include "engine/registry.hpp"
 #include "experiments/gemm_auto.hpp"
-#include "experiments/registry.hpp"
 #include "experiments/scaling_calibration.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
@@ -63,7 +63,7 @@ std::string algorithm_name(const ScalingCase& c) {
 
 }  // namespace
 
-class MatmulScalingExperiment : public CaseList<ScalingCase, Experiment> {
+class MatmulScalingExperiment : public CaseList<ScalingCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     comm_ = ctx.comm;

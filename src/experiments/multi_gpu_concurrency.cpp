@@ -10,8 +10,8 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/profile_region.hpp"
+#include "engine/registry.hpp"
 #include "experiments/gemm_auto.hpp"
-#include "experiments/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
@@ -80,8 +80,9 @@ class ConcurrencyState : public CaseState {
 
 }  // namespace
 
-class MultiGpuConcurrencyExperiment : public TypedExperiment<ConcurrencyCase, ConcurrencyState> {
+class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
  public:
+  void setup(const CaseSpec& spec) override { setup_state<ConcurrencyState>(spec); }
   void configure(ConfigNode& node, const RunContext& ctx) override {
     ctx_ = ctx;
     n_ = node.get_int("n", 256, 1, 100000);

@@ -120,7 +120,8 @@ double GemmTimer::time_once(const Shape& shape) const {
 double GemmTimer::seconds(std::int64_t m, std::int64_t n, std::int64_t k) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
   std::int64_t mc = m, nc = n, kc = k;
-  while (2.0 * static_cast<double>(mc) * static_cast<double>(nc) * static_cast<double>(kc) > kGemmFlopBudget) {
+  while (2.0 * static_cast<double>(mc) * static_cast<double>(nc) * static_cast<double>(kc) >
+         kGemmFlopBudget) {
     std::int64_t& longest = mc >= nc && mc >= kc ? mc : (nc >= kc ? nc : kc);
     longest = (longest + 1) / 2;
   }
@@ -131,7 +132,8 @@ double GemmTimer::seconds(std::int64_t m, std::int64_t n, std::int64_t k) {
     t.last_session = session_;
   }
   return t.seconds() * (static_cast<double>(m) / static_cast<double>(mc)) *
-         (static_cast<double>(n) / static_cast<double>(nc)) * (static_cast<double>(k) / static_cast<double>(kc));
+         (static_cast<double>(n) / static_cast<double>(nc)) *
+         (static_cast<double>(k) / static_cast<double>(kc));
 }
 
 const std::pair<const GemmTimer::Shape, GemmTimer::Timed>* GemmTimer::largest() const {

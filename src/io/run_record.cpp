@@ -1,6 +1,7 @@
 // CSV and JSON forms of a run, and the atomic creation of its results directory.
 #include "io/run_record.hpp"
 
+#include "core/errors.hpp"
 #include "io/format.hpp"
 
 #include <algorithm>
@@ -104,6 +105,35 @@ std::vector<std::pair<std::string, CaseResult>> recorded_results(const nlohmann:
     throw std::runtime_error(std::string("not a miniGPU run record: ") + e.what());
   }
   return out;
+}
+
+std::optional<std::string> read_run_json(const std::string& dir) {
+  std::ifstream in(dir + "/run.json");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (!in) return std::nullopt;
+  return buffer.str();
+}
+
+std::map<std::string, CaseResult> resumable_results(const std::string& text, nlohmann::json resolved_input) {
+  std::map<std::string, CaseResult> resumed;
+  std::string error;
+  try {
+    const auto record = nlohmann::json::parse(text);
+    auto before = record.value("resolved_input", nlohmann::json());
+    if (before.contains("run")) before["run"].erase("output_dir");
+    resolved_input["run"].erase("output_dir");
+    if (before != resolved_input) error = "that run was of a different input (or other settings)";
+    for (auto& [key, result] : recorded_results(record)) {
+      if (result.check.passed) resumed.emplace(key, std::move(result));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    error = std::string("run.json is not valid JSON: ") + e.what();
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  if (!error.empty()) throw InputError(error);
+  return resumed;
 }
 
 // The names of one kind of column (params, phases, values), in first-seen order over all rows;

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,13 @@ nlohmann::json run_json(const Provenance& provenance, const std::vector<CaseResu
 std::vector<std::pair<std::string, CaseResult>> recorded_results(const nlohmann::json& record);
 /// "experiment / label / device / dtype": what identifies a case across runs of one input.
 std::string resume_key(const std::string& experiment, const CaseSpec& spec);
+
+/// The text of `dir`/run.json; nullopt when it cannot be read.
+std::optional<std::string> read_run_json(const std::string& dir);
+/// The passed cases (failed ones run again) of run.json `text`, by resume_key(), for a resumed
+/// run of `resolved_input`: the same input and settings, wherever results go (run.output_dir
+/// may differ). Throws InputError saying why the record cannot be resumed.
+std::map<std::string, CaseResult> resumable_results(const std::string& text, nlohmann::json resolved_input);
 
 /// A run's directory while it is written: a temporary of its own, created (mkdtemp) before
 /// the first case, rewritten as each case finishes (so a killed run keeps its finished cases

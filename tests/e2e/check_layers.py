@@ -5,6 +5,8 @@ compiler only checks through their users):
     depends on, directly or not, per the minigpu_layer(... DEPENDS ...) calls of
     src/CMakeLists.txt: the build's own graph, read, not restated;
   - no MPI call or type outside comm/ (and main.cpp): experiments reach MPI through comm/;
+  - experiments/ use only the engine's interface (ENGINE_FOR_EXPERIMENTS): the runner, the
+    plan and the statistics drive experiments, never the other way round;
   - no Kokkos backend or GPU runtime named outside core/backend*.
 Usage: check_layers.py SRC_DIR"""
 import os
@@ -13,6 +15,8 @@ import sys
 
 BACKEND_WORDS = re.compile(r"\b(KOKKOS_ENABLE_(CUDA|HIP|SYCL)|__CUDACC__|__HIPCC__|Kokkos::(Cuda|HIP|SYCL)\w*|"
                            r"Kokkos::Experimental::(HIP|SYCL)\w*|cuda_runtime|cublas\w*|hip_runtime)\b")
+# What of engine/ an experiment may include: the interface it implements and registers with.
+ENGINE_FOR_EXPERIMENTS = {"experiment.hpp", "registry.hpp", "phase_clock.hpp"}
 MPI_WORDS = re.compile(r"\bMPI_[A-Z][A-Za-z_]*\b|#include <mpi\.h>")
 
 
@@ -41,6 +45,13 @@ def code_only(text):
     return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
 
 
+def source_files(folder):
+    """Paths under `folder` relative to it, subfolders included (experiments/transfer/...)."""
+    for root, _, names in sorted(os.walk(folder)):
+        for name in sorted(names):
+            yield os.path.relpath(os.path.join(root, name), folder)
+
+
 def main():
     src = sys.argv[1]
     with open(os.path.join(src, "CMakeLists.txt"), encoding="utf-8") as f:
@@ -52,13 +63,16 @@ def main():
     for layer in sorted(graph):
         allowed = reachable(graph, layer)
         folder = os.path.join(src, layer)
-        for name in sorted(os.listdir(folder)):
-            path = os.path.join(folder, name)
-            with open(path, encoding="utf-8") as f:
+        for name in source_files(folder):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
                 text = f.read()
             for m in re.finditer(r'#include "(\w+)/', text):
                 if m.group(1) in graph and m.group(1) not in allowed:
                     errors.append(f"{layer}/{name}: includes {m.group(1)}/, a layer {layer} does not depend on")
+            for m in re.finditer(r'#include "engine/([\w.]+)"', text):
+                if layer == "experiments" and m.group(1) not in ENGINE_FOR_EXPERIMENTS:
+                    errors.append(f"{layer}/{name}: includes engine/{m.group(1)}: experiments see only "
+                                  f"{', '.join(sorted(ENGINE_FOR_EXPERIMENTS))}")
             code = code_only(text)
             if layer != "comm" and MPI_WORDS.search(code):
                 errors.append(f"{layer}/{name}: uses MPI directly ({MPI_WORDS.search(code).group(0)}): go through comm/")

@@ -5,8 +5,8 @@
 #include "comm/mpi_session.hpp"
 #include "core/errors.hpp"
 #include "core/kokkos_session.hpp"
-#include "experiments/run_plan.hpp"
-#include "experiments/runner.hpp"
+#include "engine/plan_loading.hpp"
+#include "engine/run_plan.hpp"
 
 #include <unistd.h>
 

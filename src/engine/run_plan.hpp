@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ceilings/ceilings.hpp"
-#include "experiments/experiment.hpp"
+#include "engine/experiment.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 // A run-time model coarse on purpose: it orders magnitudes, it does not predict.
-#include "experiments/plan_estimate.hpp"
+#include "engine/plan_estimate.hpp"
 
 #include "io/format.hpp"
 

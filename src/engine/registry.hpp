@@ -1,7 +1,7 @@
 // Experiments register themselves by name from their own file, with one line.
 #pragma once
 
-#include "experiments/experiment.hpp"
+#include "engine/experiment.hpp"
 
 #include <functional>
 #include <map>

@@ -8,7 +8,7 @@
 #include "core/device.hpp"
 #include "core/dispatch.hpp"
 #include "core/shape.hpp"
-#include "experiments/phase_clock.hpp"
+#include "engine/phase_clock.hpp"
 #include "io/results.hpp"
 
 #include <nlohmann/json.hpp>
@@ -91,25 +91,18 @@ std::unique_ptr<Base> make_case_state(Device device, DType dtype, const Args&...
   });
 }
 
-/// An experiment whose setup() builds one CaseState per case: the state runs, verifies and
-/// is freed, so the experiment keeps only its configuration and summaries.
-class StatefulExperiment : public Experiment {
+/// An experiment with a typed case list, filled by configure() through add_case(): cases()
+/// and the case behind a spec come from here. By default a case runs as a CaseState that
+/// setup() builds (setup_state<State> for State<Mem, T>(case), or state_ set by hand), which
+/// runs, verifies and is freed; an experiment that runs its cases its own way overrides
+/// run_once(), verify() and teardown() and leaves state_ empty.
+template <class Case>
+class CaseList : public Experiment {
  public:
+  std::vector<CaseSpec> cases() const override { return specs_; }
   void run_once() override { state_->run(); }
   Check verify() override { return state_->verify(); }
   void teardown() override { state_.reset(); }
-
- protected:
-  std::unique_ptr<CaseState> state_;
-};
-
-/// An experiment with a typed case list, filled by configure() through add_case(): cases()
-/// and the case behind a spec come from here. Base is StatefulExperiment for experiments
-/// whose cases each build a CaseState, Experiment for those that run cases their own way.
-template <class Case, class Base = StatefulExperiment>
-class CaseList : public Base {
- public:
-  std::vector<CaseSpec> cases() const override { return specs_; }
 
  protected:
   /// Appends a case; its spec's index is filled in here.
@@ -127,21 +120,19 @@ class CaseList : public Base {
   /// The spec of the case being set up or run (set by setup()).
   const CaseSpec& current() const { return current_; }
   void set_current(const CaseSpec& spec) { current_ = spec; }
+  /// setup() for a case that runs as State<Mem, T>(case) on its device and dtype.
+  template <template <class, class> class State>
+  void setup_state(const CaseSpec& spec) {
+    set_current(spec);
+    state_ = make_case_state<State>(spec.device, spec.dtype, case_of(spec));
+  }
+
+  std::unique_ptr<CaseState> state_;
 
  private:
   std::vector<Case> cases_;
   std::vector<CaseSpec> specs_;
   CaseSpec current_;
-};
-
-/// A CaseList whose setup() builds State<Mem, T>(case) for the case's device and dtype.
-template <class Case, template <class, class> class State>
-class TypedExperiment : public CaseList<Case> {
- public:
-  void setup(const CaseSpec& spec) override {
-    this->set_current(spec);
-    this->state_ = make_case_state<State>(spec.device, spec.dtype, this->case_of(spec));
-  }
 };
 
 }  // namespace minigpu

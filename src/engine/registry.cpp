@@ -1,5 +1,5 @@
 // The experiment table; filled by static registration before main runs.
-#include "experiments/registry.hpp"
+#include "engine/registry.hpp"
 
 #include <stdexcept>
 

@@ -1,5 +1,5 @@
 // Phase boundaries fence, so asynchronous device work lands in the phase that launched it.
-#include "experiments/phase_clock.hpp"
+#include "engine/phase_clock.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -1,16 +1,15 @@
 // One timing discipline for every experiment.
-#include "experiments/runner.hpp"
+#include "engine/runner.hpp"
 
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"
 #include "core/binding.hpp"
-#include "core/checked.hpp"
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
 #include "core/profile_region.hpp"
-#include "experiments/stats.hpp"
+#include "engine/stats.hpp"
 #include "io/format.hpp"
 #include "io/run_record.hpp"
 
@@ -19,7 +18,6 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -220,32 +218,6 @@ double time_one_repetition(Experiment& experiment, bool fence_after, const comm:
   if (injected_delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(injected_delay_s));
   if (fence_after) Kokkos::fence();
   return seconds_since(t0);
-}
-
-void check_memory_fits(const RunPlan& plan) {
-  // Ranks on one node share its host memory (cpu and emulated GPUs) and, when there are more
-  // ranks than GPUs, share GPUs too: a case must fit that many times over.
-  const DeviceBinding& b = rank_binding();
-  const std::uint64_t host_sharers = static_cast<std::uint64_t>(std::max(1, b.local_size));
-  const std::uint64_t gpu_sharers =
-      b.visible_gpus > 0 ? static_cast<std::uint64_t>((b.local_size + b.visible_gpus - 1) / b.visible_gpus)
-                         : 1;
-  for (const auto& planned : plan.experiments) {
-    for (const auto& spec : planned.cases) {
-      const std::uint64_t sharers = uses_host_memory(spec.device) ? host_sharers : gpu_sharers;
-      const auto product = product_if_fits(spec.device_bytes, sharers);
-      const std::uint64_t needed = product ? *product : std::numeric_limits<std::uint64_t>::max();
-      const std::uint64_t available = device_memory_bytes(spec.device);
-      if (!product || needed > available) {
-        const auto located = planned.key_locations.find(spec.size_key);
-        const std::string where = located != planned.key_locations.end() ? located->second : plan.input_file;
-        throw InputError(where + ": experiment '" + planned.name + "' case '" + spec.label + "' needs " +
-                         io::human_bytes(spec.device_bytes) + " per rank on " + describe(spec.device) + " (" +
-                         std::to_string(sharers) + " rank(s) share it: " + io::human_bytes(needed) +
-                         "), which has " + io::human_bytes(available));
-      }
-    }
-  }
 }
 
 RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer, const StopPoll& stop,

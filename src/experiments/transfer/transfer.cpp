@@ -8,18 +8,18 @@
 // on the host. Accounting per repetition: bytes = the buffer size (each byte counted once), flops 0.
 // Device memory of a cpu or emulated GPU is host memory; pinned host memory exists only where
 // the backend has it (kHasPinnedHostMemory), else only pageable is measured.
-// Between ranks (2 or more), as OSU and nccl-tests measure them (experiments/rank_transfer.hpp):
+// Between ranks (2 or more), as OSU and nccl-tests measure them (transfer/rank_transfer.hpp):
 //   pingpong (latency), uni and bi (bandwidth, `messages` in flight), allreduce (busbw), each
 //   over `rank_sizes`, direct (GPU-aware MPI or host memory) and/or staged through the host;
-//   point-to-point pairs as `pairs` asks (experiments/rank_pairs.hpp), each row's `link` saying
+//   point-to-point pairs as `pairs` asks (transfer/rank_pairs.hpp), each row's `link` saying
 //   whether its pairs share a node or cross the network.
 #include "ceilings/ceilings.hpp"
 #include "comm/node.hpp"
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/checked.hpp"
-#include "experiments/rank_transfer.hpp"
-#include "experiments/registry.hpp"
+#include "engine/registry.hpp"
+#include "experiments/transfer/rank_transfer.hpp"
 #include "io/format.hpp"
 #include "kernels/byte_copy.hpp"
 

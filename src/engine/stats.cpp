@@ -1,5 +1,5 @@
 // Order statistics by sorting: repetition counts are small.
-#include "experiments/stats.hpp"
+#include "engine/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

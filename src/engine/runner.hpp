@@ -2,7 +2,7 @@
 // reduced over ranks; every case verified. Observers (the console) hear about each case.
 #pragma once
 
-#include "experiments/run_plan.hpp"
+#include "engine/run_plan.hpp"
 
 #include <functional>
 #include <map>
@@ -30,9 +30,6 @@ using CaseObserver = std::function<void(const CaseResult&, int index, int total,
 /// the run to stop there (a case stopped between its repetitions is dropped). The ranks agree
 /// (the largest wins), so all stop at the same point.
 using StopPoll = std::function<int()>;
-
-/// Throws InputError when a case needs more memory than its device has, before allocating.
-void check_memory_fits(const RunPlan& plan);
 
 /// Whether a case timed `times` so far (each repetition's slowest rank, so every rank decides
 /// alike) is done, and why: nullopt below `repetitions`; then "repetitions" unless target_cv

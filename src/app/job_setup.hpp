@@ -1,0 +1,25 @@
+// What every rank settles before Kokkos starts: a usable environment, agreed on by all
+// ranks, and the GPU this rank owns.
+#pragma once
+
+#include "comm/communicator.hpp"
+#include "core/binding.hpp"
+
+#include <string>
+
+namespace minigpu {
+
+/// Collective. This rank's environment problem (MINIGPU_EMULATE_GPUS, a malformed test hook)
+/// or "", and whether every rank's environment is usable: the environment is each rank's own
+/// (an MPMD launch may differ), so a bad value on one rank ends every rank, none waits.
+struct EnvironmentCheck {
+  bool usable_everywhere = true;
+  std::string problem;
+};
+EnvironmentCheck check_environment_everywhere(const comm::Communicator& world);
+
+/// Collective. Binds this rank to a GPU of its node (emulated GPUs like real ones: each rank
+/// owns one) and returns the binding, warnings included.
+const DeviceBinding& bind_rank_to_gpu(const comm::Communicator& world);
+
+}  // namespace minigpu

@@ -1,0 +1,30 @@
+// `minigpu list`, from the registry and the readers' declared keys.
+#include "app/list_command.hpp"
+
+#include "core/errors.hpp"
+#include "engine/registry.hpp"
+#include "engine/run_plan.hpp"
+
+#include <cstdio>
+
+namespace minigpu {
+
+int list_command(bool keys, const MpiSession& mpi) {
+  if (keys) {
+    RunContext ctx;
+    ctx.rank = mpi.rank();
+    ctx.ranks = mpi.size();
+    const nlohmann::json declared = declared_input_keys(ctx);
+    if (mpi.is_root()) std::printf("%s\n", declared.dump(2).c_str());
+    return kExitOk;
+  }
+  if (mpi.is_root()) {
+    for (const auto& info : ExperimentRegistry::all()) {
+      std::printf("  %-24s %s\n", info.name.c_str(), info.description.c_str());
+      if (!info.figure.empty()) std::printf("  %-24s figure: %s\n", "", info.figure.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace minigpu

@@ -1,0 +1,93 @@
+// The run directory, the progress line and the figures of `minigpu run`.
+#include "app/run_output.hpp"
+
+#include "app/data_paths.hpp"
+#include "comm/collectives.hpp"
+#include "config/config_node.hpp"
+#include "core/errors.hpp"
+#include "engine/runner.hpp"
+
+#include <unistd.h>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+namespace minigpu {
+namespace {
+
+std::string compact_stamp(const std::string& iso) {
+  std::string stamp;
+  for (char c : iso) {
+    if (c != '-' && c != ':') stamp += c;
+  }
+  return stamp;
+}
+
+}  // namespace
+
+std::optional<io::RunDirectory> open_run_directory(const RunPlan& plan, const MpiSession& mpi,
+                                                   const RunContext& ctx, bool dry_run) {
+  std::optional<io::RunDirectory> directory;
+  std::string problem;
+  if (mpi.is_root()) {
+    try {
+      if (dry_run) {
+        io::probe_output_dir(plan.run.output_dir);
+      } else {
+        directory.emplace(plan.run.output_dir, plan.run.name, compact_stamp(utc_now_iso8601()));
+      }
+    } catch (const std::system_error& e) {
+      problem = plan.run.output_dir_source + ": cannot create a run directory in '" +
+                shown(plan.run.output_dir) + "': " + e.code().message();
+    }
+  }
+  if (!comm::all_ranks(problem.empty(), ctx.comm)) {
+    throw InputError(mpi.is_root() ? problem : "rank 0 cannot create the run directory");
+  }
+  return directory;
+}
+
+void save_run(io::RunDirectory& directory, io::Provenance& record, const std::vector<CaseResult>& results,
+              const std::vector<Finding>& findings, const char* status) {
+  record.fields["status"] = status;
+  try {
+    directory.write(io::results_csv(results), io::run_json(record, results, findings));
+  } catch (const std::exception& e) {
+    record.fields["status"] = "failed";
+    record.fields["failure"] = e.what();
+    try {
+      directory.write(io::results_csv(results), io::run_json(record, results, findings));
+    } catch (const std::exception&) {
+    }
+    throw std::runtime_error(std::string(e.what()) + "; the run stopped, and what was written is kept in " +
+                             directory.mark_failed());
+  }
+}
+
+std::string stop_reason(const RunOutcome& outcome) {
+  return "signal " + std::to_string(outcome.stop_signal) + " (" + strsignal(outcome.stop_signal) +
+         "): stopped after " + std::to_string(outcome.results.size()) + " of " +
+         std::to_string(outcome.cases_planned) + " cases";
+}
+
+// Under an MPI launcher a rank's stdout may be a pseudo-terminal whatever mpirun writes to,
+// so there only MINIGPU_PROGRESS=live (set by scripts/run.sh when its own output is a
+// terminal) turns it on; `lines` turns it off.
+bool live_progress() {
+  const char* asked = std::getenv("MINIGPU_PROGRESS");
+  if (asked && std::string(asked) == "live") return true;
+  if (asked && std::string(asked) == "lines") return false;
+  for (const char* launcher : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_STEP_ID"}) {
+    if (std::getenv(launcher)) return false;
+  }
+  return isatty(STDOUT_FILENO) != 0;
+}
+
+// The figures come from the project's own plotting script, installed or in the source tree.
+bool plot_results(const std::string& dir) {
+  const std::string command = "python3 '" + (data_paths().scripts / "plot.py").string() + "' '" + dir + "'";
+  return std::system(command.c_str()) == 0;
+}
+
+}  // namespace minigpu
