@@ -96,7 +96,8 @@ NetworkCalibration calibrate_network(const comm::Communicator& comm, Device devi
 }
 
 double GemmTimer::time_once(const Shape& shape) const {
-  const auto [mc, nc, kc] = shape;
+  // Named copies, not a structured binding: C++17 lets no lambda capture one (clang refuses).
+  const std::int64_t mc = std::get<0>(shape), nc = std::get<1>(shape), kc = std::get<2>(shape);
   return dispatch(device_, dtype_, [&](auto place) {
     using Mem = typename decltype(place)::memory_space;
     using T = typename decltype(place)::value_type;
