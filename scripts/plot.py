@@ -9,8 +9,10 @@ figure written. Exit codes: 0 done, 2 usage error (e.g. a directory without run.
 
 figures(RUN_DIR) returns the same figures as matplotlib objects (tests/e2e/check_plots.py
 inspects them)."""
+import importlib
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -31,13 +33,15 @@ def import_pyplot():
     return plt
 
 
-def drawers():
-    """experiment -> drawing function; what each figure is called is run.json's business."""
-    from plotlib.parallel import plot_concurrency, plot_scaling
-    from plotlib.rates import plot_matmul, plot_transfer
-    from plotlib.times import plot_lazy, plot_linear, plot_logging
-    return {"matmul": plot_matmul, "transfer": plot_transfer, "lazy": plot_lazy, "logging": plot_logging,
-            "linear": plot_linear, "matmul_scaling": plot_scaling, "multi_gpu_concurrency": plot_concurrency}
+def drawer(experiment):
+    """plotlib/<experiment>.py's draw(plt, run, rows), or None when the experiment has none: a
+    new experiment's figure needs that one file, no table here. What the figure is called is
+    run.json's business."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", experiment or "") or experiment in ("common", "panels"):
+        return None
+    if not os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "plotlib", experiment + ".py")):
+        return None
+    return importlib.import_module("plotlib." + experiment).draw
 
 
 class UsageError(Exception):
@@ -61,15 +65,17 @@ def figures(run_dir, plt=None):
         run = Run(json.load(f))
     if "experiments" not in run.record:
         raise UsageError(f"{run_dir}: run.json lists no experiments (written by an older minigpu): run it again")
-    draw, out = drawers(), {}
+    out = {}
     for e in run.record["experiments"]:
         rows = run.rows_of(e.get("name"))
         if not e.get("figure") or not rows:
             continue
-        if e["name"] not in draw:
-            print(f"plot.py: no drawing for experiment {e['name']} ({e['figure']}): skipped", file=sys.stderr)
+        draw = drawer(e["name"])
+        if draw is None:
+            print(f"plot.py: no scripts/plotlib/{e['name']}.py for experiment {e['name']} ({e['figure']}): skipped",
+                  file=sys.stderr)
             continue
-        out[e["figure"]] = draw[e["name"]](plt, run, rows)
+        out[e["figure"]] = draw(plt, run, rows)
     return out
 
 

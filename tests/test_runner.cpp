@@ -63,7 +63,41 @@ class FakeExperiment : public Experiment {
   bool fail_ = false;
   bool phases_ = false;
 };
-MINIGPU_REGISTER_EXPERIMENT(FakeExperiment, "fake", "test double for the runner", "");
+MINIGPU_REGISTER_EXPERIMENT(FakeExperiment, {"fake",
+                                             "test double for the runner",
+                                             "does the runner time what it should?",
+                                             "",
+                                             {{"cases_seen", "cases", "how many cases summarize() saw"}}});
+
+TEST(Registry, FindingPatternsMatchWholeNamesOnly) {
+  ExperimentAbout about{
+      "x", "d", "q", "", {{"peak_gbps_<group>", "GB/s", "best"}, {"a.<dtype>.b", "x", "r"}}};
+  ASSERT_NE(about.finding_for("peak_gbps_h2d_pinned"), nullptr);
+  EXPECT_EQ(about.finding_for("peak_gbps_h2d_pinned")->unit, "GB/s");
+  EXPECT_EQ(about.finding_for("peak_gbps_"), nullptr);  // a placeholder stands for something
+  EXPECT_EQ(about.finding_for("xpeak_gbps_d2d"), nullptr);
+  EXPECT_EQ(about.finding_for("peak_gbps_d2d extra"), nullptr);
+  ASSERT_NE(about.finding_for("a.float32.b"), nullptr);
+  EXPECT_EQ(about.finding_for("aXfloat32.b"), nullptr);  // the dot is literal
+}
+
+TEST(Registry, RefusesWhatTheDocsCouldNotUse) {
+  const auto make = [] { return std::unique_ptr<Experiment>(new FakeExperiment()); };
+  EXPECT_THROW(ExperimentRegistry::add({"nameless_question", "d", "", "", {}}, make), std::logic_error);
+  EXPECT_THROW(
+      ExperimentRegistry::add({"twice", "d", "q", "", {{"a_<x>", "x", "r"}, {"a_<x>", "x", "r"}}}, make),
+      std::logic_error);
+  EXPECT_THROW(ExperimentRegistry::add({"fake", "d", "q", "", {}}, make), std::logic_error);  // taken
+  EXPECT_EQ(ExperimentRegistry::find("nameless_question"), nullptr);
+  EXPECT_EQ(ExperimentRegistry::find("twice"), nullptr);
+}
+
+TEST(Registry, UndeclaredFindingsAreRefused) {
+  EXPECT_NO_THROW(ExperimentRegistry::check_declared("fake", "cases_seen", "cases"));
+  EXPECT_THROW(ExperimentRegistry::check_declared("fake", "cases_missed", "cases"), std::logic_error);
+  EXPECT_THROW(ExperimentRegistry::check_declared("fake", "cases_seen", "x"), std::logic_error);  // unit
+  EXPECT_THROW(ExperimentRegistry::check_declared("no_such", "cases_seen", "cases"), std::logic_error);
+}
 
 TEST(Stats, KnownSamples) {
   const Stats odd = summarize({3.0, 1.0, 2.0, 10.0, 4.0});

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A scaling sweep on Slurm: one minigpu.sbatch job per rank count, then one merged table.
 #
-#   scripts/slurm/sweep.sh INPUT.yaml RANKS...       e.g. sweep.sh inputs/matmul_strong_scaling.yaml 1 2 4 8
+#   scripts/slurm/sweep.sh INPUT.yaml RANKS...       e.g. sweep.sh inputs/matmul_scaling.yaml 1 2 4 8
 #   scripts/slurm/sweep.sh --merge SWEEP_DIR         merge again (e.g. after a wait that timed out)
 #
 # Writes ${MINIGPU_OUTPUT_DIR:-./results}/sweep-<UTC stamp>/: np<R>/ per rank count (the job's

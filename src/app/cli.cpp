@@ -48,9 +48,11 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   auto* devices =
       app.add_subcommand("devices", "Report devices, Kokkos backends and the chapter's device cells");
   auto* list = app.add_subcommand("list", "List the experiments with one-line descriptions");
-  bool list_keys = false;
+  bool list_keys = false, list_json = false;
   list->add_flag("--keys", list_keys,
                  "Print every input key as JSON: type, default, bounds and choices, as the input is checked");
+  list->add_flag("--json", list_json,
+                 "Print every experiment as JSON: its question, figure and the findings it may report");
   auto* run = app.add_subcommand("run", "Run the experiments of a YAML input and write verified results");
   auto* ceilings = app.add_subcommand(
       "ceilings",
@@ -160,7 +162,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
     return code == 0 ? kExitOk : kExitBadInput;
   }
   if (devices->parsed()) return devices_command(mpi);
-  if (list->parsed()) return list_command(list_keys, mpi);
+  if (list->parsed()) return list_command(list_keys, list_json, mpi);
   if (ceilings->parsed()) return ceilings_command(cached, mpi);
   // A name that is no file here may be one of the example inputs shipped with the binary.
   const auto example = [&](std::string& path) {

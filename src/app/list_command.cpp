@@ -9,13 +9,17 @@
 
 namespace minigpu {
 
-int list_command(bool keys, const MpiSession& mpi) {
+int list_command(bool keys, bool json, const MpiSession& mpi) {
   if (keys) {
     RunContext ctx;
     ctx.rank = mpi.rank();
     ctx.ranks = mpi.size();
     const nlohmann::json declared = declared_input_keys(ctx);
     if (mpi.is_root()) std::printf("%s\n", declared.dump(2).c_str());
+    return kExitOk;
+  }
+  if (json) {
+    if (mpi.is_root()) std::printf("%s\n", ExperimentRegistry::describe_all().dump(2).c_str());
     return kExitOk;
   }
   if (mpi.is_root()) {

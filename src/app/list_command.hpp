@@ -6,7 +6,7 @@
 namespace minigpu {
 
 /// Every registered experiment with its one-line description; with `keys`, every input key
-/// as JSON (declared_input_keys()).
-int list_command(bool keys, const MpiSession& mpi);
+/// as JSON (declared_input_keys()); with `json`, the registry (question, figure, findings).
+int list_command(bool keys, bool json, const MpiSession& mpi);
 
 }  // namespace minigpu

@@ -10,7 +10,7 @@
 #include "engine/plan_estimate.hpp"
 #include "engine/plan_loading.hpp"
 #include "engine/runner.hpp"
-#include "experiments/gemm_auto.hpp"
+#include "engine/gemm_auto.hpp"
 #include "io/console_writer.hpp"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// Experiments register themselves by name from their own file, with one line.
+// Experiments register themselves by name from their own file, with one line, and carry what
+// the docs say about them: the chapter's question, the figure, every finding they may report.
 #pragma once
 
 #include "engine/experiment.hpp"
@@ -11,24 +12,45 @@
 
 namespace minigpu {
 
-struct ExperimentInfo {
-  std::string name;
-  std::string description;
-  /// The PNG scripts/plot.py draws for this experiment ("" for none): plot.py and its test
-  /// take the name from here, through `minigpu list` and run.json.
+/// One finding an experiment may report. `pattern` is its name with <placeholders> for the
+/// parts a case sets ("peak_gbps_<group>"); the runner refuses a finding that matches none.
+struct FindingInfo {
+  std::string pattern;
+  std::string unit;
+  std::string definition;
+};
+
+/// What an experiment is, for people: `minigpu list`, README's table, docs/measuring.md and
+/// the registry_coverage test all read it from here.
+struct ExperimentAbout {
+  std::string name;         ///< also its file, src/experiments/<name>.cpp, and inputs/<name>.yaml
+  std::string description;  ///< one line, for `minigpu list`
+  std::string question;     ///< the chapter's question it answers
+  /// The PNG scripts/plot.py draws with scripts/plotlib/<name>.py ("" for none).
   std::string figure;
+  std::vector<FindingInfo> findings;
+
+  /// The declaration `finding` (a reported name) matches, or nullptr.
+  const FindingInfo* finding_for(const std::string& finding) const;
+};
+
+struct ExperimentInfo : ExperimentAbout {
   std::function<std::unique_ptr<Experiment>()> make;
 };
 
 /// Name-ordered registry of every experiment linked into the program.
 class ExperimentRegistry {
  public:
-  static bool add(const std::string& name, const std::string& description, const std::string& figure,
-                  std::function<std::unique_ptr<Experiment>()> make);
+  static bool add(ExperimentAbout about, std::function<std::unique_ptr<Experiment>()> make);
   static const ExperimentInfo* find(const std::string& name);
   static std::vector<ExperimentInfo> all();
   /// "a, b, c": the known names, for error messages.
   static std::string known_names();
+  /// Throws std::logic_error when `experiment` declares no finding `name` in `unit`: a finding
+  /// the docs cannot explain is a bug of the experiment, caught by any run that reports it.
+  static void check_declared(const std::string& experiment, const std::string& name, const std::string& unit);
+  /// The registry as JSON (`minigpu list --json`), in name order.
+  static nlohmann::json describe_all();
 
  private:
   static std::map<std::string, ExperimentInfo>& table();
@@ -36,8 +58,9 @@ class ExperimentRegistry {
 
 }  // namespace minigpu
 
-/// Registers `Class` as experiment `name` drawn in `figure` (a PNG name, or ""); place once at
+/// Registers `Class` as the experiment the braced ExperimentAbout after it describes; place once at
 /// the end of the experiment's file.
-#define MINIGPU_REGISTER_EXPERIMENT(Class, name, description, figure)                \
-  static const bool minigpu_registered_##Class = ::minigpu::ExperimentRegistry::add( \
-      name, description, figure, [] { return std::unique_ptr<::minigpu::Experiment>(new Class()); })
+#define MINIGPU_REGISTER_EXPERIMENT(Class, ...)                                  \
+  static const bool minigpu_registered_##Class =                                 \
+      ::minigpu::ExperimentRegistry::add(::minigpu::ExperimentAbout __VA_ARGS__, \
+                                         [] { return std::unique_ptr<::minigpu::Experiment>(new Class()); })

@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
 #include "core/profile_region.hpp"
+#include "engine/registry.hpp"
 #include "engine/stats.hpp"
 #include "io/format.hpp"
 #include "io/run_record.hpp"
@@ -276,6 +277,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
     planned.experiment->annotate(mine);
     for (auto& f : planned.experiment->summarize(mine)) {
       f.experiment = planned.name;
+      ExperimentRegistry::check_declared(f.experiment, f.name, f.unit);
       flag_unreliable(f, crowded);
       // One name, one finding: a repeated experiment entry's findings say which entry.
       const auto taken = [&](const std::string& name) {

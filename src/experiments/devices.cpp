@@ -156,7 +156,8 @@ class DevicesExperiment : public Experiment {
   comm::Transport<float> transport_;
 };
 
-MINIGPU_REGISTER_EXPERIMENT(DevicesExperiment, "devices",
-                            "The chapter's device rules, each checked pass/fail", "");
+MINIGPU_REGISTER_EXPERIMENT(
+    DevicesExperiment,
+    {"devices", "The chapter's device rules, each checked pass/fail", "do the device rules hold?", "", {}});
 
 }  // namespace minigpu

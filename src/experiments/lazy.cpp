@@ -195,7 +195,17 @@ class LazyExperiment : public CaseList<LazyCase> {
 };
 
 MINIGPU_REGISTER_EXPERIMENT(
-    LazyExperiment, "lazy",
-    "Asynchronous launches: fenced vs unfenced timing, and a detour through host memory", "lazy_fence.png");
+    LazyExperiment,
+    {"lazy",
+     "Asynchronous launches: fenced vs unfenced timing, and a detour through host memory",
+     "why does a \"GPU time\" cell without a fence lie?",
+     "lazy_fence.png",
+     {{"unfenced_over_fenced_<dtype>", "x",
+       "time with no fence before the clock stops / fenced time: well below 1 on an asynchronous GPU "
+       "(only the launches are timed), 1 on a synchronous backend"},
+      {"unfused_over_fused_<dtype>", "x",
+       "two passes over memory (y written and read back) / one fused pass"},
+      {"host_detour_over_fenced_<dtype>", "x",
+       "y copied to host memory and back between the kernels / the fenced device-only chain"}}});
 
 }  // namespace minigpu

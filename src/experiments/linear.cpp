@@ -25,8 +25,8 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
+#include "engine/gemm_auto.hpp"
 #include "engine/registry.hpp"
-#include "experiments/gemm_auto.hpp"
 #include "kernels/matmul_vendor.hpp"
 #include "models/linear_sgd.hpp"
 #include "ops/tensor_factory.hpp"
@@ -369,8 +369,14 @@ class LinearExperiment : public CaseList<LinearCase> {
 };
 
 MINIGPU_REGISTER_EXPERIMENT(
-    LinearExperiment, "linear",
-    "Linear(in,1) on a device: parameter rules, SGD with per-batch copies and loss syncs",
-    "linear_training.png");
+    LinearExperiment,
+    {"linear",
+     "Linear(in,1) on a device: parameter rules, SGD with per-batch copies and loss syncs",
+     "exercise 2 and the NN section: parameters on the device",
+     "linear_training.png",
+     {{"per_batch_copy_over_on_device_data.<dtype>.loss_<loss>", "x",
+       "training time with the dataset copied to the device every batch / resident there"},
+      {"sync_each_batch_over_on_device_loss.<dtype>.data_<data>", "x",
+       "training time with the loss copied to the host every batch / logged on the device"}}});
 
 }  // namespace minigpu

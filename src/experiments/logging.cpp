@@ -14,8 +14,8 @@
 //           stored, then copied to the host), plus steps·2n²·s for the native scaling pass
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
+#include "engine/gemm_auto.hpp"
 #include "engine/registry.hpp"
-#include "experiments/gemm_auto.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
@@ -264,8 +264,13 @@ Check LoggingExperiment::verify() {
   return {ok, detail};
 }
 
-MINIGPU_REGISTER_EXPERIMENT(LoggingExperiment, "logging",
-                            "Logging a device value each step: host sync per step vs a device-side log",
-                            "logging_sync.png");
+MINIGPU_REGISTER_EXPERIMENT(
+    LoggingExperiment,
+    {"logging",
+     "Logging a device value each step: host sync per step vs a device-side log",
+     "exercise 3: what does a host sync per step cost?",
+     "logging_sync.png",
+     {{"sync_over_device_log_<dtype>", "x",
+       "time with the logged value copied to the host every step / logged on the device and copied once"}}});
 
 }  // namespace minigpu

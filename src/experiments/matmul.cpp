@@ -227,8 +227,13 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
   return out;
 }
 
-MINIGPU_REGISTER_EXPERIMENT(MatmulExperiment, "matmul",
-                            "CPU vs GPU matrix multiply over a size sweep: GFLOP/s and the crossover size",
-                            "matmul_gflops.png");
+MINIGPU_REGISTER_EXPERIMENT(
+    MatmulExperiment,
+    {"matmul",
+     "CPU vs GPU matrix multiply over a size sweep: GFLOP/s and the crossover size",
+     "exercise 1: when is the GPU faster?",
+     "matmul_gflops.png",
+     {{"peak_gflops_<device>_<dtype>", "GFLOP/s", "best rate over the sizes on the cpu or the gpu"},
+      {"crossover_n_<variant>_<dtype>", "n", "smallest n from which the GPU is faster with that variant"}}});
 
 }  // namespace minigpu

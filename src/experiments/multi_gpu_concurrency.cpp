@@ -10,8 +10,8 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/profile_region.hpp"
+#include "engine/gemm_auto.hpp"
 #include "engine/registry.hpp"
-#include "experiments/gemm_auto.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
@@ -157,7 +157,12 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
 };
 
 MINIGPU_REGISTER_EXPERIMENT(
-    MultiGpuConcurrencyExperiment, "multi_gpu_concurrency",
-    "Exercise 4: k matmuls one after another on one GPU vs at once on k GPUs (k ranks)", "concurrency.png");
+    MultiGpuConcurrencyExperiment,
+    {"multi_gpu_concurrency",
+     "Exercise 4: k matmuls one after another on one GPU vs at once on k GPUs (k ranks)",
+     "exercise 4: k GPUs at once vs one in turn",
+     "concurrency.png",
+     {{"speedup_<dtype>", "x", "t(k matmuls in turn on one GPU) / t(one matmul on each of k GPUs at once)"},
+      {"efficiency_<dtype>", "%", "speedup / k, with its 95 % interval"}}});
 
 }  // namespace minigpu

@@ -16,7 +16,7 @@
 #include "core/environment.hpp"
 #include "core/kokkos_session.hpp"
 #include "engine/registry.hpp"
-#include "experiments/gemm_auto.hpp"
+#include "engine/gemm_auto.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/power_shift.hpp"

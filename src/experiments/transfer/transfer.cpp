@@ -19,9 +19,9 @@
 #include "core/backend.hpp"
 #include "core/checked.hpp"
 #include "engine/registry.hpp"
+#include "experiments/transfer/host_copy.hpp"
 #include "experiments/transfer/rank_transfer.hpp"
 #include "io/format.hpp"
-#include "kernels/byte_copy.hpp"
 
 #include <algorithm>
 #include <map>
@@ -30,7 +30,6 @@
 namespace minigpu {
 namespace {
 
-constexpr std::uint64_t kSeed = 0x7A5F3E2D1C0B0A09ULL;
 constexpr std::int64_t kMaxChunks = std::int64_t(1) << 20;
 // 2^50 bytes (1 PiB) per copy is beyond any machine; the bound keeps byte sums exact.
 constexpr std::int64_t kMaxBytes = std::int64_t(1) << 50;
@@ -59,35 +58,6 @@ struct TransferCase {
   }
 };
 
-/// A source and a destination buffer in fixed memory spaces.
-template <class DstSpace, class SrcSpace>
-class CopyState : public CaseState {
- public:
-  explicit CopyState(const TransferCase& c)
-      : chunks_(c.chunks),
-        dst_("minigpu::transfer::dst", c.bytes),
-        src_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "minigpu::transfer::src"), c.bytes) {
-    kernels::fill_pattern(src_, kSeed);
-    Kokkos::fence();
-  }
-
-  void run() override { kernels::chunked_copy(dst_, src_, chunks_); }
-
-  Check verify() override {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst_);
-    const auto n = static_cast<std::int64_t>(host.extent(0));
-    const std::int64_t bad = kernels::find_pattern_mismatch(host.data(), n, kSeed);
-    if (bad >= 0)
-      return {false, "destination byte " + std::to_string(bad) + " differs from the source pattern"};
-    return {true, "all " + std::to_string(n) + " bytes match"};
-  }
-
- private:
-  std::int64_t chunks_;
-  Kokkos::View<unsigned char*, Kokkos::LayoutRight, DstSpace> dst_;
-  Kokkos::View<unsigned char*, Kokkos::LayoutRight, SrcSpace> src_;
-};
-
 /// The runtime device picks the compile-time memory space; the case picks the host side.
 std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c, const comm::Communicator& comm) {
   return with_memory_space(device, [&](auto space) -> std::unique_ptr<CaseState> {
@@ -97,13 +67,15 @@ std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c, const
         return std::make_unique<AllreduceState<Dev>>(*c.between_ranks, comm);
       return std::make_unique<PeerState<Dev>>(*c.between_ranks, comm);
     }
-    if (c.direction == Direction::d2d) return std::make_unique<CopyState<Dev, Dev>>(c);
+    if (c.direction == Direction::d2d) return std::make_unique<CopyState<Dev, Dev>>(c.bytes, c.chunks);
     if (c.pinned) {
-      if (c.direction == Direction::h2d) return std::make_unique<CopyState<Dev, PinnedHostMemSpace>>(c);
-      return std::make_unique<CopyState<PinnedHostMemSpace, Dev>>(c);
+      if (c.direction == Direction::h2d)
+        return std::make_unique<CopyState<Dev, PinnedHostMemSpace>>(c.bytes, c.chunks);
+      return std::make_unique<CopyState<PinnedHostMemSpace, Dev>>(c.bytes, c.chunks);
     }
-    if (c.direction == Direction::h2d) return std::make_unique<CopyState<Dev, HostMemSpace>>(c);
-    return std::make_unique<CopyState<HostMemSpace, Dev>>(c);
+    if (c.direction == Direction::h2d)
+      return std::make_unique<CopyState<Dev, HostMemSpace>>(c.bytes, c.chunks);
+    return std::make_unique<CopyState<HostMemSpace, Dev>>(c.bytes, c.chunks);
   });
 }
 
@@ -391,8 +363,20 @@ class TransferExperiment : public CaseList<TransferCase> {
   std::vector<int> node_of_;  // each rank's node (comm::node_of_ranks), with 2 or more ranks
 };
 
-MINIGPU_REGISTER_EXPERIMENT(TransferExperiment, "transfer",
-                            "Host/device copy bandwidth: sizes, pageable vs pinned, many small vs one big",
-                            "transfer_bandwidth.png");
+MINIGPU_REGISTER_EXPERIMENT(
+    TransferExperiment,
+    {"transfer",
+     "Host/device copy bandwidth: sizes, pageable vs pinned, many small vs one big",
+     "what does moving data cost?",
+     "transfer_bandwidth.png",
+     {{"peak_gbps_<group>", "GB/s",
+       "best bandwidth over the sizes of one direction and host memory (h2d_pinned, d2d, ...), or per rank "
+       "pair of one pattern and path (pingpong_direct, uni_staged, ...)"},
+      {"many_small_over_one_big_<group>", "x", "time of k small copies / one copy of the same bytes"},
+      {"pinned_over_pageable_<direction>", "x", "peak bandwidth from pinned / from pageable host memory"},
+      {"latency_us_pingpong_<path>", "us", "one-way time (half a round trip) of the smallest message"},
+      {"peak_busbw_gbps_allreduce_<path>", "GB/s",
+       "nccl-tests' bus bandwidth of the allreduce, algbw·2(p−1)/p"},
+      {"rank_to_rank", "GB/s", "no value: a run on one rank has no rank-to-rank cases (the note says so)"}}});
 
 }  // namespace minigpu

@@ -1,56 +1,14 @@
-"""Parallel figures: matmul_scaling (speedup, efficiency, time per phase vs ranks) and
-multi_gpu_concurrency. Speedups, efficiencies and comm shares are the run's findings as they
-stand; a value with no finding is left out, never worked out here."""
+"""matmul_scaling: speedup, efficiency and time per phase vs ranks. Speedups, efficiencies and comm
+shares are the run's findings as they stand; a value with no finding is left out, never worked out here."""
 import re
 from collections import defaultdict
 
-import matplotlib.ticker as mt
+from .common import Canvas, log_axis, median_ci, param, series, time_unit
+from .panels import findings_panel, rank_axis
 
-from .common import Canvas, finding_text, log_axis, median_ci, param, series, tag, time_unit
-from .times import bar_panel
 
 SCALING = re.compile(r"^(speedup|efficiency|comm_fraction)_([a-z_]+?)_(float32|float64)_p(\d+)(?:_entry(\d+))?$")
 LINESTYLES = ["-", "--", ":", "-."]
-
-
-def rank_axis(ax, ps, label):
-    ticks = sorted(set(ps) | {1})
-    ticks = ticks if len(ticks) > 1 else [1, 2]
-    margin = 0.3 * (ticks[-1] - ticks[0]) / len(ticks)
-    ax.set_xlim(ticks[0] - margin, ticks[-1] + margin)
-    ax.xaxis.set_major_locator(mt.FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(mt.FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.set_xlabel(label)
-    ax.grid(True, alpha=0.3)
-    return ticks
-
-
-def findings_panel(canvas, ax, lines, ideal, ylabel, title, xlabel, model=None):
-    """Finding values vs p, a series per key of `lines` {(label, colour_key, dtype, linestyle):
-    [(p, finding)]}, with the ideal line `ideal(p)` and its name; `model` {key of lines: [(p, y)]}
-    draws the run's model for each series, thin and dotted, through and beyond its points."""
-    dtypes = {k[2] for k in lines}
-    ps = [p for pts in lines.values() for p, _ in pts]
-    for (label, colour_key, dtype, _), pts in (model or {}).items():
-        ax.plot([p for p, _ in pts], [y for _, y in pts], color=canvas.colour(colour_key), linestyle=":",
-                linewidth=1.2)
-        tag(ax.lines[-1], kind="model", series=label, colour_key=colour_key, dtype=dtype)
-        ps += [p for p, _ in pts]
-    if model:
-        canvas.handle("model (α–β–γ, this run)", color="grey", linestyle=":", linewidth=1.2)
-    for (label, colour_key, dtype, linestyle), pts in lines.items():
-        # Error bars where the finding reports its 95 % interval (efficiencies).
-        series(canvas, ax, [(p, f["value"], *(f.get("ci95") or (None, None)), f) for p, f in pts
-                            if f.get("value") is not None],
-               label=label, colour_key=colour_key, dtype=dtype, dtypes=dtypes, linestyle=linestyle, kind="finding")
-    ticks = rank_axis(ax, ps, xlabel)
-    name, fn = ideal
-    xs = [ticks[0], ticks[-1]]
-    ax.plot(xs, [fn(x, ticks[0]) for x in xs], color="black", linestyle="--", linewidth=1)
-    canvas.handle(name, color="black", linestyle="--", linewidth=1)
-    ax.set_ylim(0, max(ax.get_ylim()[1], 1.15 * max(fn(x, ticks[0]) for x in xs)))
-    ax.set_ylabel(ylabel)
-    ax.set_title(title if lines else title + "\n(no finding in this run)", fontsize=10)
 
 
 def scaling_lines(run, rows):
@@ -94,7 +52,7 @@ def model_efficiencies(run, efficiency_lines, modes):
     return out
 
 
-def plot_scaling(plt, run, rows):
+def draw(plt, run, rows):
     paths = ", ".join(sorted({param(r, "comm_path") for r in rows}))
     canvas = Canvas(plt, run, f"matmul_scaling — distributed C = A·B over MPI ranks (comm path: {paths})",
                     ncols=3, width=4.6, height=5.6)
@@ -147,28 +105,3 @@ def phase_panel(canvas, ax, rows, comm_lines, modes):
     rank_axis(ax, [p[0] for pts in by.values() for p in pts], "MPI ranks p")
     ax.set_ylabel(f"median time per phase ({unit}, slowest rank)\nbars: 95 % interval of the median")
     ax.set_title("time per phase; % = comm share (finding)", fontsize=10)
-
-
-def plot_concurrency(plt, run, rows):
-    canvas = Canvas(plt, run, "multi_gpu_concurrency — k multiplies: one GPU in turn vs k GPUs at once",
-                    ncols=3, width=4.4)
-    ax_t, ax_s, ax_e = canvas.axes
-    by = {(r["dtype"], param(r, "mode")): r for r in rows}
-    dtypes = sorted({r["dtype"] for r in rows})
-    first = rows[0]
-    bar_panel(canvas, ax_t, dtypes, ["sequential", "concurrent"], lambda g, s: by.get((g, s)), lambda g: g,
-              f"n={param(first, 'n')}, {param(first, 'multiplies_per_gpu')} multiply per GPU")
-    found, lines = run.findings_of("multi_gpu_concurrency"), {"speedup": {}, "efficiency": {}}
-    for dtype in dtypes:
-        k = int(param(by.get((dtype, "concurrent")) or first, "k") or 0)
-        for kind in lines:
-            if (f := found.get(f"{kind}_{dtype}")) and k:
-                lines[kind][(f"{kind} {dtype}", kind, dtype, "-")] = [(k, f)]
-    gpus = "GPUs k (one rank each)"
-    findings_panel(canvas, ax_s, lines["speedup"], ("ideal speedup k", lambda p, _: p), "speedup (finding)",
-                   "speedup: sequential / concurrent", gpus)
-    findings_panel(canvas, ax_e, lines["efficiency"], ("ideal efficiency 100 %", lambda p, _: 100.0),
-                   "efficiency (%, finding)", "efficiency: speedup / k", gpus)
-    notes = [finding_text(f) for kind in lines for key, pts in lines[kind].items() for _, f in pts]
-    ax_t.set_title("\n".join(notes), fontsize=8)
-    return canvas.finish("mode / finding, dtype")

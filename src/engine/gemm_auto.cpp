@@ -1,5 +1,5 @@
 // The process's auto-kernel chooser.
-#include "experiments/gemm_auto.hpp"
+#include "engine/gemm_auto.hpp"
 
 #include "comm/collectives.hpp"
 #include "kernels/matmul_vendor.hpp"

@@ -29,9 +29,10 @@
 #include "config/common_keys.hpp"
 #include "distributed/distributed_matmul.hpp"
 #include "distributed/scalapack_matmul.hpp"
+#include "engine/gemm_auto.hpp"
 #include "engine/registry.hpp"
-#include "experiments/gemm_auto.hpp"
-#include "experiments/scaling_calibration.hpp"
+#include "experiments/matmul_scaling/scaling_calibration.hpp"
+#include "experiments/matmul_scaling/scaling_case.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
 
@@ -45,21 +46,6 @@ namespace {
 
 constexpr std::int64_t kMaxN = 46340;  // n² elements must fit MPI's int message counts
 constexpr std::int64_t kExactCheckMaxN = 64;
-
-struct ScalingCase {
-  Decomposition decomposition = Decomposition::row;
-  int p = 1;
-  std::int64_t n = 0;
-  kernels::ProcessGrid grid;
-  SummaOptions summa;  // summa only
-};
-
-// The row's name in findings: "summa" is the default (overlapped) schedule.
-std::string algorithm_name(const ScalingCase& c) {
-  if (c.decomposition != Decomposition::summa)
-    return c.decomposition == Decomposition::row ? "row" : "scalapack";
-  return c.summa.overlap ? "summa" : "summa_blocking";
-}
 
 }  // namespace
 
@@ -389,8 +375,17 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
   return out;
 }
 
-MINIGPU_REGISTER_EXPERIMENT(MatmulScalingExperiment, "matmul_scaling",
-                            "Distributed C = A·B over 1..P ranks (row blocks, SUMMA): speedup and efficiency",
-                            "scaling.png");
+MINIGPU_REGISTER_EXPERIMENT(
+    MatmulScalingExperiment,
+    {"matmul_scaling",
+     "Distributed C = A·B over 1..P ranks (row blocks, SUMMA): speedup and efficiency",
+     "multi-GPU matmul across MPI ranks",
+     "scaling.png",
+     {{"speedup_<decomposition>_<dtype>_p<p>", "x", "strong scaling: t(fewest ranks) / t(p ranks)"},
+      {"efficiency_<decomposition>_<dtype>_p<p>", "%",
+       "parallel efficiency against the fewest ranks of the sweep (strong or weak), with its 95 % interval "
+       "and the model's figure"},
+      {"comm_fraction_<decomposition>_<dtype>_p<p>", "%", "communication's share of comm + compute time"},
+      {"summa_over_scalapack_<dtype>_p<p>", "x", "t(SUMMA) / t(ScaLAPACK's PxGEMM) at the same n and p"}}});
 
 }  // namespace minigpu
