@@ -3,7 +3,7 @@
 # the binary through slurm/install_layout.sh, written here with the same relative path.
 set(MINIGPU_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/minigpu)
 # A Kokkos (or other library) outside the system's directories, e.g. the CUDA Kokkos that
-# scripts/build_cuda.sh caches, stays findable from the installed binary.
+# scripts/gpu/build_cuda.sh caches, stays findable from the installed binary.
 set_target_properties(minigpu PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/inputs/ DESTINATION ${MINIGPU_INSTALL_DATADIR}/inputs)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """miniGPU's results.csv rows beside scripts/torch_reference.py's rows for the same work on the
 same device. miniGPU / PyTorch is a speed ratio (PyTorch's median time over miniGPU's): above 1,
-miniGPU is faster. Used by scripts/bench.sh (--bench) and scripts/gpu_report.py (pairs()).
+miniGPU is faster. Used by scripts/dev/bench.sh (--bench) and scripts/gpu/gpu_report.py (pairs()).
     torch_compare.py RESULTS.csv TORCH.csv [--bench]
 --bench prints bench.sh's rows and exits 1 when one misses its bar:
     logging step / PyTorch step (time per step, each mode and dtype)  bar <= 0.8, goal <= 0.6

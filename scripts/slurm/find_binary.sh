@@ -1,7 +1,7 @@
 # Which minigpu binary a Slurm job runs, shared by minigpu.sbatch and sweep.sh. Sourced.
 #   minigpu_binary ROOT WANTS_GPU   prints the binary, or says why there is none and fails
 # MINIGPU_BIN wins; in an install (ROOT is share/minigpu) the installed bin/minigpu; else a GPU
-# job takes the CUDA build (build-cuda/, scripts/build_cuda.sh) and a CPU job the host build
+# job takes the CUDA build (build-cuda/, scripts/gpu/build_cuda.sh) and a CPU job the host build
 # (build/), each falling back to the other. A GPU job never runs a host-only binary: that would
 # compute on the CPU without a word.
 
@@ -34,7 +34,7 @@ minigpu_binary() {
     done
   fi
   if [ -z "$bin" ] || [ ! -x "$bin" ]; then
-    echo "no minigpu binary (${bin:-none in $root/build-cuda or $root/build or an install}): build it (scripts/build_cuda.sh for GPUs," \
+    echo "no minigpu binary (${bin:-none in $root/build-cuda or $root/build or an install}): build it (scripts/gpu/build_cuda.sh for GPUs," \
       "scripts/run.sh for CPUs), or set MINIGPU_ROOT or MINIGPU_BIN" >&2
     return 2
   fi
@@ -42,7 +42,7 @@ minigpu_binary() {
   backend="$(minigpu_gpu_backend "$bin")"
   if [ "$wants_gpu" = 1 ] && [ "${backend:-none}" = none ]; then
     echo "$bin is a host-only build (no GPU backend), but this job asks for GPUs: it would run on the" \
-      "CPU. Build for GPUs with scripts/build_cuda.sh (build-cuda/) or set MINIGPU_BIN to a GPU build" >&2
+      "CPU. Build for GPUs with scripts/gpu/build_cuda.sh (build-cuda/) or set MINIGPU_BIN to a GPU build" >&2
     return 2
   fi
   echo "$bin"

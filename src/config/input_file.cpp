@@ -30,7 +30,7 @@ std::string read_input_file(const std::string& path) {
 }
 
 // yaml-cpp 0.7 can spend gigabytes on a few hundred bytes of invalid UTF-8 (found by
-// scripts/fuzz.sh), so the text must be what an input is before yaml-cpp sees it: UTF-8
+// scripts/dev/fuzz.sh), so the text must be what an input is before yaml-cpp sees it: UTF-8
 // without NUL bytes and of a sane size. Returns "" or what is wrong, with its position.
 constexpr std::size_t kMaxInputBytes = std::size_t(1) << 20;
 std::string text_problem(const std::string& text) {
@@ -62,7 +62,7 @@ std::string text_problem(const std::string& text) {
 }
 
 // yaml-cpp 0.7 allocates without bound on a stray ',' at a document's root level (",\nx",
-// "&a,n", "\"a\",n" or "[a],n" take gigabytes; found by scripts/fuzz.sh), while inside a
+// "&a,n", "\"a\",n" or "[a],n" take gigabytes; found by scripts/dev/fuzz.sh), while inside a
 // block mapping it reports an error. So every document must be a block mapping: its first line
 // a key, no later line indented less than that key, and no line opening with ','. Flow depth,
 // quotes and comments are followed so that [ ], { } and strings may span lines. Returns "" or

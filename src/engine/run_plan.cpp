@@ -77,7 +77,7 @@ void check_real_gpu(ConfigNode& run) {
   std::string why;
   if (!kHasGpuBackend) {
     why = "this build's Kokkos backends are " + io::bracketed(kokkos_backends()) +
-          " (no GPU backend: build with scripts/build_cuda.sh) and the node shows " +
+          " (no GPU backend: build with scripts/gpu/build_cuda.sh) and the node shows " +
           std::to_string(visible_gpu_count()) + " GPUs to this build";
   } else if (visible_gpu_count() == 0) {
     why = "this node shows 0 GPUs to this process (Kokkos backends " + io::bracketed(kokkos_backends()) +

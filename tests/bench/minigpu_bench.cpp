@@ -7,7 +7,7 @@
 //                                             a plain norm loop (per-step time)
 //   stream/<dtype>/{chain_fused,chain_unfused,memcpy,triad}   memory-bound passes
 //   copy/bytes:<b>/{deep_copy,memcpy}          Kokkos::deep_copy between host buffers vs memcpy
-// scripts/bench_report.py pairs the rows and checks the bars; scripts/bench.sh runs both.
+// scripts/dev/bench_report.py pairs the rows and checks the bars; scripts/dev/bench.sh runs both.
 // Every rate is bytes (or flops) of useful work per second, counted the same way on both sides.
 #include "comm/mpi_session.hpp"
 #include "config/config_node.hpp"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/bench_scaling.py on hand-made run records: the overlap ratio and exposed share it
+"""scripts/dev/bench_scaling.py on hand-made run records: the overlap ratio and exposed share it
 prints are the ones the rows give, and it fails exactly when a figure misses its bar; model
 errors are judged only on reliable rows with n >= 1024.
 Usage: check_bench_scaling.py BENCH_SCALING_PY"""

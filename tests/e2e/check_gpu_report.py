@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""scripts/gpu_report.py's GPU-depth sections on hand-made GPU check output (no GPU here):
+"""scripts/gpu/gpu_report.py's GPU-depth sections on hand-made GPU check output (no GPU here):
   - the measured GPU ceilings as a share of the datasheet figure for the GPU nvidia-smi names
     (H100 SXM: 3.35 TB/s HBM, PCIe 5.0 x16 63.0 GB/s per direction; computed by hand below);
   - the runs with two ranks on one GPU: the report fails (exit 1, naming the run) when a GPU
     row is not flagged as sharing the GPU or a case is unverified, and passes when all are.
-    check_gpu_report.py scripts/gpu_report.py"""
+    check_gpu_report.py scripts/gpu/gpu_report.py"""
 import json
 import os
 import subprocess

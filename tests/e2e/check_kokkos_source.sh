@@ -14,7 +14,7 @@ status=0
 
 lookup() {  # lookup TREE [MINIGPU_THIRD_PARTY]: prints "SOURCE PATCH" as kokkos_build.sh finds them
   env -u KOKKOS_SRC -u KOKKOS_PATCH ${2:+MINIGPU_THIRD_PARTY="$2"} bash -c \
-    'source "$0/scripts/common.sh"; source "$0/scripts/kokkos_build.sh"; src="$(kokkos_source)" || exit 1
+    'source "$0/scripts/common.sh"; source "$0/scripts/gpu/kokkos_build.sh"; src="$(kokkos_source)" || exit 1
      echo "$src $(kokkos_patch)"' "$1"
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/stability_report.py on hand-made run records: the spread it prints is (max - min) /
+"""scripts/dev/stability_report.py on hand-made run records: the spread it prints is (max - min) /
 median of the runs' values, and it fails exactly when a finding's flag differs between runs.
 Usage: check_stability_report.py STABILITY_REPORT_PY"""
 import json

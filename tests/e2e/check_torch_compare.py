@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/torch_compare.py and scripts/gpu_report.py's PyTorch columns on hand-made CSV pairs:
+"""scripts/torch_compare.py and scripts/gpu/gpu_report.py's PyTorch columns on hand-made CSV pairs:
 rows pair only on the same work, dtype and device (never an emulated GPU, a skipped or an
 unverified PyTorch row), the ratios are the hand-computed ones, and --bench fails exactly when
 a logging step misses its bar. Usage: check_torch_compare.py TORCH_COMPARE_PY GPU_REPORT_PY"""

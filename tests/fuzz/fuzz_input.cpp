@@ -1,4 +1,4 @@
-// libFuzzer target for the input loader and planner (scripts/fuzz.sh builds and runs it with
+// libFuzzer target for the input loader and planner (scripts/dev/fuzz.sh builds and runs it with
 // ASan+UBSan): any bytes are written as an input file and loaded as `minigpu run` loads them,
 // memory check included. An InputError is the expected answer to bad input; any other
 // exception, a crash or a sanitizer report is a bug.

@@ -3,7 +3,7 @@
 // cuBLAS SGEMM/DGEMM on random data, each timed with CUDA events (median of `reps` after a
 // warm-up). Bytes are counted once per copy, as the transfer experiment counts them.
 //   cuda_reference [BYTES] [GEMM_N...]   prints one JSON object
-// Built only on CUDA builds; run by scripts/gpu_check.sh in the same session as minigpu.
+// Built only on CUDA builds; run by scripts/gpu/gpu_check.sh in the same session as minigpu.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 

@@ -1,5 +1,5 @@
-# Makes a bundle from scripts/gpu_bundle.sh usable on a node without a package registry:
-#   source scripts/bundle_env.sh DIR
+# Makes a bundle from scripts/gpu/gpu_bundle.sh usable on a node without a package registry:
+#   source scripts/gpu/bundle_env.sh DIR
 # unpacks DIR/debs with dpkg -x into DIR/prefix (once per MANIFEST) and exports the paths that
 # put its MPI, libraries, headers and CMake packages in reach: PATH, LD_LIBRARY_PATH,
 # CMAKE_PREFIX_PATH, OPAL_PREFIX (Open MPI relocated), PMIx's plugin path, KOKKOS_SRC, KOKKOS_PATCH.
@@ -7,7 +7,7 @@
 # Debian copies never shadow newer ones for other programs; MPI, PMIx, OpenBLAS and yaml-cpp
 # always come from the bundle, whose headers the build compiles against.
 
-bundle_dir="$(cd "${1:?usage: source scripts/bundle_env.sh DIR}" && pwd)"
+bundle_dir="$(cd "${1:?usage: source scripts/gpu/bundle_env.sh DIR}" && pwd)"
 bundle_prefix="$bundle_dir/prefix"
 bundle_lib="$bundle_prefix/usr/lib/x86_64-linux-gnu"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/bench.sh's checks of matmul_scaling runs, from their run.json records:
+"""scripts/dev/bench.sh's checks of matmul_scaling runs, from their run.json records:
 
   bench_scaling.py overlap RUN_DIR     per dtype and p, overlapped SUMMA against its blocking twin
       in the same job: time ratio (bar <= 1.0) and the share of the communication it leaves

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks with targets, each measured against a reference run in the same process or job
-# (never a timed unit test). Usage: scripts/bench.sh [RANKS]   (default 2; emulated GPUs on
+# (never a timed unit test). Usage: scripts/dev/bench.sh [RANKS]   (default 2; emulated GPUs on
 # GPU-less hosts). Exits non-zero when any ratio misses its bar.
-#   kernel pairs (tests/bench/minigpu_bench.cpp, one thread; scripts/bench_report.py checks):
+#   kernel pairs (tests/bench/minigpu_bench.cpp, one thread; scripts/dev/bench_report.py checks):
 #     gemm vendor / direct BLAS call, n = 64..2048, both dtypes      bar >= 0.95
 #     gemm native / direct BLAS call, n = 512..2048, both dtypes     bar >= 0.60 (target 0.80)
 #     gemm auto / best of (vendor, native), n = 64..2048, both dtypes bar >= 0.95
@@ -16,13 +16,13 @@
 #   MPI studies (findings of real runs):
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
 #     matmul_scaling strong, n = 2048: 2 ranks vs 1 rank             target efficiency >= 75 %
-#     SUMMA overlapped / blocking, n = 4096, p = 2 (scripts/bench_scaling.py)   bar <= 1.0
+#     SUMMA overlapped / blocking, n = 4096, p = 2 (scripts/dev/bench_scaling.py)   bar <= 1.0
 #     SUMMA's exposed share of its communication, same runs          bar <= 50 %
 #     every scaling row's model error, n >= 1024, reliable rows      bar |error| <= 20 %
 #     matmul_scaling SUMMA / ScaLAPACK PxGEMM, p = 2, n = 2048 and 4096, both dtypes
 #                                                                    bar <= 1.0 (goal <= 0.6)
 # MINIGPU_BENCH_REPETITIONS (default 5) sets Google Benchmark's repetitions per row.
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 ranks="${1:-2}"
 install_packages "${MINIGPU_PACKAGES[@]}"
 configure_and_build
@@ -33,7 +33,7 @@ log "kernel pairs: $MINIGPU_BUILD/tests/minigpu_bench -> $out/kernels.json"
 "$MINIGPU_BUILD/tests/minigpu_bench" --benchmark_repetitions="${MINIGPU_BENCH_REPETITIONS:-5}" \
   --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/kernels.json" --benchmark_out_format=json >"$out/kernels.txt" || status=1
-python3 "$MINIGPU_ROOT/scripts/bench_report.py" "$out/kernels.json" || status=1
+python3 "$MINIGPU_ROOT/scripts/dev/bench_report.py" "$out/kernels.json" || status=1
 # One rank on the CPU against the same loops in PyTorch (Debian's python, where apt puts torch).
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   for input in logging matmul; do
@@ -116,13 +116,13 @@ check_at_most summa_vs_scalapack_4096 matmul_vs_scalapack.yaml summa_over_scalap
 log "summa overlap: inputs/summa_overlap_4096.yaml on $ranks ranks"
 if mpirun_n "$ranks" "$MINIGPU_BUILD/src/minigpu" run "$MINIGPU_ROOT/inputs/summa_overlap_4096.yaml" \
   --output-dir "$out/summa_overlap_4096" >"$out/summa_overlap_4096.txt" 2>&1; then
-  python3 "$MINIGPU_ROOT/scripts/bench_scaling.py" overlap "$out/summa_overlap_4096" || status=1
+  python3 "$MINIGPU_ROOT/scripts/dev/bench_scaling.py" overlap "$out/summa_overlap_4096" || status=1
 else
   log "FAIL summa overlap: the run failed; see $out/summa_overlap_4096.txt"
   status=1
 fi
 # Every scaling row of those runs beside its α–β–γ model: |model_error_pct| <= 20 % where n >= 1024.
-python3 "$MINIGPU_ROOT/scripts/bench_scaling.py" model "$out/matmul_strong_scaling_2048.yaml" \
+python3 "$MINIGPU_ROOT/scripts/dev/bench_scaling.py" model "$out/matmul_strong_scaling_2048.yaml" \
   "$out/summa_vs_scalapack_2048" "$out/summa_vs_scalapack_4096" "$out/summa_overlap_4096" || status=1
 log "run records kept in $out"
 exit $status

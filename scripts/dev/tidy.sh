@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # clang-tidy (the checks in .clang-tidy: bugprone-*, performance-*, with the exclusions it
 # justifies) on every source file of src/, compiled as clang 14 sees it.
-#   scripts/tidy.sh [FILE...]     (default: all of src/; exit 1 on any finding)
+#   scripts/dev/tidy.sh [FILE...]     (default: all of src/; exit 1 on any finding)
 # Build tree: build-tidy/ (configured only, for compile_commands.json).
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 install_packages "${MINIGPU_PACKAGES[@]}" clang-14 clang-tidy-14
 build="$MINIGPU_ROOT/build-tidy"
 if [ ! -f "$build/compile_commands.json" ]; then

@@ -2,14 +2,14 @@
 # Compile-checks the HIP build: the whole project (library, minigpu, every test) built with
 # hipcc against a HIP-enabled Kokkos for an AMD GPU (gfx90a, MI250X, unless HIP_KOKKOS_ARCH
 # says otherwise). Needs no GPU: it compiles and links (Debian's libamdhip64), it does not run.
-#   scripts/check_hip_build.sh [BUILD_DIR]      (default: build-hip-check/, kept incremental)
+#   scripts/gpu/check_hip_build.sh [BUILD_DIR]      (default: build-hip-check/, kept incremental)
 # hipcc comes from Debian 12's packages (installed here when apt offers them, like every other
 # package the project needs). Kokkos: HIP_KOKKOS_ROOT, else built once from the same Kokkos
 # 4.6.01 source as the CUDA check into ~/.cache/minigpu, keyed by source checksum, options and
-# compiler (see scripts/hip_kokkos.sh).
+# compiler (see scripts/gpu/hip_kokkos.sh).
 # Exit codes: 0 built; 77 skipped (no hipcc, nor a package to install it from); else: failed.
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-source "$MINIGPU_ROOT/scripts/hip_kokkos.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+source "$MINIGPU_ROOT/scripts/gpu/hip_kokkos.sh"
 
 start=$SECONDS
 if apt-cache show hipcc >/dev/null 2>&1; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-command GPU validation on a node with NVIDIA GPU(s):
-#   scripts/gpu_check.sh [--bundle DIR] [--out DIR]
+#   scripts/gpu/gpu_check.sh [--bundle DIR] [--out DIR]
 # 1. builds miniGPU for this GPU into build-cuda/ (a CUDA Kokkos from KOKKOS_ROOT, else built
 #    once from KOKKOS_SRC or the bundle's source, for the architecture nvidia-smi reports);
 # 2. runs the gpu-labelled tests on the GPU(s);
@@ -13,12 +13,12 @@
 #    PyTorch, the chapter's ratios, 1->N GPU efficiency.
 # --bundle DIR: on a node with only the CUDA toolkit, CMake and a C++ compiler, take MPI,
 # yaml-cpp, CLI11, nlohmann-json, GoogleTest, BLAS and the Kokkos source from a bundle made
-# elsewhere by scripts/gpu_bundle.sh DIR (see scripts/bundle_env.sh).
-# Environment: KOKKOS_ROOT, KOKKOS_SRC, KOKKOS_ARCH (see scripts/cuda_kokkos.sh),
+# elsewhere by scripts/gpu/gpu_bundle.sh DIR (see scripts/gpu/bundle_env.sh).
+# Environment: KOKKOS_ROOT, KOKKOS_SRC, KOKKOS_ARCH (see scripts/gpu/cuda_kokkos.sh),
 # MINIGPU_GPU_TESTS (ctest arguments; default -L gpu), MINIGPU_TORCH_PYTHON (a python with a
 # CUDA PyTorch; default python3). Exits non-zero if any step failed.
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-source "$MINIGPU_ROOT/scripts/cuda_kokkos.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+source "$MINIGPU_ROOT/scripts/gpu/cuda_kokkos.sh"
 
 bundle=""
 out="$MINIGPU_ROOT/results/gpu_check-$(date -u +%Y%m%dT%H%M%SZ)"
@@ -31,10 +31,10 @@ while [ $# -gt 0 ]; do
 done
 if [ -n "$bundle" ]; then
   # shellcheck source=bundle_env.sh
-  source "$MINIGPU_ROOT/scripts/bundle_env.sh" "$bundle"
+  source "$MINIGPU_ROOT/scripts/gpu/bundle_env.sh" "$bundle"
 fi
 for tool in nvcc nvidia-smi cmake mpirun; do
-  command -v "$tool" >/dev/null || { log "error: $tool not found (a bundle from scripts/gpu_bundle.sh brings MPI)"; exit 2; }
+  command -v "$tool" >/dev/null || { log "error: $tool not found (a bundle from scripts/gpu/gpu_bundle.sh brings MPI)"; exit 2; }
 done
 mkdir -p "$out"
 failed=()
@@ -76,7 +76,7 @@ for input in "$MINIGPU_ROOT"/inputs/*_gpu.yaml; do
 done
 # Two ranks bound to the one GPU (the first): rank-to-rank transfers of device memory, staged
 # and direct, and the scaling studies on real hardware; the binding warns and every GPU row
-# is flagged unreliable ("ranks 0 and 1 share one GPU"), as scripts/gpu_report.py checks.
+# is flagged unreliable ("ranks 0 and 1 share one GPU"), as scripts/gpu/gpu_report.py checks.
 first_gpu="$(head -n 1 "$out/gpus.csv" | cut -d, -f1 | tr -d ' ')"
 for name in multi_gpu_concurrency_gpu matmul_strong_scaling_gpu transfer_gpu; do
   step "shared_$name" env CUDA_VISIBLE_DEVICES="$first_gpu" mpirun -np 2 --oversubscribe -x CUDA_VISIBLE_DEVICES \
@@ -93,7 +93,7 @@ if "$torch_python" -c 'import sys, numpy, yaml, torch; sys.exit(not torch.cuda.i
 else
   log "no PyTorch column: $torch_python lacks numpy, yaml or a torch that sees CUDA (set MINIGPU_TORCH_PYTHON)"
 fi
-/usr/bin/env python3 "$MINIGPU_ROOT/scripts/gpu_report.py" "$out" >"$out/report.md" || failed+=(report)
+/usr/bin/env python3 "$MINIGPU_ROOT/scripts/gpu/gpu_report.py" "$out" >"$out/report.md" || failed+=(report)
 cat "$out/report.md"
 if [ ${#failed[@]} -gt 0 ]; then
   log "FAILED: ${failed[*]} (logs in $out)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Gathers, on a Debian 12 machine that reaches Debian's package registry, everything that
-# scripts/gpu_check.sh --bundle DIR needs on a GPU node cut off from package registries
+# scripts/gpu/gpu_check.sh --bundle DIR needs on a GPU node cut off from package registries
 # where only the CUDA toolkit, CMake and a C++ compiler are installed:
 #   DIR/third_party/  the Kokkos 4.6.01 source and its CUDA 13 patch (third_party/, checked against its SHA256SUMS)
 #   DIR/debs/         Debian's packages for MPI, yaml-cpp, CLI11, nlohmann-json, GoogleTest
@@ -10,9 +10,9 @@
 # system has (Priority required/important, libc, libstdc++): compilers, Perl and friends stay
 # out, which keeps the bundle near 35 MB. gpu_check.sh unpacks it with dpkg -x into a
 # private prefix; nothing is installed on the node.
-#   scripts/gpu_bundle.sh DIR
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-source "$MINIGPU_ROOT/scripts/cuda_kokkos.sh"
+#   scripts/gpu/gpu_bundle.sh DIR
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+source "$MINIGPU_ROOT/scripts/gpu/cuda_kokkos.sh"
 
 if [ $# -ne 1 ]; then
   echo "usage: $0 DIR" >&2
@@ -70,4 +70,4 @@ EOF
   echo "$(dpkg-deb -f "$deb" Package) $(dpkg-deb -f "$deb" Version) $(sha256sum "$deb" | cut -c1-64)"
 done) >"$dir/MANIFEST"
 log "bundle in $dir: $(wc -l <"$dir/MANIFEST") packages, $(du -sh "$dir" | cut -f1);" \
-  "on the GPU node: scripts/gpu_check.sh --bundle $dir"
+  "on the GPU node: scripts/gpu/gpu_check.sh --bundle $dir"

@@ -3,10 +3,10 @@
 #   HIP_KOKKOS_ROOT  an existing HIP Kokkos install: used as it is, nothing is built
 #   HIP_KOKKOS_ARCH  Kokkos architecture option suffix (default AMD_GFX90A: MI250X; Debian 12's
 #                    clang 15 knows no gfx942, so MI300A/X needs a newer ROCm's hipcc)
-#   KOKKOS_SRC, KOKKOS_PATCH, MINIGPU_CACHE_DIR: the source and the cache (scripts/kokkos_build.sh)
+#   KOKKOS_SRC, KOKKOS_PATCH, MINIGPU_CACHE_DIR: the source and the cache (scripts/gpu/kokkos_build.sh)
 # Separate names from the CUDA check's KOKKOS_ROOT / KOKKOS_ARCH, so one environment can set both.
 
-source "$MINIGPU_ROOT/scripts/kokkos_build.sh"
+source "$MINIGPU_ROOT/scripts/gpu/kokkos_build.sh"
 
 # Debian 12 packages: hipcc 5.2.3 (clang 15), the HIP runtime's headers and library, and the
 # device bitcode libraries clang links into every AMD GPU kernel. Kokkos 4.6 needs HIP >= 5.2.

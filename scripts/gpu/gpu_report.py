@@ -2,7 +2,7 @@
 """The GPU check's report: miniGPU's GPU figures beside the same quantities measured without
 miniGPU (tests/gpu/cuda_reference) and by PyTorch on the same GPU (scripts/torch_reference.py),
 as Markdown tables. Reads OUT/gpus.csv, OUT/reference.json, OUT/runs/*/run.json (and the
-results.csv beside each) and OUT/torch/*.csv as scripts/gpu_check.sh leaves them.
+results.csv beside each) and OUT/torch/*.csv as scripts/gpu/gpu_check.sh leaves them.
     gpu_report.py OUT"""
 import csv
 import glob
@@ -10,8 +10,8 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch_compare  # noqa: E402  (beside this file)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import torch_compare  # noqa: E402  (in scripts/, shared with dev/bench.sh)
 
 
 def load_runs(out):
@@ -60,7 +60,7 @@ def fmt(x, digits=3):
     return "—" if x is None else f"{x:.{digits}g}"
 
 
-DATASHEETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inputs", "hardware",
+DATASHEETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "inputs", "hardware",
                           "gpu_datasheets.json")
 # The measured GPU ceilings (src/ceilings) and the datasheet figure each is a share of.
 CEILING_LINKS = [("gpu_d2d", "hbm_gbps", "bytes counted once: the copy reads and writes each, 2x this through HBM"),

@@ -2,13 +2,13 @@
 # Compile-checks the CUDA build: the whole project (library, minigpu, every test, the cuBLAS
 # vendor path) built with nvcc against a CUDA-enabled Kokkos, nvcc's device-code diagnostics
 # treated as errors. Needs no GPU: it compiles and links, it does not run.
-#   scripts/check_cuda_build.sh [BUILD_DIR]      (default: build-cuda-check/, kept incremental)
+#   scripts/gpu/check_cuda_build.sh [BUILD_DIR]      (default: build-cuda-check/, kept incremental)
 # Kokkos: KOKKOS_ROOT (an existing CUDA install), else built once from KOKKOS_SRC or from the
 # Kokkos 4.6.01 source in third_party/ (Serial + CUDA, Kokkos_ARCH_${KOKKOS_ARCH:-HOPPER90})
-# into ~/.cache/minigpu, keyed by source checksum and options (see scripts/cuda_kokkos.sh).
+# into ~/.cache/minigpu, keyed by source checksum and options (see scripts/gpu/cuda_kokkos.sh).
 # Exit codes: 0 built; 77 skipped (no nvcc on the PATH); anything else: the build failed.
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-source "$MINIGPU_ROOT/scripts/cuda_kokkos.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+source "$MINIGPU_ROOT/scripts/gpu/cuda_kokkos.sh"
 
 if ! command -v nvcc >/dev/null; then
   echo "skipped: no nvcc on the PATH, so the CUDA build cannot be compiled here"

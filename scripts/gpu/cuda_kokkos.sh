@@ -2,9 +2,9 @@
 # Sourced after common.sh, not run. Settings (environment):
 #   KOKKOS_ROOT   an existing CUDA Kokkos install: used as it is, nothing is built
 #   KOKKOS_ARCH   Kokkos architecture option suffix (default HOPPER90: H100/H200)
-#   KOKKOS_SRC, KOKKOS_PATCH, MINIGPU_CACHE_DIR: the source and the cache (scripts/kokkos_build.sh)
+#   KOKKOS_SRC, KOKKOS_PATCH, MINIGPU_CACHE_DIR: the source and the cache (scripts/gpu/kokkos_build.sh)
 
-source "$MINIGPU_ROOT/scripts/kokkos_build.sh"
+source "$MINIGPU_ROOT/scripts/gpu/kokkos_build.sh"
 
 # nvcc's device-code diagnostics that are only warnings by default but mean broken device
 # code: calling a host function (20011, 20014) or a constexpr host function (20013, 20015)

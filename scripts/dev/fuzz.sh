@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes the input loader and planner with libFuzzer under ASan+UBSan (clang 14, Debian's
 # clang-14 and libclang-rt-14-dev), seeded from inputs/ and tests/inputs/.
-#   scripts/fuzz.sh [SECONDS]     (default 60)
+#   scripts/dev/fuzz.sh [SECONDS]     (default 60)
 # Build tree: build-fuzz/. Corpus grows in build-fuzz/corpus/; a crash is written to
 # build-fuzz/artifacts/ and makes this script exit non-zero: fix it, then add the input to
 # tests/inputs/invalid/ (or valid-edge/) as a regression test.
-source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 seconds="${1:-60}"
 install_packages "${MINIGPU_PACKAGES[@]}" clang-14 libclang-rt-14-dev
 build="$MINIGPU_ROOT/build-fuzz"
