@@ -8,6 +8,10 @@ import sys
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 _GUARD = "MINIGPU_SYSTEM_PYTHON_REEXEC"  # set before re-running: never loop
+if os.path.exists(SYSTEM_PYTHON) and os.path.realpath(sys.executable) == os.path.realpath(SYSTEM_PYTHON):
+    # Re-run and arrived: the guard has done its job, and left set it would stop this process's
+    # children (minigpu report runs plot.py with the python3 on PATH) from re-running in turn.
+    os.environ.pop(_GUARD, None)
 
 
 def require(module, apt_package, exit_code=1, prefix=""):

@@ -25,7 +25,8 @@ import subprocess
 import sys
 import tempfile
 
-SYSTEM_PYTHON = "/usr/bin/python3"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from system_python import require  # noqa: E402  (Debian's python3-* packages, one rule for all)
 
 
 def fail(message, out=""):
@@ -146,12 +147,7 @@ def check_runs(minigpu, src, mpiexec):
 
 
 def check_references(minigpu, src):
-    try:
-        import jsonschema
-    except ImportError:
-        if sys.executable != SYSTEM_PYTHON and os.path.exists(SYSTEM_PYTHON):
-            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
-        raise
+    jsonschema = require("jsonschema", "python3-jsonschema", prefix="FAIL: ")
     schema = json.load(open(os.path.join(src, "docs/reference.schema.json"), encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)

@@ -32,18 +32,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from headless_browser import Browser, BrowserError  # noqa: E402
 from report_page import parse_page, structure_problems, table_problems  # noqa: E402
 
-SYSTEM_PYTHON = "/usr/bin/python3"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from system_python import require  # noqa: E402  (Debian's python3-* packages, one rule for all)
 HOSTILE_NOTE = '<img src=x onerror="console.error(1)"><script>console.error("injected")</script> & "q"'
 HOSTILE_CASE = "a</td><td>b &amp; c"
-
-
-def ensure_matplotlib():
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        if os.path.exists(SYSTEM_PYTHON) and os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON):
-            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
-        sys.exit("FAIL: matplotlib is not installed (apt-get install python3-matplotlib)")
 
 
 def non_white(png):
@@ -142,7 +134,7 @@ def hostile_copy(run_dir, folder):
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
-    ensure_matplotlib()
+    require("matplotlib", "python3-matplotlib", prefix="FAIL: ")
     *launcher, minigpu, input_file = argv
     failures = []
     with tempfile.TemporaryDirectory(prefix="minigpu_report_") as tmp:
