@@ -1,0 +1,34 @@
+# Included from tests/CMakeLists.txt (paths are relative to tests/): the tests that keep README,
+# docs/ and inputs/README.md true to the code, each with a self-test that shows it can fail.
+
+# inputs/README.md's key tables say what the config layer enforces (minigpu list --keys).
+add_test(NAME input_docs_match_code
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_input_docs.py $<TARGET_FILE:minigpu>
+                 ${PROJECT_SOURCE_DIR}/inputs/README.md)
+
+# Every registered experiment has its source, input, quickstart entry, test, drawer and table rows
+# (generated from its registration), and every file in src/experiments/ is registered; the
+# self-test shows on a copied tree that a missing drawer, test or table row is caught.
+add_test(NAME registry_coverage
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_registry_coverage.py $<TARGET_FILE:minigpu>
+                 ${PROJECT_SOURCE_DIR})
+add_test(NAME registry_coverage_self_test
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_registry_coverage.py $<TARGET_FILE:minigpu>
+                 ${PROJECT_SOURCE_DIR} --self-test)
+
+# README.md, docs/ and the inputs' READMEs link only to files and headings that exist; the
+# self-test shows on a made-up tree that a broken file, image or anchor link is caught.
+add_test(NAME doc_links
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_doc_links.py ${PROJECT_SOURCE_DIR})
+add_test(NAME doc_links_self_test
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_doc_links.py --self-test)
+# The same pages' ```bash commands still work: the repository paths they name exist, and each
+# minigpu command's subcommand and options are the CLI's (`run` is dry-run as written); the
+# self-test shows a missing script, a renamed option and an unknown subcommand are caught.
+add_test(NAME doc_commands
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_doc_commands.py
+                 $<TARGET_FILE:minigpu> ${PROJECT_SOURCE_DIR})
+add_test(NAME doc_commands_self_test
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_doc_commands.py
+                 $<TARGET_FILE:minigpu> --self-test)
+set_tests_properties(doc_commands doc_commands_self_test PROPERTIES TIMEOUT 300)
