@@ -3,11 +3,13 @@
 prints are the ones the rows give, and it fails exactly when a figure misses its bar; model
 errors are judged only on reliable rows with n >= 1024.
 Usage: check_bench_scaling.py BENCH_SCALING_PY"""
-import json
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_fixture import write_run  # noqa: E402
 
 
 def row(overlap, median, values, n=4096, reliable=True, case=None):
@@ -19,9 +21,7 @@ def row(overlap, median, values, n=4096, reliable=True, case=None):
 
 def run(script, mode, rows):
     with tempfile.TemporaryDirectory() as tmp:
-        os.makedirs(os.path.join(tmp, "r"))
-        with open(os.path.join(tmp, "r", "run.json"), "w", encoding="utf-8") as f:
-            json.dump({"results": rows}, f)
+        write_run(os.path.join(tmp, "r"), "summa_overlap_4096", rows)
         proc = subprocess.run([sys.executable, script, mode, tmp], capture_output=True, text=True)
         return proc.returncode, proc.stdout
 

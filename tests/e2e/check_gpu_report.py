@@ -5,17 +5,13 @@
   - the runs with two ranks on one GPU: the report fails (exit 1, naming the run) when a GPU
     row is not flagged as sharing the GPU or a case is unverified, and passes when all are.
     check_gpu_report.py scripts/gpu/gpu_report.py"""
-import json
 import os
 import subprocess
 import sys
 import tempfile
 
-
-def write_json(path, data):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_fixture import write_run  # noqa: E402
 
 
 def make_check(out, gpu_name, shared_flags):
@@ -25,14 +21,11 @@ def make_check(out, gpu_name, shared_flags):
     ceilings = [{"name": "gpu_d2d", "value": 1340.0, "how": "deep_copy of 256 MiB"},
                 {"name": "gpu_triad", "value": 3015.0, "how": "triad"},
                 {"name": "gpu_h2d_pinned", "value": 50.4, "how": "deep_copy of 256 MiB"}]
-    write_json(os.path.join(out, "runs", "lazy_gpu", "run.json"),
-               {"resolved_input": {"run": {"name": "lazy_gpu"}}, "results": [], "findings": [],
-                "ceilings": ceilings})
+    write_run(os.path.join(out, "runs", "lazy_gpu"), "lazy_gpu", ceilings=ceilings)
     rows = [{"device": "gpu:0", "verified": True, "reliable": not flag,
              "unreliable_because": "ranks 0 and 1 share one GPU (n1, device 0)" if flag else ""}
             for flag in shared_flags] + [{"device": "cpu", "verified": True, "reliable": True}]
-    write_json(os.path.join(out, "shared", "transfer_gpu-1", "run.json"),
-               {"resolved_input": {"run": {"name": "transfer_gpu"}}, "results": rows, "findings": []})
+    write_run(os.path.join(out, "shared", "transfer_gpu-1"), "transfer_gpu", rows)
 
 
 def main():

@@ -11,6 +11,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_fixture import write_run  # noqa: E402
+
 MINE = ["experiment", "case", "n", "variant", "steps", "mode", "kernel", "device", "dtype", "median_s", "gflops",
         "verified"]
 THEIRS = ["experiment", "case", "n", "variant", "steps", "mode", "kernel", "device", "dtype", "median_s", "gflops",
@@ -96,10 +99,7 @@ def check_report(script, tmp, errors):
             "device": "gpu:0", "dtype": "float32", "gbps": 40.0, "verified": True}
     for name, r, params in (("matmul_gpu", sgemm, ("n", "variant")),
                             ("transfer_gpu", copy, ("direction", "host_memory", "bytes", "chunks"))):
-        os.makedirs(os.path.join(out, "runs", name))
-        record = {**r, "params": {k: str(r[k]) for k in params}}
-        with open(os.path.join(out, "runs", name, "run.json"), "w", encoding="utf-8") as f:
-            json.dump({"resolved_input": {"run": {"name": name}}, "results": [record], "findings": []}, f)
+        write_run(os.path.join(out, "runs", name), name, [{**r, "params": {k: str(r[k]) for k in params}}])
     write(os.path.join(out, "runs", "matmul_gpu", "results.csv"), MINE, [sgemm])
     write(os.path.join(out, "torch", "matmul_gpu.csv"), THEIRS,
           [{**sgemm, "variant": "torch", "median_s": 0.0018, "gflops": 50000, "torch": "2.4.0"}])
