@@ -45,17 +45,11 @@ require_cuda_kokkos() {
   fi
 }
 
-# Configures and builds the whole project (library, minigpu, every test) in $2 against the
-# CUDA Kokkos at $1 with nvcc_wrapper; extra arguments go to the configure step.
+# Configures and builds the whole project in $2 against the CUDA Kokkos at $1 with nvcc_wrapper;
+# extra arguments go to the configure step.
 build_project_with_cuda() {
   local root="$1" dir="$2"
   shift 2
-  local launcher=()
-  if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  fi
-  cmake -S "$MINIGPU_ROOT" -B "$dir" -DKokkos_ROOT="$root" -DCMAKE_CXX_COMPILER="$root/bin/nvcc_wrapper" \
-    -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
+  build_project_with_compiler "$root/bin/nvcc_wrapper" "$root" "$dir" \
     -DCMAKE_CXX_FLAGS="$MINIGPU_NVCC_DIAG_ERRORS ${CXXFLAGS:-}" "$@"
-  cmake --build "$dir" --parallel "$(nproc)"
 }

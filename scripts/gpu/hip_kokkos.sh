@@ -45,16 +45,10 @@ require_hip_kokkos() {
   fi
 }
 
-# Configures and builds the whole project (library, minigpu, every test) in $2 against the
-# HIP Kokkos at $1 with hipcc; extra arguments go to the configure step.
+# Configures and builds the whole project in $2 against the HIP Kokkos at $1 with hipcc; extra
+# arguments go to the configure step.
 build_project_with_hip() {
   local root="$1" dir="$2"
   shift 2
-  local launcher=()
-  if command -v ccache >/dev/null; then
-    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  fi
-  cmake -S "$MINIGPU_ROOT" -B "$dir" -DKokkos_ROOT="$root" -DCMAKE_CXX_COMPILER=hipcc \
-    -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@"
-  cmake --build "$dir" --parallel "$(nproc)"
+  build_project_with_compiler hipcc "$root" "$dir" "$@"
 }

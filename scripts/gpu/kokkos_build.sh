@@ -113,3 +113,18 @@ ensure_kokkos() {
   rm -rf "$work"
   echo "$prefix"
 }
+
+# Configures and builds the whole project (library, minigpu, every test) in $3 with the C++
+# compiler $1 against the Kokkos install at $2 (Release unless the extra configure arguments
+# after $3 say otherwise), through ccache where there is one.
+build_project_with_compiler() {
+  local compiler="$1" root="$2" dir="$3"
+  shift 3
+  local launcher=()
+  if command -v ccache >/dev/null; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S "$MINIGPU_ROOT" -B "$dir" -DKokkos_ROOT="$root" -DCMAKE_CXX_COMPILER="$compiler" \
+    -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@"
+  cmake --build "$dir" --parallel "$(nproc)"
+}
