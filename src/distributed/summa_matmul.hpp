@@ -142,8 +142,6 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
       b.wait();
     }
   };
-  static constexpr std::int64_t kChunkRows = 256;  // rows per product between MPI progress calls
-  static constexpr std::int64_t kMaxChunks = 4;
 
   // Panel s in buffer slot `slot`; packs this rank's A columns when they are not contiguous.
   Panel locate(std::size_t s, int slot) {
@@ -190,8 +188,7 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   // C (+)= A(panel)·B(panel); with broadcasts in flight, in row chunks with progress between.
   void multiply_panel(const Panel& p, bool accumulate, InFlight* in_flight) {
     const std::int64_t mr = this->block_.rows, nc = this->block_.cols;
-    const std::int64_t chunks = in_flight ? std::clamp<std::int64_t>(mr / kChunkRows, 1, kMaxChunks) : 1;
-    const auto parts = kernels::block_partition(mr, static_cast<int>(chunks));
+    const auto parts = in_flight ? kernels::progress_chunks(mr) : kernels::block_partition(mr, 1);
     for (int c = 0; c < parts.parts(); ++c) {
       const std::int64_t i0 = parts.offsets[c], m = parts.counts[c];
       if (m == 0) continue;

@@ -37,6 +37,13 @@ inline BlockPartition block_partition(std::int64_t n, int p) {
   return out;
 }
 
+/// The row chunks overlapped SUMMA multiplies a panel in, calling MPI between them so that the
+/// next panel's broadcasts progress (most transports progress only inside MPI calls): at least
+/// 256 rows each, at most 4 chunks. The scaling model times the same chunks.
+inline BlockPartition progress_chunks(std::int64_t rows) {
+  return block_partition(rows, static_cast<int>(std::clamp<std::int64_t>(rows / 256, 1, 4)));
+}
+
 /// pr × pc ranks; rank r sits at row r / cols, column r % cols.
 struct ProcessGrid {
   int rows = 1;

@@ -91,7 +91,7 @@ Estimate estimate_summa(const Machine& m, std::int64_t n, int pr, int pc,
     e.comm_s += comm[s];
     e.compute_s += gemm[s];
   }
-  if (!overlap || comm.empty()) {
+  if (!overlap || comm.empty() || m.comm_takes_cores) {
     e.total_s = e.comm_s + e.compute_s;
     e.comm_exposed_s = e.comm_s;
     return e;

@@ -46,6 +46,9 @@ struct Machine {
   Link intra_node, inter_node;
   int gpus_per_node = 1;  ///< ranks per node, one per GPU; node(rank) = rank / gpus_per_node
   GemmSeconds gemm_seconds;
+  /// True where the messages are copied by the cores that also compute (host memory within one
+  /// node: the MPI library copies in its calls): overlap then hides nothing.
+  bool comm_takes_cores = false;
 };
 
 /// comm_exposed_s is the communication not hidden behind compute (= comm_s when blocking).

@@ -30,6 +30,13 @@ TEST(BlockPartition, SplitsUnevenSizesFrontLoaded) {
   EXPECT_EQ(kernels::block_partition(4, 4).offsets, (std::vector<std::int64_t>{0, 1, 2, 3}));
 }
 
+TEST(BlockPartition, ProgressChunksAreAtLeast256RowsAndAtMostFour) {
+  EXPECT_EQ(kernels::progress_chunks(100).counts, (std::vector<std::int64_t>{100}));
+  EXPECT_EQ(kernels::progress_chunks(600).counts, (std::vector<std::int64_t>{300, 300}));
+  EXPECT_EQ(kernels::progress_chunks(2048).counts, (std::vector<std::int64_t>{512, 512, 512, 512}));
+  EXPECT_EQ(kernels::progress_chunks(1030).counts, (std::vector<std::int64_t>{258, 258, 257, 257}));
+}
+
 TEST(BlockPartition, PanelsCutWhereEitherPartitionDoes) {
   const auto rows = kernels::block_partition(10, 3), cols = kernels::block_partition(10, 2);
   EXPECT_EQ(kernels::panel_boundaries(cols, rows, 10), (std::vector<std::int64_t>{0, 4, 5, 7, 10}));

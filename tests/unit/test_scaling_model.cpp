@@ -90,6 +90,16 @@ TEST(ScalingModel, SummaOverlapHidesLaterPanelsBehindGemm) {
   expect_close(e.comm_exposed_s, 4.64e-6 - 2.56e-7);
 }
 
+TEST(ScalingModel, OverlapHidesNothingWhereTheCoresCopy) {
+  // Host memory within a node: the MPI library's copies take the computing cores, so the
+  // overlapped schedule costs what the blocking one does (4.768e-6 above), all of it exposed.
+  Machine m = toy();
+  m.comm_takes_cores = true;
+  const Estimate e = estimate_summa(m, 8, 2, 2, {4, 4}, true, 8);
+  expect_close(e.total_s, 4.768e-6);
+  EXPECT_EQ(e.comm_exposed_s, e.comm_s);
+}
+
 TEST(ScalingModel, SummaColumnAcrossNodesUsesTheInterNodeLink) {
   // 2 GPUs per node: rows {0,1} and {2,3} stay on a node, columns {0,2} and {1,3} do not.
   // A: 1.128e-6 (intra); B: binomial 1e-5 + 128·1e-8 = 1.128e-5 (inter). Two panels.

@@ -21,7 +21,8 @@
 // Model: every row's model_s is the α–β–γ estimate (perfmodel/) with α and β measured between ranks and γ of
 // the local products' shapes, all in this run (scaling_calibration.hpp); model_error_pct = 100·(model −
 // measured)/measured. Without panel_width the model picks it. scalapack is modelled as blocking SUMMA whose
-// panel the model chooses: PBLAS multiplies in panels of its own, wider than nb (an approximation).
+// panel the model chooses, its products at the host BLAS's rate: PBLAS multiplies in panels of its own,
+// wider than nb (an approximation).
 // Check: C·v against A·(B·v) for a deterministic v, A and B taken from their formulas, each rank its share,
 // summed over the p ranks; for n <= 64 also all of C on rank 0 against a host triple loop. Entries are small
 // integers, so C is exact in either dtype.
@@ -222,7 +223,10 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
 
   ModelledProduct product(const ScalingCase& c, DType dt) const {
     const bool summa_like = c.decomposition != Decomposition::row;  // scalapack: blocking SUMMA
-    return {summa_like, c.summa.overlap, c.p, c.n, c.grid, dt, panel_width_};
+    return {summa_like,   c.summa.overlap,
+            c.p,          c.n,
+            c.grid,       dt,
+            panel_width_, c.decomposition == Decomposition::scalapack};
   }
   std::int64_t size_for(std::int64_t p) const {
     return weak_ ? std::llround(static_cast<double>(n_) * std::cbrt(static_cast<double>(p))) : n_;
