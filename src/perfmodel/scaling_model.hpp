@@ -47,7 +47,8 @@ struct Machine {
   int gpus_per_node = 1;  ///< ranks per node, one per GPU; node(rank) = rank / gpus_per_node
   GemmSeconds gemm_seconds;
   /// True where the messages are copied by the cores that also compute (host memory within one
-  /// node: the MPI library copies in its calls): overlap then hides nothing.
+  /// node: the MPI library copies in its calls): overlap then shortens no multiply, it only
+  /// moves the copies from waiting (comm_exposed_s) into the compute phase.
   bool comm_takes_cores = false;
 };
 

@@ -92,12 +92,13 @@ TEST(ScalingModel, SummaOverlapHidesLaterPanelsBehindGemm) {
 
 TEST(ScalingModel, OverlapHidesNothingWhereTheCoresCopy) {
   // Host memory within a node: the MPI library's copies take the computing cores, so the
-  // overlapped schedule costs what the blocking one does (4.768e-6 above), all of it exposed.
+  // overlapped schedule costs what the blocking one does (4.768e-6 above); what waits is what
+  // the double-buffered schedule leaves exposed (4.64e-6 - 2.56e-7, as above).
   Machine m = toy();
   m.comm_takes_cores = true;
   const Estimate e = estimate_summa(m, 8, 2, 2, {4, 4}, true, 8);
   expect_close(e.total_s, 4.768e-6);
-  EXPECT_EQ(e.comm_exposed_s, e.comm_s);
+  expect_close(e.comm_exposed_s, 4.64e-6 - 2.56e-7);
 }
 
 TEST(ScalingModel, SummaColumnAcrossNodesUsesTheInterNodeLink) {
