@@ -37,11 +37,11 @@ def drawer(experiment):
     """plotlib/<experiment>.py's draw(plt, run, rows), or None when the experiment has none: a
     new experiment's figure needs that one file, no table here. What the figure is called is
     run.json's business."""
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", experiment or "") or experiment in ("common", "panels"):
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", experiment or ""):
         return None
     if not os.path.isfile(os.path.join(os.path.dirname(os.path.abspath(__file__)), "plotlib", experiment + ".py")):
         return None
-    return importlib.import_module("plotlib." + experiment).draw
+    return getattr(importlib.import_module("plotlib." + experiment), "draw", None)  # shared modules have none
 
 
 class UsageError(Exception):
