@@ -8,6 +8,8 @@
 // Accounting per repetition: bytes = 4·n·sizeof(T) (read x, write y, read y, write z), plus
 // 2·n·sizeof(T) for the detour's two copies, 2·n·sizeof(T) fused (read x, write z);
 // flops = 5·n (2 for the square step, 3 for the cube).
+// On the host, arrays past the cache are written with streaming stores, so the bytes counted
+// are the bytes moved: an ordinary store first reads the line it writes.
 // x, y, z and the host copy of y are allocated in setup: an allocation would synchronise.
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"

@@ -1,8 +1,10 @@
 // Elementwise kernels over flat Views: maps, broadcast binaries and deterministic fills.
-// Pure Kokkos: each runs in the execution space of the View it writes.
+// Pure Kokkos: each runs in the execution space of the View it writes; large host maps
+// stream their output past the caches (core/streaming_store.hpp).
 #pragma once
 
 #include "core/kokkos_compat.hpp"
+#include "core/streaming_store.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -57,9 +59,43 @@ struct WithScalar {
   KOKKOS_INLINE_FUNCTION T operator()(T x) const { return ScalarOnLeft ? op(scalar, x) : op(x, scalar); }
 };
 
-/// out(i) = f(in(i)).
+/// out(i) = f(in(i)) on host memory, written with streaming stores (core/streaming_store.hpp):
+/// each 1 KiB of results is computed into an L1-resident buffer, then streamed out. 1 KiB
+/// measured best of 256 B … 16 KiB on a Xeon (AVX-512): larger buffers fall back towards the
+/// ordinary stores' rate. The buffer is filled before it is written, so in-place maps work.
+template <class OutView, class InView, class F>
+void map_streaming(const OutView& out, const InView& in, F f) {
+  using T = typename OutView::non_const_value_type;
+  constexpr std::int64_t kChunk = 1024 / sizeof(T);
+  constexpr std::int64_t kBlock = 256 * kChunk;  // a parallel iteration: one fence per 256 KiB
+  const std::int64_t n = out.extent(0);
+  T* const o = out.data();
+  const auto* const x = in.data();
+  // A host lambda, not KOKKOS_LAMBDA: it calls host-only intrinsics through stream_to.
+  const auto block = [=](const std::int64_t b) {
+    alignas(64) T buffer[kChunk];
+    const std::int64_t end = b * kBlock + kBlock < n ? b * kBlock + kBlock : n;
+    for (std::int64_t c = b * kBlock; c < end; c += kChunk) {
+      const std::int64_t len = end - c < kChunk ? end - c : kChunk;
+      for (std::int64_t i = 0; i < len; ++i) buffer[i] = f(x[c + i]);
+      stream_to(o + c, buffer, std::size_t(len) * sizeof(T));
+    }
+    streaming_store_fence();
+  };
+  Kokkos::parallel_for("elementwise::map", RangeOf<OutView>(0, (n + kBlock - 1) / kBlock), block);
+}
+
+/// out(i) = f(in(i)). On the host, an output too large to stay in cache is streamed.
 template <class OutView, class InView, class F>
 void map(const OutView& out, const InView& in, F f) {
+  if constexpr (Kokkos::SpaceAccessibility<typename OutView::execution_space,
+                                           Kokkos::HostSpace>::accessible) {
+    const std::int64_t bytes = out.extent(0) * std::int64_t(sizeof(typename OutView::value_type));
+    if (bytes >= streaming_store_min_bytes() && out.span_is_contiguous() && in.span_is_contiguous()) {
+      map_streaming(out, in, f);
+      return;
+    }
+  }
   Kokkos::parallel_for(
       "elementwise::map", RangeOf<OutView>(0, out.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t i) { out(i) = f(in(i)); });

@@ -2,13 +2,16 @@
 // runs, and on a real GPU the chapter's claim that unfenced timing misses the kernel.
 #include "core/backend.hpp"
 #include "core/errors.hpp"
+#include "core/streaming_store.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/power_shift.hpp"
 #include "ops/tensor_factory.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace minigpu {
 namespace {
@@ -41,6 +44,49 @@ TEST_P(LazyChain, KernelsMatchTheChaptersFormulas) {
     EXPECT_NEAR(yh[i], want_y[i], 1e-12) << "at " << i << " on " << describe(d);
     EXPECT_NEAR(zh[i], want_z[i], 1e-12) << "at " << i << " on " << describe(d);
   }
+}
+
+// Streaming stores write only the lines they cover, whatever the alignment of either side:
+// every byte of the copy arrives and the guard bytes around it keep their value.
+TEST(StreamingStores, CopyEveryLengthAndAlignment) {
+  std::vector<unsigned char> src(1200), dst(1400);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
+  for (std::size_t src_offset : {0, 1, 8, 63}) {
+    for (std::size_t dst_offset : {0, 3, 16, 64, 127}) {
+      for (std::size_t bytes : {0, 1, 63, 64, 65, 129, 1000}) {
+        std::fill(dst.begin(), dst.end(), 0xEE);
+        stream_to(dst.data() + dst_offset, src.data() + src_offset, bytes);
+        streaming_store_fence();
+        for (std::size_t i = 0; i < dst.size(); ++i) {
+          const bool inside = i >= dst_offset && i < dst_offset + bytes;
+          const unsigned char want = inside ? src[src_offset + i - dst_offset] : 0xEE;
+          ASSERT_EQ(dst[i], want) << "byte " << i << " of a " << bytes << "-byte copy, offsets " << src_offset
+                                  << " -> " << dst_offset;
+        }
+      }
+    }
+  }
+}
+
+// The streamed map against the chain's formula written out here: more than one parallel
+// block, a ragged last chunk, an output that starts off a cache line, and in place.
+TEST(StreamingStores, MapMatchesTheFormulaInPlaceAndOffLine) {
+  const std::int64_t n = 2 * 65536 + 1000 + 3;
+  Kokkos::View<float*, Kokkos::HostSpace> x("test::x", n + 3), z("test::z", n + 3);
+  for (std::int64_t i = 0; i < n + 3; ++i) x(i) = float(i % 1013) / 512.0f - 1.0f;
+  const auto want = [&](std::int64_t i) {
+    const double y = double(x(i)) * x(i) - 0.5;
+    return y * y * y - 0.2;
+  };
+  const auto z_off = Kokkos::subview(z, std::make_pair(std::int64_t(3), n + 3));
+  const auto x_off = Kokkos::subview(x, std::make_pair(std::int64_t(3), n + 3));
+  kernels::map_streaming(z_off, x_off, kernels::SquareCubeChain<float>{0.5f, 0.2f});
+  Kokkos::fence();
+  for (std::int64_t i = 0; i < n; ++i) ASSERT_NEAR(z_off(i), want(i + 3), 1e-5) << "at " << i;
+  kernels::map_streaming(z, x, kernels::SquareCubeChain<float>{0.5f, 0.2f});
+  kernels::map_streaming(x, x, kernels::SquareCubeChain<float>{0.5f, 0.2f});
+  Kokkos::fence();
+  for (std::int64_t i = 0; i < n + 3; ++i) ASSERT_EQ(x(i), z(i)) << "in place, at " << i;
 }
 
 void expect_input_error(const std::string& entry, const std::string& key) {
