@@ -59,7 +59,8 @@ Ceiling triad_ceiling(const std::string& name, const std::string& label, std::in
   const double s = best_seconds([&] { kernels::triad(a, b, c, 3.0); });
   return {name, label, 3.0 * 8 * static_cast<double>(n) / s / 1e9, "GB/s",
           "a = b + s*c over 3 x " + mib(array_bytes) + " of doubles on " + Exec::name() + " (" +
-              std::to_string(Exec().concurrency()) + " thread(s)), 24 bytes per element, best of " +
+              std::to_string(Exec().concurrency()) + " thread(s)), 24 bytes per element" +
+              (kernels::streams_on_host(a, b, c) ? ", streaming stores" : "") + ", best of " +
               std::to_string(kRepetitions)};
 }
 

@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <utility>
 
 namespace minigpu::kernels {
 
@@ -59,30 +60,52 @@ struct WithScalar {
   KOKKOS_INLINE_FUNCTION T operator()(T x) const { return ScalarOnLeft ? op(scalar, x) : op(x, scalar); }
 };
 
-/// out(i) = f(in(i)) on host memory, written with streaming stores (core/streaming_store.hpp):
-/// each 1 KiB of results is computed into an L1-resident buffer, then streamed out. 1 KiB
-/// measured best of 256 B … 16 KiB on a Xeon (AVX-512): larger buffers fall back towards the
-/// ordinary stores' rate. The buffer is filled before it is written, so in-place maps work.
-template <class OutView, class InView, class F>
-void map_streaming(const OutView& out, const InView& in, F f) {
+/// The launch of out(i) = value(i) on host memory with streaming stores
+/// (core/streaming_store.hpp), for the caller to label: each 1 KiB of results is computed into
+/// an L1-resident buffer, then streamed out. 1 KiB measured best of 256 B … 16 KiB on a Xeon
+/// (AVX-512): larger buffers fall back towards the ordinary stores' rate. The buffer is filled
+/// before it is written, so in-place passes work.
+template <class OutView, class Value>
+auto streaming_launch(const OutView& out, Value value) {
   using T = typename OutView::non_const_value_type;
   constexpr std::int64_t kChunk = 1024 / sizeof(T);
   constexpr std::int64_t kBlock = 256 * kChunk;  // a parallel iteration: one fence per 256 KiB
   const std::int64_t n = out.extent(0);
   T* const o = out.data();
-  const auto* const x = in.data();
   // A host lambda, not KOKKOS_LAMBDA: it calls host-only intrinsics through stream_to.
   const auto block = [=](const std::int64_t b) {
     alignas(64) T buffer[kChunk];
     const std::int64_t end = b * kBlock + kBlock < n ? b * kBlock + kBlock : n;
     for (std::int64_t c = b * kBlock; c < end; c += kChunk) {
       const std::int64_t len = end - c < kChunk ? end - c : kChunk;
-      for (std::int64_t i = 0; i < len; ++i) buffer[i] = f(x[c + i]);
+      for (std::int64_t i = 0; i < len; ++i) buffer[i] = value(c + i);
       stream_to(o + c, buffer, std::size_t(len) * sizeof(T));
     }
     streaming_store_fence();
   };
-  Kokkos::parallel_for("elementwise::map", RangeOf<OutView>(0, (n + kBlock - 1) / kBlock), block);
+  return std::make_pair(RangeOf<OutView>(0, (n + kBlock - 1) / kBlock), block);
+}
+
+/// Whether a pass writing `out` from `in...` should stream: host memory, an output too large
+/// to stay in cache, and contiguous Views (the streamed pass indexes their data() directly).
+template <class OutView, class... InViews>
+bool streams_on_host(const OutView& out, const InViews&... in) {
+  if constexpr (Kokkos::SpaceAccessibility<typename OutView::execution_space,
+                                           Kokkos::HostSpace>::accessible) {
+    const std::int64_t bytes = out.extent(0) * std::int64_t(sizeof(typename OutView::value_type));
+    return bytes >= streaming_store_min_bytes() && out.span_is_contiguous() &&
+           (in.span_is_contiguous() && ...);
+  } else {
+    return false;
+  }
+}
+
+/// out(i) = f(in(i)) with streaming stores: host memory only.
+template <class OutView, class InView, class F>
+void map_streaming(const OutView& out, const InView& in, F f) {
+  const auto* const x = in.data();
+  const auto [range, block] = streaming_launch(out, [=](const std::int64_t i) { return f(x[i]); });
+  Kokkos::parallel_for("elementwise::map", range, block);
 }
 
 /// out(i) = f(in(i)). On the host, an output too large to stay in cache is streamed.
@@ -90,11 +113,7 @@ template <class OutView, class InView, class F>
 void map(const OutView& out, const InView& in, F f) {
   if constexpr (Kokkos::SpaceAccessibility<typename OutView::execution_space,
                                            Kokkos::HostSpace>::accessible) {
-    const std::int64_t bytes = out.extent(0) * std::int64_t(sizeof(typename OutView::value_type));
-    if (bytes >= streaming_store_min_bytes() && out.span_is_contiguous() && in.span_is_contiguous()) {
-      map_streaming(out, in, f);
-      return;
-    }
+    if (streams_on_host(out, in)) return map_streaming(out, in, f);
   }
   Kokkos::parallel_for(
       "elementwise::map", RangeOf<OutView>(0, out.extent(0)),

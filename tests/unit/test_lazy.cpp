@@ -6,6 +6,7 @@
 #include "experiment_harness.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/power_shift.hpp"
+#include "kernels/triad.hpp"
 #include "ops/tensor_factory.hpp"
 #include "test_support.hpp"
 
@@ -87,6 +88,24 @@ TEST(StreamingStores, MapMatchesTheFormulaInPlaceAndOffLine) {
   kernels::map_streaming(x, x, kernels::SquareCubeChain<float>{0.5f, 0.2f});
   Kokkos::fence();
   for (std::int64_t i = 0; i < n + 3; ++i) ASSERT_EQ(x(i), z(i)) << "in place, at " << i;
+}
+
+// The host_triad ceiling's kernel at the first size that streams: the values of STREAM's
+// formula, exact for these small integers, on every element including the ragged tail.
+TEST(StreamingStores, TriadPastTheThresholdIsExact) {
+  const std::int64_t n = streaming_store_min_bytes() / 8 + 77;
+  if (n * 8 > (std::int64_t(256) << 20))
+    GTEST_SKIP() << "threshold " << n * 8 << " bytes: too large for a unit test";
+  Kokkos::View<double*, Kokkos::HostSpace> a("test::a", n), b("test::b", n), c("test::c", n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    b(i) = double(i % 101);
+    c(i) = double(i % 7) - 3.0;
+  }
+  ASSERT_TRUE(kernels::streams_on_host(a, b, c));
+  kernels::triad(a, b, c, 3.0);
+  Kokkos::fence();
+  for (std::int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(a(i), double(i % 101) + 3.0 * (double(i % 7) - 3.0)) << "at " << i;
 }
 
 void expect_input_error(const std::string& entry, const std::string& key) {
