@@ -2,6 +2,7 @@
 // panel cuts, strided GEMM, and MPI over Views on both transports.
 #include "comm/views.hpp"
 #include "core/dispatch.hpp"
+#include "experiment_harness.hpp"
 #include "kernels/block_partition.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm.hpp"
@@ -13,8 +14,8 @@
 namespace minigpu {
 namespace {
 
-int world_rank() { return comm::Communicator::world().rank(); }
-int world_size() { return comm::Communicator::world().size(); }
+using testing::world_rank;
+using testing::world_size;
 
 TEST(BlockPartition, SplitsUnevenSizesFrontLoaded) {
   const auto p = kernels::block_partition(10, 4);

@@ -13,7 +13,7 @@
 namespace minigpu {
 namespace {
 
-using Bytes = Kokkos::View<unsigned char*, HostMemSpace>;
+using HostBytes = Kokkos::View<unsigned char*, HostMemSpace>;
 
 class RankWindow : public ::testing::TestWithParam<comm::CommPath> {};
 INSTANTIATE_TEST_SUITE_P(Paths, RankWindow, ::testing::Values(comm::CommPath::direct, comm::CommPath::staged),
@@ -25,7 +25,7 @@ TEST_P(RankWindow, EveryMessageLandsInItsOwnSlot) {
   if (peer == comm::kNoRank) GTEST_SKIP() << "rank " << me << " has no partner";
   const std::int64_t n = 1001;
   const int messages = 5;
-  Bytes send("test::send", n), recv("test::recv", n * messages);
+  HostBytes send("test::send", n), recv("test::recv", n * messages);
   kernels::fill_pattern(send, 100 + me);
   comm::Transport<unsigned char> t(GetParam(), n * (messages + 1), "test::stage");
   comm::exchange_window(send, peer, recv, peer, messages, world, t);
@@ -33,7 +33,7 @@ TEST_P(RankWindow, EveryMessageLandsInItsOwnSlot) {
     EXPECT_EQ(kernels::find_pattern_mismatch(recv.data() + m * n, n, 100 + peer), -1) << "slot " << m;
   }
   // One way: only the receiver's buffer changes.
-  Bytes fresh("test::fresh", n * messages);
+  HostBytes fresh("test::fresh", n * messages);
   const bool sender = me < peer;
   comm::exchange_window(send, sender ? peer : comm::kNoRank, fresh, sender ? comm::kNoRank : peer, messages,
                         world, t);
@@ -65,13 +65,6 @@ std::map<std::string, std::vector<CaseResult>> by_pattern(const RunOutcome& out)
   return rows;
 }
 
-const Finding* find(const std::vector<Finding>& findings, const std::string& name) {
-  for (const auto& f : findings) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
-
 TEST(RankTransferRun, PatternsVerifyAndCountTheirBytes) {
   const int p = comm::Communicator::world().size();
   const RunOutcome out = testing::run_yaml(
@@ -82,7 +75,7 @@ TEST(RankTransferRun, PatternsVerifyAndCountTheirBytes) {
   const auto rows = by_pattern(out);
   if (p == 1) {
     EXPECT_TRUE(rows.empty()) << "no partner on a single rank";
-    const Finding* none = find(out.findings, "rank_to_rank");
+    const Finding* none = testing::find_finding(out.findings, "rank_to_rank");
     ASSERT_NE(none, nullptr);
     EXPECT_FALSE(none->value.has_value());
     EXPECT_NE(none->note.find("2 or more ranks"), std::string::npos) << none->note;
@@ -104,11 +97,11 @@ TEST(RankTransferRun, PatternsVerifyAndCountTheirBytes) {
   }
   EXPECT_EQ(rows.at("allreduce").front().spec.param("bytes"), "4");
   const auto& pings = rows.at("pingpong");
-  const Finding* latency = find(out.findings, "latency_us_pingpong_direct");
+  const Finding* latency = testing::find_finding(out.findings, "latency_us_pingpong_direct");
   ASSERT_NE(latency, nullptr);
   EXPECT_DOUBLE_EQ(latency->value.value_or(-1), 1e6 * pings.front().seconds.median / 8)
       << "half of 4 round trips";
-  const Finding* busbw = find(out.findings, "peak_busbw_gbps_allreduce_direct");
+  const Finding* busbw = testing::find_finding(out.findings, "peak_busbw_gbps_allreduce_direct");
   ASSERT_NE(busbw, nullptr);
   EXPECT_EQ(busbw->unit, "GB/s");
   EXPECT_GT(busbw->value.value_or(0), 0);

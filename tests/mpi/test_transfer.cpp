@@ -14,13 +14,6 @@ namespace {
 
 using Bytes = Kokkos::View<unsigned char*, Kokkos::LayoutRight, HostMemSpace>;
 
-const Finding* find(const std::vector<Finding>& findings, const std::string& name) {
-  for (const auto& f : findings) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
-
 TEST(TransferPattern, FillMatchesDefinitionAndCheckFindsACorruptByte) {
   const std::int64_t n = 1003;  // not a multiple of 8: the tail word is partial
   Bytes buf("test::buf", n);
@@ -147,15 +140,15 @@ TEST_P(TransferRun, TinySweepVerifiesAndReportsItsPeaks) {
       const std::string kind = r.spec.param("host_memory");
       if (r.spec.param("direction") + (kind == "-" ? "" : "_" + kind) == group) best = std::max(best, r.gbps);
     }
-    const Finding* f = find(out.findings, std::string("peak_gbps_") + group);
+    const Finding* f = testing::find_finding(out.findings, std::string("peak_gbps_") + group);
     ASSERT_NE(f, nullptr) << group;
     EXPECT_DOUBLE_EQ(f->value.value_or(-1), best) << group;
   }
-  const Finding* big = find(out.findings, "many_small_over_one_big_d2h_pageable");
+  const Finding* big = testing::find_finding(out.findings, "many_small_over_one_big_d2h_pageable");
   ASSERT_NE(big, nullptr);
   EXPECT_NE(big->note.find("64.0 KiB as 4 copies vs 1"), std::string::npos) << big->note;
   // Pinned over pageable: a ratio where pinned memory was measured, else no value and why.
-  const Finding* pinned_finding = find(out.findings, "pinned_over_pageable_h2d");
+  const Finding* pinned_finding = testing::find_finding(out.findings, "pinned_over_pageable_h2d");
   ASSERT_NE(pinned_finding, nullptr);
   EXPECT_EQ(pinned_finding->value.has_value(), pinned) << pinned_finding->note;
   if (!pinned) {
@@ -175,7 +168,7 @@ TEST_P(TransferRun, PinnedBeatsPageableOnAGpu) {
       device_key());
   EXPECT_TRUE(out.all_verified);
   for (const char* dir : {"h2d", "d2h"}) {
-    const Finding* f = find(out.findings, std::string("pinned_over_pageable_") + dir);
+    const Finding* f = testing::find_finding(out.findings, std::string("pinned_over_pageable_") + dir);
     ASSERT_NE(f, nullptr) << dir;
     EXPECT_GT(f->value, 1.5) << dir << ": " << f->note;
   }

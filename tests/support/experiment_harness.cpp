@@ -52,6 +52,16 @@ RunOutcome run_yaml(const std::string& yaml) {
   return run_plan(plan, ctx, nullptr);
 }
 
+const Finding* find_finding(const std::vector<Finding>& findings, const std::string& name) {
+  for (const auto& f : findings) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+int world_rank() { return world().rank; }
+int world_size() { return world().ranks; }
+
 void expect_key_error(const std::string& experiment, const std::string& entry, const std::string& key,
                       const std::string& words) {
   try {

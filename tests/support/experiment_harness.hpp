@@ -15,6 +15,13 @@ RunOutcome run_yaml(const std::string& yaml);
 /// Loads (validates and configures) without running; throws InputError for invalid input.
 RunPlan plan_yaml(const std::string& yaml, const std::vector<std::string>& overrides = {});
 
+/// The finding called `name` in `findings`, or nullptr.
+const Finding* find_finding(const std::vector<Finding>& findings, const std::string& name);
+
+/// This process's rank and the job's size on MPI_COMM_WORLD.
+int world_rank();
+int world_size();
+
 /// Expects an input with one `experiment` entry plus the lines `entry` to be rejected with
 /// an InputError naming key 'experiments[0].<key>' (and containing `words`, if given).
 void expect_key_error(const std::string& experiment, const std::string& entry, const std::string& key,

@@ -4,6 +4,7 @@
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"
 #include "core/kokkos_session.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,10 +33,15 @@ class FailureRecorder : public ::testing::EmptyTestEventListener {
   std::string text_;
 };
 
+const minigpu::MpiSession* the_mpi_session = nullptr;
+
 }  // namespace
+
+const minigpu::MpiSession& minigpu::testing::mpi_session() { return *the_mpi_session; }
 
 int main(int argc, char** argv) {
   minigpu::MpiSession mpi(&argc, &argv);
+  the_mpi_session = &mpi;
   int failed = 0;
   auto* recorder = new FailureRecorder;  // owned by gtest's listener list
   {

@@ -1,6 +1,7 @@
 // Helpers shared by the unit tests: devices to run on, and emulation that never leaks.
 #pragma once
 
+#include "comm/mpi_session.hpp"
 #include "core/device.hpp"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,9 @@
 #include <string>
 
 namespace minigpu::testing {
+
+/// The test binary's MPI session (tests/support/test_main.cpp), for code that takes one.
+const MpiSession& mpi_session();
 
 /// Runs a test with two host-emulated GPUs, then restores the environment's setting.
 class EmulatedGpus : public ::testing::Test {

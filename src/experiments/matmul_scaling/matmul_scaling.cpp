@@ -45,8 +45,8 @@
 namespace minigpu {
 namespace {
 
-constexpr std::int64_t kMaxN = 46340;  // n² elements must fit MPI's int message counts
-constexpr std::int64_t kExactCheckMaxN = 64;
+constexpr std::int64_t kMaxScalingN = 46340;  // n² elements must fit MPI's int message counts
+constexpr std::int64_t kExactCheckMaxScalingN = 64;
 
 }  // namespace
 
@@ -57,7 +57,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
     rank_ = ctx.rank;
     clear_cases();
     weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
-    n_ = node.get_int("n", 512, 1, kMaxN);
+    n_ = node.get_int("n", 512, 1, kMaxScalingN);
     ranks_ = node.get_list<std::int64_t>("ranks", kernels::doubling_sweep(ctx.ranks));
     node.default_from("ranks", "1, 2, 4, … and the job size");
     std::sort(ranks_.begin(), ranks_.end());
@@ -73,9 +73,9 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
                            " is smaller than p=" + std::to_string(p) +
                            " ranks: every rank (every process row and column) needs a row");
       }
-      if (n > kMaxN)
+      if (n > kMaxScalingN)
         node.fail("n", "n_p = " + std::to_string(n) + " at p=" + std::to_string(p) + " exceeds " +
-                           std::to_string(kMaxN));
+                           std::to_string(kMaxScalingN));
     }
     decompositions_.clear();
     for (const auto& s :
@@ -84,13 +84,13 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
                                 : s == "summa" ? Decomposition::summa
                                                : Decomposition::scalapack);
     }
-    block_size_ = node.get_int("block_size", kScalapackDefaultBlock, 1, kMaxN);
+    block_size_ = node.get_int("block_size", kScalapackDefaultBlock, 1, kMaxScalingN);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     const std::string overlap = node.get_choice("overlap", {"true", "false", "both"}, "true");
     overlaps_.clear();
     if (overlap != "true") overlaps_.push_back(false);
     if (overlap != "false") overlaps_.push_back(true);
-    panel_width_ = node.get_int("panel_width", 0, 0, kMaxN);
+    panel_width_ = node.get_int("panel_width", 0, 0, kMaxScalingN);
     node.default_from(
         "panel_width",
         "0: the width of 64 … 1024 that the α–β–γ model, calibrated in the same run, predicts fastest");
@@ -155,7 +155,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
     const double tol = kernels::matmul_identity_tolerance(dtype_, case_.n);
     Check check{err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) +
                                 (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
-    if (case_.n <= kExactCheckMaxN) {
+    if (case_.n <= kExactCheckMaxScalingN) {
       const auto c = engine_->gather_c();
       if (!c.empty()) {
         const std::int64_t wrong = host_product_mismatches(c, case_.n);
