@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds miniGPU and runs its main job, in any order of arguments:
+# Builds the minigpu program (with only the packages it needs; scripts/test.sh adds the rest and
+# builds the tests) and runs its main job, in any order of arguments:
 #   scripts/run.sh [INPUT.yaml] [-n RANKS] [minigpu run options]
 # (defaults: inputs/quickstart.yaml on 2 ranks; a bare number is taken as RANKS too).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 parse_run_args "$@"
-install_packages "${MINIGPU_PACKAGES[@]}"
-configure_and_build
+install_packages "${MINIGPU_RUN_PACKAGES[@]}"
+configure_and_build --target minigpu
 if [ ! -f "$RUN_INPUT" ]; then
   log "no such input: $RUN_INPUT"
   exit 2

@@ -30,12 +30,24 @@ ensure_cuda_kokkos() {
     "$(nvcc --version | tail -n 1; g++ --version | head -n 1)"
 }
 
-# Fails unless the install at $1 enables CUDA (and, given $2, the architecture $2, e.g. 90).
+# The Kokkos_DIR of a configured, unbuilt CUDA Kokkos for the compile check: KOKKOS_ROOT (an
+# install) if set, else a configured tree in the cache (ensure_kokkos_configured).
+ensure_cuda_kokkos_configured() {
+  if [ -n "${KOKKOS_ROOT:-}" ]; then
+    (cd "$KOKKOS_ROOT" && pwd)
+    return 0
+  fi
+  ensure_kokkos_configured "cuda-${KOKKOS_ARCH:-HOPPER90}" bin/nvcc_wrapper "$(kokkos_cmake_options)" \
+    "$(nvcc --version | tail -n 1; g++ --version | head -n 1)"
+}
+
+# Fails unless the Kokkos at $1 (an install, or a configured tree) enables CUDA (and, given $2,
+# the architecture $2, e.g. 90).
 require_cuda_kokkos() {
   local root="$1" arch="${2:-}" config
-  config="$(find "$root/include" -name KokkosCore_config.h | head -n 1)"
-  if [ ! -x "$root/bin/nvcc_wrapper" ] || [ -z "$config" ] || ! grep -q '^#define KOKKOS_ENABLE_CUDA' "$config"; then
-    log "error: $root is not a CUDA-enabled Kokkos install (no bin/nvcc_wrapper or KOKKOS_ENABLE_CUDA)"
+  config="$(kokkos_config_header "$root")"
+  if ! cuda_kokkos_wrapper "$root" >/dev/null 2>&1 || [ -z "$config" ] || ! grep -q '^#define KOKKOS_ENABLE_CUDA' "$config"; then
+    log "error: $root is not a CUDA-enabled Kokkos (no bin/nvcc_wrapper or KOKKOS_ENABLE_CUDA)"
     return 2
   fi
   if [ -n "$arch" ] && ! grep -Eq "^#define KOKKOS_ARCH_[A-Z_]+${arch}\b" "$config"; then
@@ -43,6 +55,29 @@ require_cuda_kokkos() {
     grep -E '^#define KOKKOS_ARCH_' "$config" >&2 || true
     return 2
   fi
+}
+
+# The CUDA compile check in $2 against the configured Kokkos at $1 (compile_check_project), with
+# nvcc's device-code diagnostics as errors; extra arguments go to the configure step.
+compile_check_cuda() {
+  local kokkos_dir="$1" dir="$2" wrapper
+  shift 2
+  wrapper="$(cuda_kokkos_wrapper "$kokkos_dir")" || return 2
+  compile_check_project "$wrapper" "$kokkos_dir" "$dir" -DCMAKE_CXX_FLAGS="$MINIGPU_NVCC_DIAG_ERRORS ${CXXFLAGS:-}" "$@"
+}
+
+# nvcc_wrapper beside a CUDA Kokkos: bin/ of an install (a Kokkos_ROOT), or of the source a
+# configured tree (a Kokkos_DIR) was made from.
+cuda_kokkos_wrapper() {
+  local dir="$1" candidate
+  for candidate in "$dir/bin/nvcc_wrapper" "$dir/../src/bin/nvcc_wrapper"; do
+    if [ -x "$candidate" ]; then
+      (cd "$(dirname "$candidate")" && echo "$PWD/nvcc_wrapper")
+      return 0
+    fi
+  done
+  log "error: no bin/nvcc_wrapper in or beside $dir: not a CUDA Kokkos"
+  return 1
 }
 
 # Configures and builds the whole project in $2 against the CUDA Kokkos at $1 with nvcc_wrapper;

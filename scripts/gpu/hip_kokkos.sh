@@ -1,6 +1,6 @@
-# A HIP-enabled Kokkos for the HIP compile check, and configuring the project against it.
+# A HIP-enabled Kokkos for the HIP compile check, and the check against it.
 # Sourced after common.sh, not run. Settings (environment):
-#   HIP_KOKKOS_ROOT  an existing HIP Kokkos install: used as it is, nothing is built
+#   HIP_KOKKOS_ROOT  an existing HIP Kokkos install: used as it is, nothing is configured
 #   HIP_KOKKOS_ARCH  Kokkos architecture option suffix (default AMD_GFX90A: MI250X; Debian 12's
 #                    clang 15 knows no gfx942, so MI300A/X needs a newer ROCm's hipcc)
 #   KOKKOS_SRC, KOKKOS_PATCH, MINIGPU_CACHE_DIR: the source and the cache (scripts/gpu/kokkos_build.sh)
@@ -25,30 +25,31 @@ hip_kokkos_cmake_options() {
     "-DKokkos_ENABLE_TESTS=OFF"
 }
 
-# Prints the prefix of a HIP Kokkos install: HIP_KOKKOS_ROOT, else one built into the cache.
-ensure_hip_kokkos() {
+# The Kokkos_DIR of a configured, unbuilt HIP Kokkos for the compile check: HIP_KOKKOS_ROOT (an
+# install) if set, else a configured tree in the cache (ensure_kokkos_configured).
+ensure_hip_kokkos_configured() {
   if [ -n "${HIP_KOKKOS_ROOT:-}" ]; then
     (cd "$HIP_KOKKOS_ROOT" && pwd)
     return 0
   fi
-  ensure_kokkos "hip-$HIP_KOKKOS_ARCH" hipcc "$(hip_kokkos_cmake_options)" \
+  ensure_kokkos_configured "hip-$HIP_KOKKOS_ARCH" hipcc "$(hip_kokkos_cmake_options)" \
     "$(hipcc --version 2>/dev/null | head -n 2)"
 }
 
-# Fails unless the install at $1 enables HIP.
+# Fails unless the Kokkos at $1 (an install, or a configured tree) enables HIP.
 require_hip_kokkos() {
   local config
-  config="$(find "$1/include" -name KokkosCore_config.h | head -n 1)"
+  config="$(kokkos_config_header "$1")"
   if [ -z "$config" ] || ! grep -q '^#define KOKKOS_ENABLE_HIP$' "$config"; then
-    log "error: $1 is not a HIP-enabled Kokkos install (no KOKKOS_ENABLE_HIP)"
+    log "error: $1 is not a HIP-enabled Kokkos (no KOKKOS_ENABLE_HIP)"
     return 2
   fi
 }
 
-# Configures and builds the whole project in $2 against the HIP Kokkos at $1 with hipcc; extra
+# The HIP compile check in $2 against the configured Kokkos at $1 (compile_check_project); extra
 # arguments go to the configure step.
-build_project_with_hip() {
-  local root="$1" dir="$2"
+compile_check_hip() {
+  local kokkos_dir="$1" dir="$2"
   shift 2
-  build_project_with_compiler hipcc "$root" "$dir" "$@"
+  compile_check_project hipcc "$kokkos_dir" "$dir" "$@"
 }

@@ -57,27 +57,71 @@ source_checksum() {
   fi
 }
 
-# ensure_kokkos NAME COMPILER OPTIONS COMPILER_IDS
-# Prints the prefix of a Kokkos install built from kokkos_source() with the CMake OPTIONS
-# (one string) and COMPILER: a path relative to the unpacked source (bin/nvcc_wrapper), or a
-# command on the PATH. The install lives in $MINIGPU_CACHE_DIR/kokkos-NAME-<key>, the key a
-# checksum of the source, the patch, OPTIONS and COMPILER_IDS (the compilers' version lines),
-# so any change of them builds afresh; a finished install is marked complete and reused.
-ensure_kokkos() {
-  local name="$1" compiler="$2" options="$3" compiler_ids="$4"
-  local src patch key prefix work
+# KokkosCore_config.h of the Kokkos at $1: an install (include/) or a configured build tree.
+kokkos_config_header() {
+  local candidate
+  for candidate in "$1/include/KokkosCore_config.h" "$1/KokkosCore_config.h"; do
+    [ -f "$candidate" ] && { echo "$candidate"; return 0; }
+  done
+  find "$1/include" -name KokkosCore_config.h 2>/dev/null | head -n 1
+}
+
+# The cache key of a Kokkos tree built or configured with the CMake OPTIONS (one string) and
+# the compilers whose version lines are COMPILER_IDS: a checksum of the source, the patch,
+# OPTIONS and COMPILER_IDS, so any change of them makes a tree afresh.
+kokkos_cache_key() {
+  local src="$1" patch="$2" options="$3" compiler_ids="$4"
+  {
+    source_checksum "$src"
+    [ -z "$patch" ] || sha256sum "$patch" | cut -c1-64
+    echo "$options"
+    echo "$compiler_ids"
+  } | sha256sum | cut -c1-12
+}
+
+# prepare_kokkos_tree DIR COMPILER OPTIONS [INSTALL_PREFIX]
+# Unpacks and patches kokkos_source() into DIR/src and configures it into DIR/build with
+# COMPILER (a path relative to the unpacked source, like bin/nvcc_wrapper, or a command on the
+# PATH) and the CMake OPTIONS.
+prepare_kokkos_tree() {
+  local dir="$1" compiler="$2" options="$3" install_prefix="${4:-}" src patch
+  src="$(kokkos_source)" || return 1
+  patch="$(kokkos_patch)"
+  if [ -d "$src" ]; then
+    cp -a "$src" "$dir/src"
+  else
+    mkdir "$dir/src" && tar -xzf "$src" -C "$dir/src" --strip-components=1
+  fi
+  if [ -n "$patch" ]; then
+    (cd "$dir/src" && patch -p1 -s <"$patch")
+  fi
+  case "$compiler" in
+    */*) [ "${compiler#/}" != "$compiler" ] || compiler="$dir/src/$compiler" ;;
+  esac
+  # shellcheck disable=SC2046,SC2086
+  cmake -S "$dir/src" -B "$dir/build" $(ninja_generator "$dir/build") -DCMAKE_CXX_COMPILER="$compiler" \
+    ${install_prefix:+-DCMAKE_INSTALL_PREFIX="$install_prefix"} $options >"$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log" >&2; return 1; }
+}
+
+# The key of kokkos_source() with OPTIONS and COMPILER_IDS, or an error naming what is missing.
+kokkos_key_or_error() {
+  local src
   if ! src="$(kokkos_source)"; then
     log "error: no Kokkos source: set KOKKOS_SRC (a source tree or tarball), or the install to" \
       "use (see the calling script); looked for $MINIGPU_THIRD_PARTY/kokkos-4.6.01.tar.gz (checked against third_party/SHA256SUMS)"
     return 1
   fi
-  patch="$(kokkos_patch)"
-  key="$({
-    source_checksum "$src"
-    [ -z "$patch" ] || sha256sum "$patch" | cut -c1-64
-    echo "$options"
-    echo "$compiler_ids"
-  } | sha256sum | cut -c1-12)"
+  kokkos_cache_key "$src" "$(kokkos_patch)" "$1" "$2"
+}
+
+# ensure_kokkos NAME COMPILER OPTIONS COMPILER_IDS
+# Prints the prefix of a Kokkos install built from kokkos_source() (see prepare_kokkos_tree).
+# The install lives in $MINIGPU_CACHE_DIR/kokkos-NAME-<key> (kokkos_cache_key); a finished
+# install is marked complete and reused.
+ensure_kokkos() {
+  local name="$1" compiler="$2" options="$3" compiler_ids="$4" key prefix work
+  key="$(kokkos_key_or_error "$options" "$compiler_ids")" || return 1
   prefix="$MINIGPU_CACHE_DIR/kokkos-$name-$key"
   if [ -f "$prefix/.complete" ]; then
     log "Kokkos ($name): reusing $prefix"
@@ -85,22 +129,8 @@ ensure_kokkos() {
     return 0
   fi
   work="$(mktemp -d "${TMPDIR:-/tmp}/minigpu-kokkos.XXXXXX")"
-  log "Kokkos ($name): building $(basename "$src") ($options) into $prefix"
-  if [ -d "$src" ]; then
-    cp -a "$src" "$work/src"
-  else
-    mkdir "$work/src" && tar -xzf "$src" -C "$work/src" --strip-components=1
-  fi
-  if [ -n "$patch" ]; then
-    (cd "$work/src" && patch -p1 -s <"$patch")
-  fi
-  case "$compiler" in
-    */*) [ "${compiler#/}" != "$compiler" ] || compiler="$work/src/$compiler" ;;
-  esac
-  # shellcheck disable=SC2086
-  cmake -S "$work/src" -B "$work/build" -DCMAKE_CXX_COMPILER="$compiler" \
-    -DCMAKE_INSTALL_PREFIX="$prefix.partial" $options >"$work/configure.log" 2>&1 ||
-    { cat "$work/configure.log" >&2; return 1; }
+  log "Kokkos ($name): building $(basename "$(kokkos_source)") ($options) into $prefix"
+  prepare_kokkos_tree "$work" "$compiler" "$options" "$prefix.partial" || return 1
   cmake --build "$work/build" --parallel "$(nproc)" >"$work/build.log" 2>&1 ||
     { tail -n 50 "$work/build.log" >&2; return 1; }
   rm -rf "$prefix.partial"
@@ -114,7 +144,34 @@ ensure_kokkos() {
   echo "$prefix"
 }
 
-# Configures and builds the whole project (library, minigpu, every test) in $3 with the C++
+# ensure_kokkos_configured NAME COMPILER OPTIONS COMPILER_IDS
+# Like ensure_kokkos, but configures Kokkos without building it: prints the Kokkos_DIR of a
+# configured build tree (its generated headers beside the patched source). A compile check
+# needs no more, since it links nothing: ~15 s where a build takes ~3 min on 2 cores. The tree
+# is $MINIGPU_CACHE_DIR/kokkos-NAME-config-<key>, a link to the directory it was made in:
+# a configured tree names its own absolute paths, so it is never moved, and the link is
+# replaced in one rename.
+ensure_kokkos_configured() {
+  local name="$1" compiler="$2" options="$3" compiler_ids="$4" key link work
+  key="$(kokkos_key_or_error "$options" "$compiler_ids")" || return 1
+  link="$MINIGPU_CACHE_DIR/kokkos-$name-config-$key"
+  if [ -f "$link/.complete" ]; then
+    log "Kokkos ($name, configured only): reusing $link"
+    echo "$link/build"
+    return 0
+  fi
+  mkdir -p "$MINIGPU_CACHE_DIR"
+  work="$(mktemp -d "$link.XXXXXX")"
+  log "Kokkos ($name): configuring $(basename "$(kokkos_source)") ($options) in $work, not building it"
+  prepare_kokkos_tree "$work" "$compiler" "$options" || { rm -rf "$work"; return 1; }
+  touch "$work/.complete"
+  ln -sfn "$work" "$work.link"
+  mv -T "$work.link" "$link"
+  echo "$link/build"
+}
+
+# Configures and builds the whole project (library, minigpu, the tests that hold device code in
+# a GPU build) in $3 with the C++
 # compiler $1 against the Kokkos install at $2 (Release unless the extra configure arguments
 # after $3 say otherwise), through ccache where there is one.
 build_project_with_compiler() {
@@ -124,7 +181,36 @@ build_project_with_compiler() {
   if command -v ccache >/dev/null; then
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   fi
-  cmake -S "$MINIGPU_ROOT" -B "$dir" -DKokkos_ROOT="$root" -DCMAKE_CXX_COMPILER="$compiler" \
+  # shellcheck disable=SC2046
+  cmake -S "$MINIGPU_ROOT" -B "$dir" $(ninja_generator "$dir") -DKokkos_ROOT="$root" -DCMAKE_CXX_COMPILER="$compiler" \
     -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@"
   cmake --build "$dir" --parallel "$(nproc)"
+}
+
+# compile_check_project COMPILER KOKKOS DIR [CONFIGURE_ARGS...]
+# The GPU compile checks: configures the project in DIR for the device compiler COMPILER
+# against KOKKOS (a configured tree from ensure_kokkos_configured, or an install), then compiles every
+# translation unit of that GPU build (the library, minigpu and the tests that hold device code,
+# in unity batches) through scripts/gpu/device_compile_check.sh, which keeps to what only the
+# device compiler checks. Nothing is linked. DIR stays incremental (ninja); a DIR configured
+# otherwise (another generator, compiler or Kokkos) is made afresh.
+compile_check_project() {
+  local compiler="$1" kokkos_dir="$2" dir="$3"
+  shift 3
+  local stamp="Ninja $compiler $kokkos_dir $*"
+  if [ -f "$dir/CMakeCache.txt" ] && [ "$(cat "$dir/.minigpu-compile-check" 2>/dev/null)" != "$stamp" ]; then
+    rm -rf "$dir"
+  fi
+  local kokkos_var=Kokkos_ROOT  # an install's prefix; a configured tree is its own Kokkos_DIR
+  [ ! -f "$kokkos_dir/KokkosConfig.cmake" ] || kokkos_var=Kokkos_DIR
+  cmake -S "$MINIGPU_ROOT" -B "$dir" -G Ninja -D"$kokkos_var"="$kokkos_dir" -DCMAKE_CXX_COMPILER="$compiler" \
+    -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER_LAUNCHER="$MINIGPU_ROOT/scripts/gpu/device_compile_check.sh" "$@"
+  echo "$stamp" >"$dir/.minigpu-compile-check"
+  local objects
+  mapfile -t objects < <(python3 -c 'import json, shlex, sys
+for entry in json.load(open(sys.argv[1])):
+    args = shlex.split(entry["command"])
+    print(args[args.index("-o") + 1])' "$dir/compile_commands.json")
+  log "compiling ${#objects[@]} translation units with $(basename "$compiler"), linking none"
+  cmake --build "$dir" --parallel "$(nproc)" --target "${objects[@]}"
 }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The compiler launcher of the GPU compile checks (compile_check_project in
+# scripts/gpu/kokkos_build.sh): runs one compile command so that it checks what only the device
+# compiler can check, then leaves an empty object file as ninja's mark that it passed.
+#   nvcc (nvcc_wrapper): with -cuda, nvcc runs its CUDA front end (cudafe++, where the
+#     cross-execution-space diagnostics are made errors), cicc and ptxas on the device code, and
+#     skips its host g++ pass over cudafe++'s output: about half of nvcc's time, and the same g++
+#     the host build already ran.
+#   hipcc (clang): with -fsyntax-only, clang's host and device (gfx90a) front ends, no code.
+#   device_compile_check.sh COMPILER ARGS...
+set -euo pipefail
+out=""
+prev=""
+for arg in "$@"; do
+  [ "$prev" = -o ] && out="$arg"
+  prev="$arg"
+done
+case "$(basename "$1")" in
+  nvcc_wrapper | nvcc) NVCC_APPEND_FLAGS="-cuda ${NVCC_APPEND_FLAGS:-}" "$@" ;;
+  hipcc | clang++*) "$@" -fsyntax-only ;;
+  *)
+    echo "device_compile_check.sh: $1 is not nvcc_wrapper, nvcc or hipcc" >&2
+    exit 2
+    ;;
+esac
+# -cuda leaves nvcc's preprocessed host source (megabytes) where the object would be.
+[ -z "$out" ] || : >"$out"
