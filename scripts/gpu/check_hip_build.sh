@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compile-checks the HIP build: every translation unit of it (the library, minigpu, the tests
-# that hold device code, in unity batches) through hipcc's host and device (gfx90a, MI250X,
-# unless HIP_KOKKOS_ARCH says otherwise) front ends, -fsyntax-only: clang's C++ and HIP rules,
-# no code generated, nothing linked. Needs no GPU.
+# that hold device code, in unity batches) through hipcc's device (gfx90a, MI250X, unless
+# HIP_KOKKOS_ARCH says otherwise) front end, -fsyntax-only: clang's C++ and HIP rules, no code
+# generated, nothing linked. Needs no GPU.
 #   scripts/gpu/check_hip_build.sh [BUILD_DIR]      (default: build-hip-check/, kept incremental)
 # hipcc comes from Debian 12's packages (installed here when apt offers them, like every other
 # package the project needs). Kokkos: HIP_KOKKOS_ROOT, else the same Kokkos 4.6.01 source as

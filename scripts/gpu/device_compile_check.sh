@@ -6,7 +6,9 @@
 #     cross-execution-space diagnostics are made errors), cicc and ptxas on the device code, and
 #     skips its host g++ pass over cudafe++'s output: about half of nvcc's time, and the same g++
 #     the host build already ran.
-#   hipcc (clang): with -fsyntax-only, clang's host and device (gfx90a) front ends, no code.
+#   hipcc (clang): with -fsyntax-only --cuda-device-only, clang's front end over the whole
+#     translation unit as the GPU (gfx90a) sees it, HIP's host/device rules included; no code
+#     is generated, and clang's host pass (as long again) is left out.
 #   device_compile_check.sh COMPILER ARGS...
 set -euo pipefail
 out=""
@@ -17,7 +19,7 @@ for arg in "$@"; do
 done
 case "$(basename "$1")" in
   nvcc_wrapper | nvcc) NVCC_APPEND_FLAGS="-cuda ${NVCC_APPEND_FLAGS:-}" "$@" ;;
-  hipcc | clang++*) "$@" -fsyntax-only ;;
+  hipcc | clang++*) "$@" -fsyntax-only --cuda-device-only ;;
   *)
     echo "device_compile_check.sh: $1 is not nvcc_wrapper, nvcc or hipcc" >&2
     exit 2

@@ -171,9 +171,8 @@ ensure_kokkos_configured() {
 }
 
 # Configures and builds the whole project (library, minigpu, the tests that hold device code in
-# a GPU build) in $3 with the C++
-# compiler $1 against the Kokkos install at $2 (Release unless the extra configure arguments
-# after $3 say otherwise), through ccache where there is one.
+# a GPU build) in $3 with the C++ compiler $1 against the Kokkos install at $2 (Release unless
+# the extra configure arguments after $3 say otherwise), through ccache where there is one.
 build_project_with_compiler() {
   local compiler="$1" root="$2" dir="$3"
   shift 3

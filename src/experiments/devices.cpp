@@ -36,8 +36,6 @@ const char* name_of(Rule r) {
   return "cross_rank_copy";
 }
 
-}  // namespace
-
 class DevicesExperiment : public Experiment {
  public:
   void configure(ConfigNode&, const RunContext& ctx) override {
@@ -155,6 +153,8 @@ class DevicesExperiment : public Experiment {
   RunContext ctx_;
   comm::Transport<float> transport_;
 };
+
+}  // namespace
 
 MINIGPU_REGISTER_EXPERIMENT(
     DevicesExperiment,

@@ -108,8 +108,6 @@ class ChainState : public CaseState {
 /// The backend returns from a launch only once the kernel has finished.
 bool runs_synchronously(Device d) { return !kHasGpuBackend || uses_host_memory(d); }
 
-}  // namespace
-
 class LazyExperiment : public CaseList<LazyCase> {
  public:
   void setup(const CaseSpec& spec) override { setup_state<ChainState>(spec); }
@@ -195,6 +193,8 @@ class LazyExperiment : public CaseList<LazyCase> {
   Device device_;
   std::int64_t elements_ = 0;
 };
+
+}  // namespace
 
 MINIGPU_REGISTER_EXPERIMENT(
     LazyExperiment,

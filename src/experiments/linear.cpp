@@ -260,8 +260,6 @@ std::unique_ptr<CaseState> make_case(const Settings& s, DType dtype, const Linea
   });
 }
 
-}  // namespace
-
 class LinearExperiment : public CaseList<LinearCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
@@ -367,6 +365,8 @@ class LinearExperiment : public CaseList<LinearCase> {
   Settings s_;
   std::vector<DType> dtypes_;
 };
+
+}  // namespace
 
 MINIGPU_REGISTER_EXPERIMENT(
     LinearExperiment,

@@ -142,8 +142,6 @@ class LoggingState : public LogState {
   Kokkos::View<T*, Kokkos::HostSpace> host_log_;
 };
 
-}  // namespace
-
 class LoggingExperiment : public CaseList<LoggingCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
@@ -263,6 +261,8 @@ Check LoggingExperiment::verify() {
   logs_[dtype] = {mode, got};
   return {ok, detail};
 }
+
+}  // namespace
 
 MINIGPU_REGISTER_EXPERIMENT(
     LoggingExperiment,

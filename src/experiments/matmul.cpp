@@ -85,8 +85,6 @@ class MatmulState : public CaseState {
   View a_, b_, c_;
 };
 
-}  // namespace
-
 class MatmulExperiment : public CaseList<MatmulCase> {
  public:
   void setup(const CaseSpec& spec) override { setup_state<MatmulState>(spec); }
@@ -226,6 +224,8 @@ std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& 
   }
   return out;
 }
+
+}  // namespace
 
 MINIGPU_REGISTER_EXPERIMENT(
     MatmulExperiment,

@@ -78,8 +78,6 @@ class ConcurrencyState : public CaseState {
   View a_, b_, out_;
 };
 
-}  // namespace
-
 class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
  public:
   void setup(const CaseSpec& spec) override { setup_state<ConcurrencyState>(spec); }
@@ -155,6 +153,8 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
   RunContext ctx_;
   std::int64_t n_ = 256, per_gpu_ = 1;
 };
+
+}  // namespace
 
 MINIGPU_REGISTER_EXPERIMENT(
     MultiGpuConcurrencyExperiment,

@@ -48,8 +48,6 @@ namespace {
 constexpr std::int64_t kMaxScalingN = 46340;  // n² elements must fit MPI's int message counts
 constexpr std::int64_t kExactCheckMaxScalingN = 64;
 
-}  // namespace
-
 class MatmulScalingExperiment : public CaseList<ScalingCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
@@ -378,6 +376,8 @@ std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseRe
   }
   return out;
 }
+
+}  // namespace
 
 MINIGPU_REGISTER_EXPERIMENT(
     MatmulScalingExperiment,

@@ -79,8 +79,6 @@ std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c, const
   });
 }
 
-}  // namespace
-
 class TransferExperiment : public CaseList<TransferCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
@@ -362,6 +360,8 @@ class TransferExperiment : public CaseList<TransferCase> {
   int ranks_ = 1;
   std::vector<int> node_of_;  // each rank's node (comm::node_of_ranks), with 2 or more ranks
 };
+
+}  // namespace
 
 MINIGPU_REGISTER_EXPERIMENT(
     TransferExperiment,
