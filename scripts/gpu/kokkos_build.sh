@@ -188,10 +188,11 @@ build_project_with_compiler() {
 
 # compile_check_project COMPILER KOKKOS DIR [CONFIGURE_ARGS...]
 # The GPU compile checks: configures the project in DIR for the device compiler COMPILER
-# against KOKKOS (a configured tree from ensure_kokkos_configured, or an install), then compiles every
-# translation unit of that GPU build (the library, minigpu and the tests that hold device code,
-# in unity batches) through scripts/gpu/device_compile_check.sh, which keeps to what only the
-# device compiler checks. Nothing is linked. DIR stays incremental (ninja); a DIR configured
+# against KOKKOS (a configured tree from ensure_kokkos_configured, or an install), then compiles
+# the translation units of that GPU build that hold device code (scripts/gpu/device_units.py:
+# the library and minigpu, whose kernels every test calls, and the tests with device code of
+# their own, in unity batches) through scripts/gpu/device_compile_check.sh, which keeps to what
+# only the device compiler checks. Nothing is linked. DIR stays incremental (ninja); a DIR configured
 # otherwise (another generator, compiler or Kokkos) is made afresh.
 compile_check_project() {
   local compiler="$1" kokkos_dir="$2" dir="$3"
@@ -206,10 +207,7 @@ compile_check_project() {
     -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_COMPILER_LAUNCHER="$MINIGPU_ROOT/scripts/gpu/device_compile_check.sh" "$@"
   echo "$stamp" >"$dir/.minigpu-compile-check"
   local objects
-  mapfile -t objects < <(python3 -c 'import json, shlex, sys
-for entry in json.load(open(sys.argv[1])):
-    args = shlex.split(entry["command"])
-    print(args[args.index("-o") + 1])' "$dir/compile_commands.json")
+  mapfile -t objects < <(python3 "$MINIGPU_ROOT/scripts/gpu/device_units.py" "$dir/compile_commands.json" "$MINIGPU_ROOT/tests")
   log "compiling ${#objects[@]} translation units with $(basename "$compiler"), linking none"
   cmake --build "$dir" --parallel "$(nproc)" --target "${objects[@]}"
 }

@@ -1,8 +1,9 @@
 # Included by tests/CMakeLists.txt: the checks that compile and run nothing. The sanitizer
 # pass (scripts/test.sh --sanitize) leaves them out: there is nothing for ASan or UBSan to watch.
 
-# The CUDA build (library, minigpu, the tests that hold device code, the cuBLAS vendor path)
-# through nvcc's device passes against a CUDA Kokkos on every run (scripts/gpu/check_cuda_build.sh):
+# The CUDA build (library and minigpu with the cuBLAS vendor path, whose kernels every test
+# calls, and the tests with device code of their own: scripts/gpu/device_units.py) through nvcc's
+# device passes against a CUDA Kokkos on every run (scripts/gpu/check_cuda_build.sh):
 # skipped (77) only where there is no nvcc. Not inside a CUDA build itself, which is that check.
 if(NOT "CUDA" IN_LIST Kokkos_DEVICES)
   add_test(NAME cuda_compile
@@ -30,3 +31,6 @@ endif()
 add_test(NAME sources_compile_alone_self_test
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_sources_alone.py --self-test)
 set_tests_properties(sources_compile_alone_self_test PROPERTIES LABELS compile)
+add_test(NAME device_units_self_test
+         COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/gpu/device_units.py --self-test)
+set_tests_properties(device_units_self_test PROPERTIES LABELS compile)
