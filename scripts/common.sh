@@ -11,14 +11,14 @@ source "$MINIGPU_ROOT/scripts/signal_exit.sh"
 # under mpirun: ~25 s of apt on a fresh machine); the test build adds the second, the tests the
 # third (~2.5 min of apt, which scripts/test.sh overlaps with the build); MINIGPU_PACKAGES is all.
 MINIGPU_RUN_PACKAGES=(
-  cmake ninja-build g++ git python3 libgtest-dev
+  cmake ninja-build g++ git patch python3 libgtest-dev  # patch: the vendored Kokkos's patch
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev libopenblas-dev
   libopenmpi-dev openmpi-bin libscalapack-openmpi-dev  # ScaLAPACK: matmul_scaling's scalapack decomposition
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
 )
 MINIGPU_TEST_BUILD_PACKAGES=(ccache libbenchmark-dev)  # the sanitizer build's launcher, bench's library
 MINIGPU_TEST_PACKAGES=(
-  make patch
+  make
   python3-matplotlib python3-jsonschema  # scripts/plot.py and report.py (47 packages, ~45 s); the schema tests
   slurm-wlm slurm-client munge libpmix-dev  # scripts/slurm/, tests/slurm/ (a local Slurm cluster)
   iproute2  # tests/slurm/test_slurm_two_nodes.sh: a network namespace per emulated node
@@ -52,18 +52,28 @@ ninja_generator() {
   fi
 }
 
-# Configures once (with Ninja where it is installed and CMAKE_GENERATOR names none), then
-# builds incrementally. `--target T` (repeatable, first) builds only T; the other arguments go to
-# the first configure.
+# Configures once (with Ninja where it is installed and CMAKE_GENERATOR names none) against
+# MINIGPU_KOKKOS's Kokkos (scripts/host_kokkos.sh), then builds incrementally; a build directory
+# configured against another Kokkos is made afresh. `--target T` (repeatable, first) builds only
+# T; the other arguments go to the first configure.
 configure_and_build() {
   local targets=()
   while [ "${1:-}" = --target ]; do
     targets+=(--target "$2")
     shift 2
   done
+  source "$MINIGPU_ROOT/scripts/host_kokkos.sh"
+  local kokkos_args stamp="$MINIGPU_BUILD/.minigpu-kokkos"
+  kokkos_args="$(host_kokkos_configure_args)" || exit $?
+  if [ -f "$MINIGPU_BUILD/CMakeCache.txt" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$kokkos_args" ]; then
+    log "$MINIGPU_BUILD was configured against another Kokkos: configuring it afresh"
+    rm -rf "$MINIGPU_BUILD"
+  fi
   if [ ! -f "$MINIGPU_BUILD/CMakeCache.txt" ]; then
-    # shellcheck disable=SC2046
-    cmake -S "$MINIGPU_ROOT" -B "$MINIGPU_BUILD" $(ninja_generator "$MINIGPU_BUILD") -DCMAKE_BUILD_TYPE=Release "$@"
+    # shellcheck disable=SC2046,SC2086
+    cmake -S "$MINIGPU_ROOT" -B "$MINIGPU_BUILD" $(ninja_generator "$MINIGPU_BUILD") -DCMAKE_BUILD_TYPE=Release \
+      $kokkos_args "$@"
+    echo "$kokkos_args" >"$stamp"
   fi
   cmake --build "$MINIGPU_BUILD" --parallel "$(nproc)" "${targets[@]}"
 }
@@ -101,10 +111,29 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpirun_argv() {
   local ranks="$1"
   shift
-  local progress=lines
+  local progress=lines layout
   [ -t 1 ] && progress=live
+  read -r -a layout <<<"$(rank_layout_args "$ranks")"
   MPIRUN_ARGV=(env "MINIGPU_PROGRESS=${MINIGPU_PROGRESS:-$progress}" mpirun -np "$ranks" --oversubscribe
-               -x MINIGPU_PROGRESS "$@")
+               "${layout[@]}" -x MINIGPU_PROGRESS "$@")
+}
+
+# Ranks × threads on this machine: THREADS per rank (MINIGPU_THREADS, else the cores shared out
+# among the ranks), each rank bound to THREADS cores of its own (a Serial build runs one thread
+# there). Threads are not pinned within the rank (no OMP_PROC_BIND): the OpenMP runtime would pin
+# the main thread to one core, and the BLAS's threads, started from it, would all share that
+# core. Where ranks × THREADS exceed the cores, ranks run unbound, and minigpu shares the cores
+# out itself (or flags the threads the user asked for as oversubscribed).
+rank_layout_args() {
+  local ranks="$1" cores threads
+  cores="$(lscpu -p=CORE 2>/dev/null | grep -v '^#' | sort -u | wc -l)"
+  [ "$cores" -ge 1 ] && [ "$cores" -le "$(nproc)" ] || cores="$(nproc)"
+  threads="${MINIGPU_THREADS:-$(( cores / ranks ))}"
+  if [ "$threads" -ge 1 ] && [ $(( ranks * threads )) -le "$cores" ]; then
+    echo "--map-by slot:PE=$threads --bind-to core -x OMP_NUM_THREADS=$threads"
+  else
+    echo "--bind-to none${MINIGPU_THREADS:+ -x OMP_NUM_THREADS=$MINIGPU_THREADS}"
+  fi
 }
 
 mpirun_n() {

@@ -15,10 +15,11 @@ import sys
 
 
 def blas_threads(argv):
-    """miniGPU's rule (1 unless OPENBLAS_NUM_THREADS or OMP_NUM_THREADS says), or --threads. Set
-    before torch loads: Debian's torch calls OpenBLAS, which reads its thread count only then
-    and ignores torch.set_num_threads."""
-    threads = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "1"
+    """miniGPU's rule for one process (every CPU it may run on, unless OPENBLAS_NUM_THREADS or
+    OMP_NUM_THREADS says), or --threads. Set before torch loads: Debian's torch calls OpenBLAS,
+    which reads its thread count only then and ignores torch.set_num_threads."""
+    threads = (os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS")
+               or str(len(os.sched_getaffinity(0))))
     for i, arg in enumerate(argv):
         if arg == "--threads" and i + 1 < len(argv):
             threads = argv[i + 1]
@@ -230,7 +231,7 @@ def main(argv=None):
     p.add_argument("input")
     p.add_argument("output")
     p.add_argument("--device", choices=["cpu", "cuda"], default="cuda" if torch.cuda.is_available() else "cpu")
-    p.add_argument("--threads", type=int, default=int(THREADS), help="miniGPU's rule: 1 unless the env says")
+    p.add_argument("--threads", type=int, default=int(THREADS), help="miniGPU's rule: every CPU of this process unless the env says")
     p.add_argument("--repetitions", type=int)
     p.add_argument("--warmups", type=int)
     p.add_argument("--k", type=int, default=max(torch.cuda.device_count(), 1), help="GPUs for exercise 4")

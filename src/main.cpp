@@ -1,10 +1,11 @@
-// minigpu: MPI first, then each rank bound to its GPU, then Kokkos, then the command line.
+// minigpu: MPI first, then each rank bound to its GPU and CPUs, then Kokkos, then the command line.
 // Errors end the whole job: input errors exit 2 on every rank, anything else aborts MPI.
 #include "app/cli.hpp"
 #include "app/job_setup.hpp"
 #include "comm/mpi_session.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
+#include "core/host_threads.hpp"
 #include "core/kokkos_session.hpp"
 
 #include <cstdio>
@@ -32,11 +33,13 @@ int main(int argc, char** argv) {
       }
       return minigpu::kExitBadInput;
     }
-    const auto& binding = minigpu::bind_rank_to_gpu(world);
-    for (const auto& warning : binding.warnings) {
+    const auto& binding = minigpu::bind_rank(world);
+    minigpu::KokkosSession kokkos(
+        argc, argv, minigpu::gpus_are_emulated() ? -1 : binding.device_id,
+        minigpu::default_host_threads(static_cast<int>(binding.cpus.size()), binding.cpu_sharing_ranks));
+    for (const auto& warning : minigpu::binding_warnings()) {
       if (binding.local_rank == 0) say("minigpu: warning: " + minigpu::processor_name() + ": " + warning);
     }
-    minigpu::KokkosSession kokkos(argc, argv, minigpu::gpus_are_emulated() ? -1 : binding.device_id);
     if (mpi.is_root() && minigpu::gpus_are_emulated()) {
       say("minigpu: note: " + std::to_string(minigpu::num_gpus()) +
           " emulated GPU(s) from MINIGPU_EMULATE_GPUS; their memory is host memory");

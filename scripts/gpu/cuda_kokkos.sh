@@ -14,9 +14,10 @@ for _diag in 20011 20012 20013 20014 20015; do
   MINIGPU_NVCC_DIAG_ERRORS+=" -Xcudafe --diag_error=$_diag"
 done
 
+# OpenMP for the host space, as in the host build: the GPU node's cores shared out among its ranks.
 kokkos_cmake_options() {
   local arch="${KOKKOS_ARCH:-HOPPER90}"
-  echo "-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ARCH_${arch}=ON" \
+  echo "-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ARCH_${arch}=ON" \
     "-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_TESTS=OFF"
 }
 

@@ -2,11 +2,11 @@
 #include "app/job_setup.hpp"
 
 #include "comm/collectives.hpp"
-#include "comm/node.hpp"
 #include "core/backend.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
+#include "core/host_threads.hpp"
 
 namespace minigpu {
 
@@ -22,10 +22,16 @@ EnvironmentCheck check_environment_everywhere(const comm::Communicator& world) {
   return check;
 }
 
-const DeviceBinding& bind_rank_to_gpu(const comm::Communicator& world) {
-  const auto node = comm::node_local(world);
+const DeviceBinding& bind_rank(const comm::Communicator& world) {
+  const comm::Communicator node = world.split_node();
   const int gpus = gpus_are_emulated() ? emulated_gpu_count() : visible_gpu_count();
-  set_rank_binding(plan_binding(node.rank, node.size, gpus));
+  DeviceBinding binding = plan_binding(node.rank(), node.size(), gpus);
+  binding.cpus = affinity_cpus();
+  std::vector<std::vector<int>> masks;
+  for (const auto& text : comm::allgather_strings(cpu_list_text(binding.cpus), node))
+    masks.push_back(parse_cpu_list(text));
+  binding.cpu_sharing_ranks = ranks_sharing(binding.cpus, masks);
+  set_rank_binding(binding);
   return rank_binding();
 }
 

@@ -1,5 +1,5 @@
 // What every rank settles before Kokkos starts: a usable environment, agreed on by all
-// ranks, and the GPU this rank owns.
+// ranks, the GPU this rank owns and the CPUs it shares.
 #pragma once
 
 #include "comm/communicator.hpp"
@@ -19,7 +19,8 @@ struct EnvironmentCheck {
 EnvironmentCheck check_environment_everywhere(const comm::Communicator& world);
 
 /// Collective. Binds this rank to a GPU of its node (emulated GPUs like real ones: each rank
-/// owns one) and returns the binding, warnings included.
-const DeviceBinding& bind_rank_to_gpu(const comm::Communicator& world);
+/// owns one), counts the node's ranks whose affinity masks overlap its own and returns the
+/// binding, warnings included.
+const DeviceBinding& bind_rank(const comm::Communicator& world);
 
 }  // namespace minigpu

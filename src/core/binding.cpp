@@ -2,7 +2,9 @@
 #include "core/binding.hpp"
 
 #include "core/backend.hpp"
+#include "core/backend_blas.hpp"
 #include "core/device.hpp"
+#include "core/host_threads.hpp"
 
 #include <cstdlib>
 #include <map>
@@ -41,6 +43,17 @@ DeviceBinding plan_binding(int local_rank, int local_size, int visible_gpus) {
 void set_rank_binding(const DeviceBinding& binding) { stored_binding() = binding; }
 
 const DeviceBinding& rank_binding() { return stored_binding(); }
+
+std::vector<std::string> binding_warnings() {
+  const DeviceBinding& b = stored_binding();
+  std::vector<std::string> warnings = b.warnings;
+  const std::string threads = host_thread_oversubscription(static_cast<int>(b.cpus.size()), b.cpu_sharing_ranks,
+                                                           HostExecSpace().concurrency());
+  if (!threads.empty()) warnings.push_back(threads);
+  const std::string pinned = pinned_blas_threads(host_blas_info().threads);
+  if (!pinned.empty()) warnings.push_back(pinned);
+  return warnings;
+}
 
 int bound_device_id() {
   if (gpus_are_emulated()) return select_device_id(stored_binding().local_rank, emulated_gpu_count());

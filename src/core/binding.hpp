@@ -1,4 +1,5 @@
-// One MPI rank per GPU: which device a rank uses, from its node-local rank.
+// One MPI rank per GPU: which device a rank uses, from its node-local rank; and the CPUs it
+// computes on, shared with the node's ranks whose affinity masks overlap its own.
 #pragma once
 
 #include <string>
@@ -12,6 +13,8 @@ struct DeviceBinding {
   int local_size = 1;
   int visible_gpus = 0;  ///< GPUs this process can see (CUDA_VISIBLE_DEVICES respected)
   int device_id = -1;    ///< -1: no GPU to bind
+  std::vector<int> cpus;  ///< this rank's affinity mask (affinity_cpus())
+  int cpu_sharing_ranks = 1;  ///< node-local ranks whose masks overlap `cpus`, this one included
   std::vector<std::string> warnings;
 };
 
@@ -26,6 +29,9 @@ DeviceBinding plan_binding(int local_rank, int local_size, int visible_gpus);
 void set_rank_binding(const DeviceBinding& binding);
 /// The binding recorded by set_rank_binding (default: a lone rank, no GPU).
 const DeviceBinding& rank_binding();
+/// The binding's warnings, and whether this rank's host threads (Kokkos's host concurrency, so
+/// call it after Kokkos starts) oversubscribe the CPUs it shares.
+std::vector<std::string> binding_warnings();
 /// The device id this rank computes on: the CUDA device Kokkos was initialised on, the
 /// emulated GPU it owns (local rank modulo the emulated count), or -1 on the CPU.
 int bound_device_id();

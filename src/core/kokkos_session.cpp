@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -40,7 +41,7 @@ std::string threads_flag_for_this_kokkos(const std::string& arg) {
 
 }  // namespace
 
-KokkosSession::KokkosSession(int& argc, char** argv, int device_id) {
+KokkosSession::KokkosSession(int& argc, char** argv, int device_id, int host_threads) {
   // Kokkos also answers un-prefixed flags such as --help; hand it only --kokkos-* flags
   // and leave everything else in argv for our own parser.
   std::vector<char*> kokkos_argv{argv[0]};
@@ -71,13 +72,27 @@ KokkosSession::KokkosSession(int& argc, char** argv, int device_id) {
   if (device_id >= 0 && !user_chose) {
     kokkos_argv.push_back(owned.emplace_back("--kokkos-device-id=" + std::to_string(device_id)).data());
   }
-  // One host thread per rank unless the user asked for more, in Kokkos and in the BLAS alike:
-  // a rank is then one core, and scaling figures count cores honestly.
-  if (!user_chose_threads) kokkos_argv.push_back(owned.emplace_back(std::string(kThreadsFlag) + "=1").data());
-  if (!std::getenv("OPENBLAS_NUM_THREADS") && !std::getenv("OMP_NUM_THREADS")) set_host_blas_threads(1);
+#if defined(KOKKOS_ENABLE_OPENMP) || defined(KOKKOS_ENABLE_THREADS)
+  if (!user_chose_threads) {
+    kokkos_argv.push_back(
+        owned.emplace_back(std::string(kThreadsFlag) + "=" + std::to_string(std::max(1, host_threads))).data());
+  }
+#else
+  (void)host_threads;  // a Serial host space is one thread, whatever was asked
+  (void)user_chose_threads;
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+  // The OpenMP runtime read OMP_PROC_BIND when it was loaded, and without it pins no thread:
+  // say so, and Kokkos does not print its advice to pin on every rank. The launchers bind each
+  // rank to its cores and leave its threads unpinned within them, since a pinned main thread
+  // would pin the BLAS's threads, which it starts, to its one core (pinned_blas_threads()).
+  setenv("OMP_PROC_BIND", "false", 0);
+#endif
   int kokkos_argc = static_cast<int>(kokkos_argv.size());
   kokkos_argv.push_back(nullptr);
   Kokkos::initialize(kokkos_argc, kokkos_argv.data());
+  // The host BLAS computes on the same cores as Kokkos's host space, with as many threads.
+  if (!std::getenv("OPENBLAS_NUM_THREADS")) set_host_blas_threads(Kokkos::DefaultHostExecutionSpace().concurrency());
 }
 
 KokkosSession::~KokkosSession() {

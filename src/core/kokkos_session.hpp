@@ -7,10 +7,11 @@ namespace minigpu {
 class KokkosSession {
  public:
   /// `device_id` >= 0 binds Kokkos to that GPU unless the user chose one already
-  /// (--kokkos-device-id, --kokkos-num-devices or KOKKOS_DEVICE_ID). Host code gets one
-  /// thread, in Kokkos and the host BLAS, unless --kokkos-threads (or --kokkos-num-threads),
-  /// KOKKOS_NUM_THREADS, OMP_NUM_THREADS or OPENBLAS_NUM_THREADS says otherwise.
-  KokkosSession(int& argc, char** argv, int device_id = -1);
+  /// (--kokkos-device-id, --kokkos-num-devices or KOKKOS_DEVICE_ID). A threaded host space
+  /// gets `host_threads` unless --kokkos-threads (or --kokkos-num-threads), KOKKOS_NUM_THREADS
+  /// or OMP_NUM_THREADS says otherwise; the host BLAS then gets Kokkos's host concurrency,
+  /// unless OPENBLAS_NUM_THREADS sets its own.
+  KokkosSession(int& argc, char** argv, int device_id = -1, int host_threads = 1);
   ~KokkosSession();
   KokkosSession(const KokkosSession&) = delete;
   KokkosSession& operator=(const KokkosSession&) = delete;

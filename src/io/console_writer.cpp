@@ -38,7 +38,13 @@ void ConsoleWriter::rank_map(const nlohmann::json& ranks) {
     const int id = r["device_id"].get<int>();
     os_ << "  rank " << r["rank"].get<int>() << " on " << r["host"].get<std::string>() << " (local rank "
         << r["local_rank"].get<int>() << "): " << r["device"].get<std::string>()
-        << (id >= 0 ? ", device id " + std::to_string(id) : std::string(", no GPU")) << '\n';
+        << (id >= 0 ? ", device id " + std::to_string(id) : std::string(", no GPU"));
+    // Records written before ranks named their cores have neither field.
+    if (r.contains("cores")) {
+      const int threads = r["threads"].get<int>();
+      os_ << "; cores " << r["cores"].get<std::string>() << ", " << threads << " thread" << (threads == 1 ? "" : "s");
+    }
+    os_ << '\n';
   }
 }
 

@@ -7,6 +7,7 @@
 #include "core/cpu_info.hpp"
 #include "core/device.hpp"
 #include "core/environment.hpp"
+#include "core/host_threads.hpp"
 #include "minigpu_build_info.hpp"
 #include "minigpu_version.hpp"
 
@@ -22,7 +23,10 @@ nlohmann::json rank_placement(int rank, const std::string& host) {
   std::string name = describe(try_gpu());
   if (id >= 0 && !gpus_are_emulated()) name += " = " + gpu_properties(id).name;
   if (id >= 0 && gpus_are_emulated()) name = "emulated GPU " + std::to_string(id);
-  return {{"rank", rank}, {"host", host}, {"local_rank", b.local_rank}, {"device_id", id}, {"device", name}};
+  return {{"rank", rank},         {"host", host},
+          {"local_rank", b.local_rank}, {"device_id", id},
+          {"device", name},           {"cores", cpu_list_text(b.cpus)},
+          {"threads", Kokkos::DefaultHostExecutionSpace().concurrency()}};
 }
 
 Provenance provenance(const ProvenanceInputs& in) {

@@ -195,14 +195,17 @@ void register_dtype() {
 
 int main(int argc, char** argv) {
   minigpu::MpiSession mpi(&argc, &argv);
-  minigpu::KokkosSession kokkos(argc, argv);  // one thread, in Kokkos and the BLAS
+  // One thread, in Kokkos and the BLAS, unless --kokkos-num-threads=N asks for more.
+  minigpu::KokkosSession kokkos(argc, argv);
   benchmark::Initialize(&argc, argv);
   const minigpu::HostBlasInfo blas = minigpu::host_blas_info();
   benchmark::AddCustomContext("minigpu_cpu", minigpu::host_info().cpu_model);
   benchmark::AddCustomContext("minigpu_vector_isa", minigpu::kHostVectorIsa);
   benchmark::AddCustomContext("minigpu_flags", MINIGPU_HOST_COMPILER " " MINIGPU_HOST_FLAGS);
   benchmark::AddCustomContext("minigpu_blas", blas.library + " (" + blas.core + " kernels, " +
-                                                  std::to_string(blas.threads) + " thread)");
+                                                  std::to_string(blas.threads) + " thread(s))");
+  benchmark::AddCustomContext("minigpu_threads",
+                              std::to_string(Kokkos::DefaultHostExecutionSpace().concurrency()));
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   benchmark::AddCustomContext("OPENBLAS_CORETYPE", coretype ? coretype : "unset");
   minigpu::register_dtype<float>();

@@ -47,6 +47,39 @@ def check_ceilings(record):
     return errors
 
 
+def cpu_set(text):
+    cpus = set()
+    for part in filter(None, text.split(",")):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
+def check_threads(record):
+    """Each rank names its cores; by default a threaded host space gives each rank its share of
+    the cores it shares with its node's ranks (a Serial one, one thread), and the BLAS as many."""
+    errors = []
+    chosen = [v for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "KOKKOS_NUM_THREADS") if os.environ.get(v)]
+    threaded = any(b in ("OpenMP", "Threads") for b in record["kokkos"]["backends"])
+    ranks = record["mpi"]["ranks"]
+    for r in ranks:
+        if not r.get("cores") or not r.get("threads"):
+            errors.append(f"rank {r['rank']} names no cores or threads: {r}")
+            continue
+        mine = cpu_set(r["cores"])
+        sharing = sum(1 for o in ranks if o["host"] == r["host"] and mine & cpu_set(o.get("cores", "")))
+        expected = max(1, len(mine) // sharing) if threaded else 1
+        if not chosen and r["threads"] != expected:
+            errors.append(f"rank {r['rank']}: {r['threads']} threads on cores {r['cores']} shared by "
+                          f"{sharing} rank(s), expected {expected}")
+    threads = record.get("threads", {})
+    if "OPENBLAS_NUM_THREADS" not in chosen and threads.get("blas") != threads.get("kokkos_host"):
+        errors.append(f"the BLAS and Kokkos's host space should get the same threads, got {threads}")
+    if ranks and threads.get("kokkos_host") != ranks[0].get("threads"):
+        errors.append(f"rank 0's threads {ranks[0].get('threads')} differ from the record's {threads}")
+    return errors
+
+
 def check_results(out_dir, ranks=None):
     """Error strings for the one run directory expected in out_dir (empty when all is well)."""
     runs = os.listdir(out_dir) if os.path.isdir(out_dir) else []
@@ -109,15 +142,12 @@ def check_results(out_dir, ranks=None):
     for key in ("minigpu", "kokkos", "host", "build", "blas", "threads", "started", "finished", "resolved_input"):
         if key not in record:
             errors.append(f"run.json lacks {key}")
-    # Figures depend on these: they must be recorded, and one thread per rank is the default.
+    # Figures depend on these: they must be recorded.
     if not record.get("blas", {}).get("library"):
         errors.append("run.json names no BLAS library")
     if not record.get("host", {}).get("vector_isa") or "flags" not in record.get("build", {}):
         errors.append("run.json lacks the vector ISA or the compiler flags")
-    chosen = [v for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "KOKKOS_NUM_THREADS") if os.environ.get(v)]
-    threads = record.get("threads", {})
-    if not chosen and (threads.get("blas"), threads.get("kokkos_host")) != (1, 1):
-        errors.append(f"expected one BLAS and one Kokkos thread per rank by default, got {threads}")
+    errors += check_threads(record)
     if not errors:
         print(f"{run_dir}: {len(rows)} rows verified from {len(seen)} experiments on {record['mpi']['size']} rank(s)")
     return errors

@@ -2,8 +2,16 @@
 #include "comm/collectives.hpp"
 #include "comm/node.hpp"
 #include "core/binding.hpp"
+#include "core/host_threads.hpp"
 
+#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace minigpu {
 namespace {
@@ -43,6 +51,56 @@ TEST(Binding, RanksOnOnePhysicalGpuAreNamedAndOthersAreNot) {
   EXPECT_EQ(shared_gpu_reason({"n1||0", "n2||0", "", ""}), "");
   EXPECT_EQ(shared_gpu_reason({"n1||0", "n1||1", "n1||0", "n1||0"}),
             "ranks 0, 2 and 3 share one GPU (n1, device 0)");
+}
+
+TEST(HostThreads, CpuListsReadAndWriteTasksetsForm) {
+  EXPECT_EQ(cpu_list_text({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(cpu_list_text({5}), "5");
+  EXPECT_EQ(cpu_list_text({}), "");
+  EXPECT_EQ(parse_cpu_list("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(parse_cpu_list("3,1,1-2"), (std::vector<int>{1, 2, 3})) << "sorted, each CPU once";
+  EXPECT_TRUE(parse_cpu_list("").empty());
+  for (const char* bad : {"a", "1-", "3-1", "1,,2", "1;2", "-1"})
+    EXPECT_THROW(parse_cpu_list(bad), std::invalid_argument) << bad;
+  const auto mine = affinity_cpus();
+  ASSERT_FALSE(mine.empty()) << "a running process has at least one CPU";
+  EXPECT_EQ(parse_cpu_list(cpu_list_text(mine)), mine);
+}
+
+TEST(HostThreads, RanksTakeTheirShareOfTheCpusTheyShare) {
+  // Unbound: 2 ranks on one 8-CPU mask share it, 4 threads each.
+  const std::vector<int> all{0, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_EQ(ranks_sharing(all, {all, all}), 2);
+  EXPECT_EQ(default_host_threads(8, 2), 4);
+  // Bound (--map-by slot:PE=4): masks that do not overlap are not shared.
+  const std::vector<int> low{0, 1, 2, 3}, high{4, 5, 6, 7};
+  EXPECT_EQ(ranks_sharing(low, {low, high}), 1);
+  EXPECT_EQ(default_host_threads(4, 1), 4);
+  // More ranks than CPUs: one thread each, never none.
+  EXPECT_EQ(default_host_threads(2, 4), 1);
+  EXPECT_EQ(ranks_sharing({}, {}), 1) << "a rank always shares with itself";
+}
+
+TEST(HostThreads, OversubscribedThreadsAreFlaggedAndOneThreadPerRankIsNot) {
+  EXPECT_EQ(host_thread_oversubscription(8, 2, 4), "");
+  EXPECT_EQ(host_thread_oversubscription(2, 4, 1), "") << "more ranks than cores is the user's layout";
+  const std::string crowded = host_thread_oversubscription(2, 2, 2);
+  EXPECT_NE(crowded.find("2 rank(s) × 2 threads on 2 CPU(s)"), std::string::npos) << crowded;
+  EXPECT_NE(host_thread_oversubscription(4, 1, 8), "");
+}
+
+TEST(HostThreads, AThreadedHostSpaceGetsThisRanksShareOfTheCores) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int cpus = static_cast<int>(affinity_cpus().size());
+#if defined(KOKKOS_ENABLE_OPENMP) || defined(KOKKOS_ENABLE_THREADS)
+  // The test ranks run unbound on one machine, so they share every CPU (tests/support/test_main.cpp).
+  const char* asked = std::getenv("OMP_NUM_THREADS");
+  const int expected = asked ? std::atoi(asked) : std::max(1, cpus / size);
+#else
+  const int expected = 1;  // Serial
+#endif
+  EXPECT_EQ(Kokkos::DefaultHostExecutionSpace().concurrency(), expected) << size << " rank(s) on " << cpus << " CPU(s)";
 }
 
 TEST(Binding, NodeLocalRankComesFromMpi) {

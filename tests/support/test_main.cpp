@@ -3,6 +3,7 @@
 // on any rank fails the test binary on every rank.
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"
+#include "core/host_threads.hpp"
 #include "core/kokkos_session.hpp"
 #include "test_support.hpp"
 
@@ -45,7 +46,10 @@ int main(int argc, char** argv) {
   int failed = 0;
   auto* recorder = new FailureRecorder;  // owned by gtest's listener list
   {
-    minigpu::KokkosSession kokkos(argc, argv);
+    // Every test rank runs on this machine, unbound: each takes its share of the cores, as
+    // minigpu's own ranks do (a threaded host space then runs the tests' kernels threaded).
+    const int cpus = static_cast<int>(minigpu::affinity_cpus().size());
+    minigpu::KokkosSession kokkos(argc, argv, -1, minigpu::default_host_threads(cpus, mpi.size()));
     ::testing::InitGoogleTest(&argc, argv);
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     listeners.Append(recorder);
