@@ -19,8 +19,8 @@ _hip_target="${HIP_KOKKOS_ARCH#AMD_}"
 export HCC_AMDGPU_TARGET="${HCC_AMDGPU_TARGET:-${_hip_target,,}}"
 
 # rocThrust (Kokkos::sort's HIP path) is not packaged in Debian 12; Kokkos sorts without it.
-# The host space stays Serial: Debian 12's hipcc (clang 15) has no OpenMP headers (libomp-15-dev
-# is not in the release), and the CUDA check already compiles the OpenMP host paths.
+# The host space stays Serial: Debian 12's hipcc (clang 15) finds OpenMP headers only with
+# libomp-15-dev, one more package for what the CUDA check already compiles (the OpenMP host paths).
 hip_kokkos_cmake_options() {
   echo "-DKokkos_ENABLE_HIP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ARCH_${HIP_KOKKOS_ARCH}=ON" \
     "-DKokkos_ENABLE_ROCTHRUST=OFF -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17" \
