@@ -21,26 +21,22 @@ kokkos_cmake_options() {
     "-DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_TESTS=OFF"
 }
 
-# Prints the prefix of a CUDA Kokkos install: KOKKOS_ROOT, else one built into the cache.
-ensure_cuda_kokkos() {
+# KOKKOS_ROOT (an install, used as it is) if set, else the CUDA Kokkos that $1 (ensure_kokkos or
+# ensure_kokkos_configured, scripts/gpu/kokkos_build.sh) makes in the cache.
+cuda_kokkos_from() {
   if [ -n "${KOKKOS_ROOT:-}" ]; then
     (cd "$KOKKOS_ROOT" && pwd)
     return 0
   fi
-  ensure_kokkos "cuda-${KOKKOS_ARCH:-HOPPER90}" bin/nvcc_wrapper "$(kokkos_cmake_options)" \
+  "$1" "cuda-${KOKKOS_ARCH:-HOPPER90}" bin/nvcc_wrapper "$(kokkos_cmake_options)" \
     "$(nvcc --version | tail -n 1; g++ --version | head -n 1)"
 }
 
-# The Kokkos_DIR of a configured, unbuilt CUDA Kokkos for the compile check: KOKKOS_ROOT (an
-# install) if set, else a configured tree in the cache (ensure_kokkos_configured).
-ensure_cuda_kokkos_configured() {
-  if [ -n "${KOKKOS_ROOT:-}" ]; then
-    (cd "$KOKKOS_ROOT" && pwd)
-    return 0
-  fi
-  ensure_kokkos_configured "cuda-${KOKKOS_ARCH:-HOPPER90}" bin/nvcc_wrapper "$(kokkos_cmake_options)" \
-    "$(nvcc --version | tail -n 1; g++ --version | head -n 1)"
-}
+# The prefix of a CUDA Kokkos install, built into the cache unless KOKKOS_ROOT names one.
+ensure_cuda_kokkos() { cuda_kokkos_from ensure_kokkos; }
+
+# The Kokkos_DIR of a configured, unbuilt CUDA Kokkos for the compile check (or KOKKOS_ROOT).
+ensure_cuda_kokkos_configured() { cuda_kokkos_from ensure_kokkos_configured; }
 
 # Fails unless the Kokkos at $1 (an install, or a configured tree) enables CUDA (and, given $2,
 # the architecture $2, e.g. 90).

@@ -104,6 +104,17 @@ prepare_kokkos_tree() {
     { cat "$dir/configure.log" >&2; return 1; }
 }
 
+# cached_kokkos_tree NAME OPTIONS COMPILER_IDS: prints $MINIGPU_CACHE_DIR/kokkos-NAME-<key>, the
+# place of the tree kokkos_source() makes with OPTIONS and COMPILER_IDS, or fails with
+# kokkos_key_or_error's message. Succeeds with REUSED=1 where a finished tree is there already.
+cached_kokkos_tree() {
+  local key
+  key="$(kokkos_key_or_error "$2" "$3")" || return 1
+  CACHED_KOKKOS="$MINIGPU_CACHE_DIR/kokkos-$1-$key"
+  REUSED=0
+  [ ! -f "$CACHED_KOKKOS/.complete" ] || REUSED=1
+}
+
 # The key of kokkos_source() with OPTIONS and COMPILER_IDS, or an error naming what is missing.
 kokkos_key_or_error() {
   local src
@@ -120,10 +131,10 @@ kokkos_key_or_error() {
 # The install lives in $MINIGPU_CACHE_DIR/kokkos-NAME-<key> (kokkos_cache_key); a finished
 # install is marked complete and reused.
 ensure_kokkos() {
-  local name="$1" compiler="$2" options="$3" compiler_ids="$4" key prefix work
-  key="$(kokkos_key_or_error "$options" "$compiler_ids")" || return 1
-  prefix="$MINIGPU_CACHE_DIR/kokkos-$name-$key"
-  if [ -f "$prefix/.complete" ]; then
+  local name="$1" compiler="$2" options="$3" compiler_ids="$4" prefix work
+  cached_kokkos_tree "$name" "$options" "$compiler_ids" || return 1
+  prefix="$CACHED_KOKKOS"
+  if [ "$REUSED" = 1 ]; then
     log "Kokkos ($name): reusing $prefix"
     echo "$prefix"
     return 0
@@ -152,10 +163,10 @@ ensure_kokkos() {
 # a configured tree names its own absolute paths, so it is never moved, and the link is
 # replaced in one rename.
 ensure_kokkos_configured() {
-  local name="$1" compiler="$2" options="$3" compiler_ids="$4" key link work
-  key="$(kokkos_key_or_error "$options" "$compiler_ids")" || return 1
-  link="$MINIGPU_CACHE_DIR/kokkos-$name-config-$key"
-  if [ -f "$link/.complete" ]; then
+  local name="$1" compiler="$2" options="$3" compiler_ids="$4" link work
+  cached_kokkos_tree "$name-config" "$options" "$compiler_ids" || return 1
+  link="$CACHED_KOKKOS"
+  if [ "$REUSED" = 1 ]; then
     log "Kokkos ($name, configured only): reusing $link"
     echo "$link/build"
     return 0

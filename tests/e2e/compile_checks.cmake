@@ -1,26 +1,25 @@
 # Included by tests/CMakeLists.txt: the checks that compile and run nothing. The sanitizer
 # pass (scripts/test.sh --sanitize) leaves them out: there is nothing for ASan or UBSan to watch.
 
+# minigpu_device_compile_check(BACKEND DEVICE): scripts/gpu/check_<BACKEND>_build.sh as the
+# entry <BACKEND>_compile, skipped (77) only where its compiler is missing, and not inside a
+# build for DEVICE (a Kokkos_DEVICES name), which is that check. Serial: each keeps both cores
+# busy, and timed tests beside it would measure the compiler.
+function(minigpu_device_compile_check backend device)
+  if(NOT "${device}" IN_LIST Kokkos_DEVICES)
+    add_test(NAME ${backend}_compile COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/gpu/check_${backend}_build.sh
+                                             ${CMAKE_BINARY_DIR}/${backend}-compile)
+    set_tests_properties(${backend}_compile PROPERTIES LABELS "compile;${backend}-compile" TIMEOUT 2700
+                                                      SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
+  endif()
+endfunction()
+
 # The CUDA build (library and minigpu with the cuBLAS vendor path, whose kernels every test
 # calls, and the tests with device code of their own: scripts/gpu/device_units.py) through nvcc's
-# device passes against a CUDA Kokkos on every run (scripts/gpu/check_cuda_build.sh):
-# skipped (77) only where there is no nvcc. Not inside a CUDA build itself, which is that check.
-if(NOT "CUDA" IN_LIST Kokkos_DEVICES)
-  add_test(NAME cuda_compile
-           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/gpu/check_cuda_build.sh ${CMAKE_BINARY_DIR}/cuda-compile)
-  set_tests_properties(cuda_compile PROPERTIES LABELS "compile;cuda-compile" TIMEOUT 2700 SKIP_RETURN_CODE 77
-                                               RUN_SERIAL TRUE)
-endif()
-
-# The same for the HIP build (hipcc's host and device front ends, a HIP Kokkos for gfx90a):
-# skipped (77) only where there is no hipcc. Serial like cuda_compile: it keeps both cores
-# busy, and timed tests beside it would measure the compiler.
-if(NOT "HIP" IN_LIST Kokkos_DEVICES)
-  add_test(NAME hip_compile
-           COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/gpu/check_hip_build.sh ${CMAKE_BINARY_DIR}/hip-compile)
-  set_tests_properties(hip_compile PROPERTIES LABELS "compile;hip-compile" TIMEOUT 2700 SKIP_RETURN_CODE 77
-                                              RUN_SERIAL TRUE)
-endif()
+# device passes against a CUDA Kokkos; the same units through hipcc's device front end against a
+# HIP Kokkos for gfx90a.
+minigpu_device_compile_check(cuda CUDA)
+minigpu_device_compile_check(hip HIP)
 
 # The build compiles in unity batches by default; every file must still compile on its own.
 if(CMAKE_UNITY_BUILD)
