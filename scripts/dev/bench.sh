@@ -55,7 +55,7 @@ log "kernel pairs: $MINIGPU_BUILD/tests/minigpu_bench -> $out/kernels.json (1 th
   --benchmark_out="$out/kernels.json" --benchmark_out_format=json >"$out/kernels.txt" || status=1
 # The GEMM pairs again with every core, in Kokkos and the BLAS alike.
 "$MINIGPU_BUILD/tests/minigpu_bench" --kokkos-num-threads="$cores" \
-  --benchmark_filter='^gemm/.*/n:(512|1024|2048)/(blas|native)$' \
+  --benchmark_filter='^gemm/.*/n:(512|1024|2048)/(blas|native)/' \
   --benchmark_repetitions="${MINIGPU_BENCH_REPETITIONS:-5}" --benchmark_enable_random_interleaving=true \
   --benchmark_report_aggregates_only=true --benchmark_out="$out/kernels_all.json" --benchmark_out_format=json \
   >"$out/kernels_all.txt" || status=1
