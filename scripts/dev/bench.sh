@@ -24,7 +24,7 @@
 #     SUMMA's exposed share of its communication, same runs          bar <= 50 %
 #     every scaling row's model error, n >= 1024, reliable rows      bar |error| <= 20 %
 #     matmul_scaling SUMMA / ScaLAPACK PxGEMM, p = 2, n = 2048 and 4096, both dtypes
-#                                                                    bar <= 1.0 (goal <= 0.6)
+#                                                                    bar <= 0.9 (goal <= 0.6)
 # MINIGPU_BENCH_REPETITIONS (default 5) sets Google Benchmark's repetitions per row.
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 ranks="${1:-2}"
@@ -134,8 +134,8 @@ for f in found:
 sys.exit(0 if ok else 1)
 PY
 }
-check_at_most summa_vs_scalapack_2048 matmul_vs_scalapack.yaml summa_over_scalapack_ 1.0 0.6
-check_at_most summa_vs_scalapack_4096 matmul_vs_scalapack.yaml summa_over_scalapack_ 1.0 0.6 \
+check_at_most summa_vs_scalapack_2048 matmul_vs_scalapack.yaml summa_over_scalapack_ 0.9 0.6
+check_at_most summa_vs_scalapack_4096 matmul_vs_scalapack.yaml summa_over_scalapack_ 0.9 0.6 \
   --set experiments.matmul_scaling.n=4096
 # SUMMA with and without overlap at n = 4096, p = 2, both dtypes: overlapped / blocking time
 # (bar <= 1.0) and the share of the communication it exposes (bar <= 50 %), beside the model's.
