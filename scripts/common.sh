@@ -12,11 +12,20 @@ source "$MINIGPU_ROOT/scripts/signal_exit.sh"
 # third (~2.5 min of apt, which scripts/test.sh overlaps with the build); MINIGPU_PACKAGES is all.
 MINIGPU_RUN_PACKAGES=(
   cmake ninja-build g++ git patch python3 libgtest-dev  # patch: the vendored Kokkos's patch
-  libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev libopenblas-dev
+  libopenblas-dev
   libopenmpi-dev openmpi-bin libscalapack-openmpi-dev  # ScaLAPACK: matmul_scaling's scalapack decomposition
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
 )
-MINIGPU_TEST_BUILD_PACKAGES=(ccache libbenchmark-dev)  # the sanitizer build's launcher, bench's library
+# Debian's Kokkos 3.4 (Serial) and its KokkosKernels: only the compatibility build
+# (MINIGPU_KOKKOS=system: the sanitizer pass) compiles against them.
+MINIGPU_SYSTEM_KOKKOS_PACKAGES=(libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev)
+if [ "${MINIGPU_KOKKOS:-openmp}" = system ]; then
+  MINIGPU_RUN_PACKAGES+=("${MINIGPU_SYSTEM_KOKKOS_PACKAGES[@]}")
+fi
+# The sanitizer build's launcher, bench's library, the compatibility build's Kokkos, and BLIS,
+# a peer scripts/dev/bench.sh measures miniGPU's GEMM against where it is faster than OpenBLAS
+# (tests/bench/blis_peer.cpp opens it at run time; its priority leaves libblas.so.3 OpenBLAS's).
+MINIGPU_TEST_BUILD_PACKAGES=(ccache libbenchmark-dev "${MINIGPU_SYSTEM_KOKKOS_PACKAGES[@]}" libblis-openmp-dev libblis-dev)
 MINIGPU_TEST_PACKAGES=(
   make
   python3-matplotlib python3-jsonschema  # scripts/plot.py and report.py (47 packages, ~45 s); the schema tests

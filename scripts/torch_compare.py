@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """miniGPU's results.csv rows beside scripts/torch_reference.py's rows for the same work on the
 same device. miniGPU / PyTorch is a speed ratio (PyTorch's median time over miniGPU's): above 1,
-miniGPU is faster. Used by scripts/dev/bench.sh (--bench) and scripts/gpu/gpu_report.py (pairs()).
+miniGPU is faster. The peer rows are PyTorch's, and numpy's for matmul on the CPU; each names its
+configuration (framework, the BLAS and kernel set under it, threads), printed first.
+Used by scripts/dev/bench.sh (--bench) and scripts/gpu/gpu_report.py (pairs()).
     torch_compare.py RESULTS.csv TORCH.csv [--bench]
 --bench prints bench.sh's rows and exits 1 when one misses its bar:
     logging step / PyTorch step (time per step, each mode and dtype)  bar <= 0.8, goal <= 0.6
-    matmul miniGPU / PyTorch GFLOP/s (each n, dtype and variant)      goal >= 1.0 (not a bar)"""
+    matmul miniGPU / PyTorch and / numpy GFLOP/s (each n, dtype, variant)  goal >= 1.0 (not a bar)"""
 import csv
 import sys
 
@@ -54,6 +56,21 @@ def pairs(mine_rows, torch_rows):
     return out
 
 
+def peer(t):
+    """The peer's name: "numpy 1.24.2" or "PyTorch 1.13.1" (older files carry only `torch`)."""
+    return t.get("peer") or f"PyTorch {t.get('torch') or '?'}"
+
+
+def configurations(found):
+    """One line per peer configuration among the pairs: framework, BLAS and kernel set, threads."""
+    seen = []
+    for _, t, _ in found:
+        line = f"{peer(t)} over {t.get('blas') or 'an unrecorded BLAS'}, {t.get('threads') or '?'} thread(s)"
+        if line not in seen:
+            seen.append(line)
+    return seen
+
+
 def describe(m):
     """The pair's name: experiment, the matched columns, and what miniGPU ran (kernel or variant)."""
     exp = m["experiment"]
@@ -73,18 +90,21 @@ def bench_rows(found):
                          ours, theirs, ours / theirs, LOGGING_BAR, LOGGING_GOAL, "<="))
         elif m["experiment"] == "matmul":
             ours, theirs = float(m["gflops"]), float(t["gflops"])
-            rows.append(("miniGPU / PyTorch GFLOP/s", f"n={m['n']} {m['dtype']} {m['variant']}", ours, theirs,
-                         ours / theirs, None, MATMUL_GOAL, ">="))
+            rows.append((f"miniGPU / {peer(t).split()[0]} GFLOP/s", f"n={m['n']} {m['dtype']} {m['variant']}", ours,
+                         theirs, ours / theirs, None, MATMUL_GOAL, ">="))
     return rows
 
 
 def main(argv):
     mine = read(argv[1])
     found = pairs(mine, read(argv[2]))
+    for line in configurations(found):
+        print(f"peer: {line}")
     if "--bench" not in argv:
-        print(f"{'pair':60}{'miniGPU (s)':>14}{'PyTorch (s)':>14}{'miniGPU / PyTorch':>20}")
+        print(f"{'pair':60}{'peer':>8}{'miniGPU (s)':>14}{'peer (s)':>14}{'miniGPU / peer':>20}")
         for m, t, ratio in found:
-            print(f"{describe(m):60}{float(m['median_s']):>14.4g}{float(t['median_s']):>14.4g}{ratio:>20.3f}")
+            print(f"{describe(m):60}{peer(t).split()[0]:>8}{float(m['median_s']):>14.4g}{float(t['median_s']):>14.4g}"
+                  f"{ratio:>20.3f}")
         return 0 if found else 1
     rows = bench_rows(found)
     failed = 0

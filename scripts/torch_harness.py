@@ -6,6 +6,26 @@ import numpy as np
 import torch
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def loaded_blas():
+    """The BLAS this process loaded (torch's and numpy's CPU products call it), with OpenBLAS's
+    version and kernel set: "OpenBLAS 0.3.21 (Cooperlake kernels)". Figures from two BLAS, or two
+    kernel sets of one, never compare, so every row says which served it."""
+    import ctypes
+    import re
+    with open("/proc/self/maps", encoding="utf-8") as f:
+        paths = sorted(set(re.findall(r"(/\S*lib(?:open)?blas\S*\.so\S*)", f.read())))
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(path)
+            lib.openblas_get_corename.restype = lib.openblas_get_config.restype = ctypes.c_char_p
+            version = re.search(r"OpenBLAS ([0-9.]+)", lib.openblas_get_config().decode())
+            return (f"OpenBLAS {version.group(1) if version else '?'} "
+                    f"({lib.openblas_get_corename().decode()} kernels)")
+        except (OSError, AttributeError):
+            continue
+    return ", ".join(paths) or "no BLAS loaded"
 TOLERANCE = {"float32": 1e-3, "float64": 1e-9}
 
 

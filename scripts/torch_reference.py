@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402  (after the thread count is in the environment)
 import torch  # noqa: E402
 import yaml  # noqa: E402
-from torch_harness import DTYPES, Bench, check_product, rel_err, row, verdict  # noqa: E402
+from torch_harness import DTYPES, Bench, check_product, loaded_blas, rel_err, row, verdict  # noqa: E402
 from torch_linear import linear  # noqa: E402
 
 UNITS = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
@@ -144,11 +144,16 @@ def matmul(cfg, ctx, dtypes):
                     continue
                 torch.manual_seed(n)
                 a, b = (torch.rand(n, n, dtype=DTYPES[dtype], device=dev) for _ in range(2))
+                work = (3 * n * n * a.element_size(), 2.0 * n**3)
                 state = {}
                 times = bench.time(lambda: state.update(c=a @ b))
-                check = check_product(a, b, state["c"], dtype)
-                out.append(row("matmul", f"n={n}", params, name, dtype, times, (3 * n * n * a.element_size(),
-                                                                             2.0 * n**3), check))
+                out.append(row("matmul", f"n={n}", params, name, dtype, times, work,
+                               check_product(a, b, state["c"], dtype)))
+                if dev.type == "cpu":  # numpy's `@` on the same arrays: the other peer a user would call
+                    an, bn = a.numpy(), b.numpy()
+                    times = bench.time(lambda: state.update(c=an @ bn))
+                    out.append(row("matmul", f"n={n}", {"n": n, "variant": "numpy"}, name, dtype, times, work,
+                                   check_product(a, b, torch.from_numpy(state["c"]), dtype)))
     return out
 
 
@@ -268,12 +273,16 @@ def main(argv=None):
         columns += [k for k in r if k not in columns]
     tail = ["reps", "min_s", "median_s", "mean_s", "max_s", "work_bytes", "work_flops", "gbps", "gflops",
             "verified", "check", "skipped"]
-    columns = [c for c in columns if c not in tail] + tail + ["torch", "threads"]
+    # Each row names its peer's configuration: the framework, the BLAS and kernel set under it, threads.
+    columns = [c for c in columns if c not in tail] + tail + ["peer", "torch", "blas", "threads"]
+    blas = loaded_blas()
     with open(args.output, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=columns, restval="")
         w.writeheader()
         for r in rows:
-            w.writerow({**r, "torch": torch.__version__, "threads": torch.get_num_threads()})
+            peer = f"numpy {np.__version__}" if r.get("variant") == "numpy" else f"PyTorch {torch.__version__}"
+            w.writerow({**r, "peer": peer, "torch": torch.__version__, "blas": blas,
+                        "threads": torch.get_num_threads()})
     failed = [r["case"] for r in rows if r.get("verified") == "false"]
     for case in failed:
         print(f"FAIL {case}: not verified", file=sys.stderr)

@@ -4,7 +4,10 @@ checks each ratio against its bar: ours and the reference were measured in one p
 Prints one row per pair; exits 1 when any ratio misses its bar.
   bench_report.py BENCH.json [--threads BENCH_ALL_THREADS.json] [--markdown]
 --threads: the same GEMM rows run with every core (another process, same sitting): native /
-BLAS again at that thread count, and native's parallel efficiency from 1 thread to it."""
+BLAS again at that thread count, and native's parallel efficiency from 1 thread to it; and the
+memcpy and triad rows there (node bandwidth, reported beside the 1-thread figures).
+The BLAS peer of native is the faster of OpenBLAS (`blas`) and BLIS (`blis`, where installed)
+in each case, named in the row."""
 import json
 import sys
 from collections import defaultdict
@@ -43,15 +46,21 @@ def pairs(times):
         parts = name.split("/")
         if parts[0] == "gemm" and parts[3] in ("vendor", "native"):
             n = int(parts[2].split(":")[1])
-            ref = times.get("/".join(parts[:3] + ["blas"]))
+            if parts[3] == "vendor":  # the very call it makes: OpenBLAS
+                peer, ref = "blas", times.get("/".join(parts[:3] + ["blas"]))
+                bar, target = 0.95, 0.95
+            else:  # against the best BLAS on this CPU (scripts/dev/bench.sh chose OpenBLAS's kernels)
+                peer, ref = best_blas(times, parts[:3])
+                bar, target = (0.90, 1.00) if 512 <= n <= 2048 else (None, None)
             if ref is None:
                 continue
-            if parts[3] == "vendor":
-                bar, target = 0.95, 0.95
-            else:  # against the BLAS at its best on this CPU (scripts/dev/bench.sh chooses it)
-                bar, target = (0.90, 1.00) if 512 <= n <= 2048 else (None, None)
-            rows.append(("gemm " + parts[3], f"{parts[1]} n={n}", times[name], ref, ref / times[name],
+            rows.append((f"gemm {parts[3]} / {peer}", f"{parts[1]} n={n}", times[name], ref, ref / times[name],
                          bar, target, ">="))
+        elif parts[0] == "gemm" and parts[3] == "blis":
+            ref = times.get("/".join(parts[:3] + ["blas"]))
+            if ref is not None:  # which BLAS is the better peer here: reported, not a bar
+                rows.append(("gemm blis / openblas", f"{parts[1]} n={parts[2].split(':')[1]}", times[name], ref,
+                             ref / times[name], None, None, ">="))
         elif parts[0] == "gemm" and parts[3] == "auto":
             # The faster of vendor and native, both timed in this run: auto must be as fast.
             best = min((times[k] for k in ("/".join(parts[:3] + [w]) for w in ("vendor", "native")) if k in times),
@@ -79,6 +88,16 @@ def pairs(times):
     return rows
 
 
+def best_blas(times, prefix):
+    """("blas" or "blis", its median time) for the faster BLAS peer of a gemm case, or (None, None)."""
+    found = [(times[k], w) for w in ("blas", "blis") if (k := "/".join(prefix + [w])) in times
+             and times[k] == times[k]]  # a NaN (an errored row) is never the best
+    if not found:
+        return None, None
+    best_time, which = min(found)
+    return which, best_time
+
+
 def human(size):
     for unit in ("B", "KiB", "MiB", "GiB"):
         if size < 1024:
@@ -92,13 +111,24 @@ def thread_rows(one, many, threads):
     rows = []
     for name in sorted(many):
         parts = name.split("/")
+        if parts[0] == "stream" and parts[2] == "triad":
+            memcpy = many.get("/".join(parts[:2] + ["memcpy"]))
+            if memcpy is not None:  # bandwidths: the triad moves 3 arrays, memcpy 2
+                rows.append((f"triad / memcpy, {threads} thr", parts[1], many[name], memcpy,
+                             (3 / many[name]) / (2 / memcpy), None, None, ">="))
+            for which in ("triad", "memcpy"):
+                key = "/".join(parts[:2] + [which])
+                if key in one and key in many:
+                    rows.append((f"{which} 1->{threads} thr speedup", parts[1], many[key], one[key],
+                                 one[key] / many[key], None, None, ">="))
+            continue
         if parts[0] != "gemm" or parts[3] != "native":
             continue
         n = int(parts[2].split(":")[1])
-        ref = many.get("/".join(parts[:3] + ["blas"]))
+        peer, ref = best_blas(many, parts[:3])
         if ref is not None:
-            rows.append((f"gemm native, {threads} thr", f"{parts[1]} n={n}", many[name], ref, ref / many[name],
-                         0.90 if 512 <= n <= 2048 else None, 1.00, ">="))
+            rows.append((f"gemm native / {peer}, {threads} thr", f"{parts[1]} n={n}", many[name], ref,
+                         ref / many[name], 0.90 if 512 <= n <= 2048 else None, 1.00, ">="))
         if name in one:
             efficiency = one[name] / (threads * many[name])
             rows.append((f"native 1->{threads} thr eff.", f"{parts[1]} n={n}", many[name], one[name], efficiency,
@@ -115,21 +145,22 @@ def main():
     if "--threads" in args:
         many_context, many = medians(args[args.index("--threads") + 1])
         threads = int(many_context.get("minigpu_threads", "0") or 0)
-        print(f"all-threads run: {many_context.get('minigpu_blas', '?')}, {threads} Kokkos thread(s)")
+        print(f"all-threads run: {many_context.get('minigpu_blas', '?')}; {many_context.get('minigpu_blis', '?')}; "
+              f"{threads} Kokkos thread(s)")
         if threads > 1:
             rows += thread_rows(times, many, threads)
         else:
             print("(one thread there: a Serial Kokkos build; no thread rows)")
     failed = 0
-    for key in ("minigpu_cpu", "minigpu_vector_isa", "minigpu_flags", "minigpu_blas", "minigpu_threads",
-                "OPENBLAS_CORETYPE"):
+    for key in ("minigpu_cpu", "minigpu_vector_isa", "minigpu_flags", "minigpu_blas", "minigpu_blis",
+                "minigpu_threads", "OPENBLAS_CORETYPE"):
         print(f"{key.removeprefix('minigpu_')}: {context.get(key, '?')}")
     header = ["benchmark", "case", "ours (s)", "reference (s)", "ratio", "bar", "verdict"]
     if markdown:
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
     else:
-        print(f"{'benchmark':26}{'case':16}{'ours (s)':>12}{'ref (s)':>12}{'ratio':>8}  {'bar':>7}  verdict")
+        print(f"{'benchmark':30}{'case':16}{'ours (s)':>12}{'ref (s)':>12}{'ratio':>8}  {'bar':>7}  verdict")
     for group, case, ours, ref, ratio, bar, target, direction in rows:
         if bar is None:
             verdict, bar_text = "info", "-"
@@ -142,7 +173,7 @@ def main():
         if markdown:
             print("| " + " | ".join(cells) + " |")
         else:
-            print(f"{cells[0]:26}{cells[1]:16}{cells[2]:>12}{cells[3]:>12}{cells[4]:>8}  {cells[5]:>7}  {cells[6]}")
+            print(f"{cells[0]:30}{cells[1]:16}{cells[2]:>12}{cells[3]:>12}{cells[4]:>8}  {cells[5]:>7}  {cells[6]}")
     print(f"{failed} ratio(s) missed their bar" if failed else "every ratio met its bar", file=sys.stderr)
     return 1 if failed else 0
 

@@ -5,6 +5,7 @@
 #include "core/backend_blas.hpp"
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
+#include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm_block.hpp"
 #include "kernels/triad.hpp"
@@ -50,7 +51,7 @@ std::string threads_text(int t) { return std::to_string(t) + (t == 1 ? " thread"
 
 template <class Exec>
 Ceiling triad_ceiling(const std::string& name, const std::string& label, std::int64_t array_bytes) {
-  using View = Kokkos::View<double*, typename Exec::memory_space>;
+  using View = Kokkos::View<double*, Kokkos::Device<Exec, typename Exec::memory_space>>;
   const std::int64_t n = array_bytes / 8;
   View a("minigpu::ceilings::triad_a", n), b("minigpu::ceilings::triad_b", n),
       c("minigpu::ceilings::triad_c", n);
@@ -67,13 +68,14 @@ Ceiling triad_ceiling(const std::string& name, const std::string& label, std::in
 // Which GEMM a ceiling times: the vendor BLAS on the host or the GPU, or miniGPU's own host kernel.
 enum class GemmSource { host_vendor, gpu_vendor, host_native };
 
+// `one_core`: the host kernels on one thread (the BLAS capped at 1, native on OneThreadExecSpace).
 template <class T>
-Ceiling gemm_ceiling_of(GemmSource source, const std::string& label) {
+Ceiling gemm_ceiling_of(GemmSource source, const std::string& label, bool one_core = false) {
   const bool on_gpu = source == GemmSource::gpu_vendor;
   const std::int64_t n = on_gpu ? kGpuGemmN : kHostGemmN;
   const GemmDims d{n, n, n, n, n, n};
   const std::string prefix = on_gpu ? "gpu_" : source == GemmSource::host_native ? "native_" : "blas_";
-  const std::string name = prefix + (sizeof(T) == 4 ? "sgemm" : "dgemm");
+  const std::string name = prefix + (sizeof(T) == 4 ? "sgemm" : "dgemm") + (one_core ? "_1core" : "");
   const auto run = [&](auto space) {
     using Mem = decltype(space);
     Kokkos::View<T*, Mem> a("minigpu::ceilings::gemm_a", n * n), b("minigpu::ceilings::gemm_b", n * n),
@@ -92,7 +94,9 @@ Ceiling gemm_ceiling_of(GemmSource source, const std::string& label) {
         },
         3);
   };
-  const double s = on_gpu ? run(GpuMemSpace()) : run(HostMemSpace());
+  const double s = on_gpu     ? run(GpuMemSpace())
+                   : one_core ? run(Kokkos::Device<OneThreadExecSpace, HostMemSpace>())
+                              : run(HostMemSpace());
   return {
       name, label, 2.0 * static_cast<double>(n * n * n) / s / 1e9, "GFLOP/s",
       std::string(sizeof(T) == 4 ? "s" : "d") + "gemm n=" + std::to_string(n) + " (2n^3 flops), best of 3"};
@@ -100,9 +104,9 @@ Ceiling gemm_ceiling_of(GemmSource source, const std::string& label) {
 
 // The host's GEMM bound: the faster of the vendor BLAS and miniGPU's own kernel, so that no
 // host GEMM row can pass its ceiling because the BLAS runs kernels older than the CPU.
-Ceiling best_host_gemm(const Ceiling& vendor, const Ceiling& native, const std::string& kind) {
+Ceiling best_host_gemm(const Ceiling& vendor, const Ceiling& native, const std::string& name) {
   const Ceiling& best = vendor.value >= native.value ? vendor : native;
-  return {"host_" + kind, "best host " + kind + " (" + best.label + ")", best.value, "GFLOP/s",
+  return {name, "best host " + name.substr(5, 5) + " (" + best.label + ")", best.value, "GFLOP/s",
           "the faster of " + vendor.name + " (" + std::to_string(static_cast<int>(vendor.value + 0.5)) +
               " GFLOP/s) and " + native.name + " (" + std::to_string(static_cast<int>(native.value + 0.5)) +
               " GFLOP/s)"};
@@ -118,30 +122,64 @@ Ceiling copy_ceiling_of(const std::string& name, const std::string& label) {
       "deep_copy of " + mib(kGpuCopyBytes) + ", bytes counted once, best of " + std::to_string(kRepetitions)};
 }
 
+Ceiling memcpy_ceiling(const std::string& name, int threads, const std::vector<char>& from, std::vector<char>& to) {
+  const auto bytes = static_cast<std::int64_t>(from.size());
+  const double s = best_seconds([&] {
+    if (threads > 1) {
+      kernels::host_parallel_memcpy(to.data(), from.data(), bytes);
+    } else {
+      std::memcpy(to.data(), from.data(), from.size());
+    }
+  });
+  return {name, "host memcpy, " + threads_text(threads), static_cast<double>(bytes) / s / 1e9, "GB/s",
+          "std::memcpy of " + mib(bytes) + " (4 x L3 within 64-256 MiB)" +
+              (threads > 1 ? " in " + std::to_string(threads) + " slices at once" : "") + ", " +
+              threads_text(threads) + ", bytes counted once, best of " + std::to_string(kRepetitions)};
+}
+
+// The host GEMM bound and its two candidates at this rank's threads, or on one core.
+void add_host_gemm(CeilingTable& t, const std::string& kind, bool one_core) {
+  const bool f32 = kind == "sgemm";
+  const std::string suffix = one_core ? "_1core" : "";
+  const std::string blas = host_blas_info().library + " " + kind + ", ";
+  const std::string vendor_label = blas + threads_text(one_core ? 1 : host_blas_info().threads);
+  const std::string native_label =
+      "miniGPU tiled " + kind + ", " + threads_text(one_core ? 1 : HostExecSpace().concurrency());
+  const Ceiling vendor = f32 ? gemm_ceiling_of<float>(GemmSource::host_vendor, vendor_label, one_core)
+                             : gemm_ceiling_of<double>(GemmSource::host_vendor, vendor_label, one_core);
+  const Ceiling native = f32 ? gemm_ceiling_of<float>(GemmSource::host_native, native_label, one_core)
+                             : gemm_ceiling_of<double>(GemmSource::host_native, native_label, one_core);
+  const Ceiling best = best_host_gemm(vendor, native, "host_" + kind + suffix);
+  if (one_core) {
+    t.ceilings.push_back(best);  // its `how` names both candidates' figures
+  } else {
+    t.ceilings.insert(t.ceilings.end(), {vendor, native, best});
+  }
+}
+
 }  // namespace
 
 CeilingTable measure_ceilings() {
   CeilingTable t;
+  // The rank's threads: a node's figures where one rank has every core. With more than one
+  // thread, each figure's one-core share is measured beside it (`_1core`): what a rank of one
+  // thread, or a Serial build, would be bounded by.
+  const int threads = HostExecSpace().concurrency();
+  const bool per_core = threads > 1 && kHasOneThreadExecSpace;
   const std::int64_t bytes = host_stream_bytes();
   std::vector<char> from(static_cast<std::size_t>(bytes), 1), to(static_cast<std::size_t>(bytes), 0);
-  const double s = best_seconds([&] { std::memcpy(to.data(), from.data(), from.size()); });
-  t.ceilings.push_back({"host_memcpy", "host memcpy", static_cast<double>(bytes) / s / 1e9, "GB/s",
-                        "std::memcpy of " + mib(bytes) +
-                            " (4 x L3 within 64-256 MiB), 1 thread, bytes counted once, "
-                            "best of " +
-                            std::to_string(kRepetitions)});
-  t.ceilings.push_back(triad_ceiling<HostExecSpace>("host_triad", "host triad", bytes));
-  const std::string blas = host_blas_info().library;
-  const std::string native_threads = threads_text(HostExecSpace().concurrency());
-  for (const std::string kind : {"sgemm", "dgemm"}) {
-    const bool f32 = kind == "sgemm";
-    const std::string vendor_label = blas + " " + kind + ", " + threads_text(host_blas_info().threads);
-    const std::string native_label = "miniGPU tiled " + kind + ", " + native_threads;
-    const Ceiling vendor = f32 ? gemm_ceiling_of<float>(GemmSource::host_vendor, vendor_label)
-                               : gemm_ceiling_of<double>(GemmSource::host_vendor, vendor_label);
-    const Ceiling native = f32 ? gemm_ceiling_of<float>(GemmSource::host_native, native_label)
-                               : gemm_ceiling_of<double>(GemmSource::host_native, native_label);
-    t.ceilings.insert(t.ceilings.end(), {vendor, native, best_host_gemm(vendor, native, kind)});
+  t.ceilings.push_back(memcpy_ceiling("host_memcpy", threads, from, to));
+  if (per_core) t.ceilings.push_back(memcpy_ceiling("host_memcpy_1core", 1, from, to));
+  t.ceilings.push_back(triad_ceiling<HostExecSpace>("host_triad", "host triad, " + threads_text(threads), bytes));
+  if (per_core) {
+    t.ceilings.push_back(triad_ceiling<OneThreadExecSpace>("host_triad_1core", "host triad, 1 thread", bytes));
+  }
+  for (const std::string kind : {"sgemm", "dgemm"}) add_host_gemm(t, kind, false);
+  if (per_core) {
+    const int blas_threads = host_blas_info().threads;
+    set_host_blas_threads(1);
+    for (const std::string kind : {"sgemm", "dgemm"}) add_host_gemm(t, kind, true);
+    set_host_blas_threads(blas_threads);
   }
   if (num_gpus() > 0 && !gpus_are_emulated()) {
     t.ceilings.push_back(copy_ceiling_of<GpuMemSpace, GpuMemSpace>("gpu_d2d", "GPU device-to-device copy"));

@@ -17,6 +17,16 @@ namespace minigpu {
 using HostMemSpace = Kokkos::HostSpace;
 using HostExecSpace = Kokkos::DefaultHostExecutionSpace;
 
+/// One host thread: a core's share beside a node figure (the ceilings' per-core rows). Serial
+/// where the build has it; a build without it has no single-thread space to offer.
+#if defined(KOKKOS_ENABLE_SERIAL)
+using OneThreadExecSpace = Kokkos::Serial;
+inline constexpr bool kHasOneThreadExecSpace = true;
+#else
+using OneThreadExecSpace = Kokkos::DefaultHostExecutionSpace;
+inline constexpr bool kHasOneThreadExecSpace = false;
+#endif
+
 /// True when the build's default execution space is a GPU.
 inline constexpr bool kHasGpuBackend =
     !std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>;

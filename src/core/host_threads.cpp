@@ -79,7 +79,9 @@ std::vector<int> parse_cpu_list(const std::string& text) {
     }
     if (last < first) throw std::invalid_argument("not a CPU list: '" + text + "'");
     for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
-    if (pos < text.size() && text[pos++] != ',') throw std::invalid_argument("not a CPU list: '" + text + "'");
+    // A comma separates two ranges: one at the end ("1,") or doubled (",,") is not a list.
+    if (pos < text.size() && (text[pos++] != ',' || pos == text.size()))
+      throw std::invalid_argument("not a CPU list: '" + text + "'");
   }
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
@@ -99,10 +101,16 @@ int ranks_sharing(const std::vector<int>& mine, const std::vector<std::vector<in
 
 int default_host_threads(int cpus, int sharing_ranks) { return std::max(1, cpus / std::max(1, sharing_ranks)); }
 
+std::string cpu_oversubscription(int cpus, int sharing_ranks, int threads) {
+  if (cpus <= 0 || static_cast<long>(std::max(1, threads)) * std::max(1, sharing_ranks) <= cpus) return "";
+  return std::to_string(sharing_ranks) + " rank(s) × " + std::to_string(threads) + " thread(s) on " +
+         std::to_string(cpus) + " CPU(s)";
+}
+
 std::string host_thread_oversubscription(int cpus, int sharing_ranks, int threads) {
-  if (threads <= 1 || static_cast<long>(threads) * sharing_ranks <= cpus) return "";
-  return std::to_string(sharing_ranks) + " rank(s) × " + std::to_string(threads) + " threads on " +
-         std::to_string(cpus) + " CPU(s): host threads oversubscribe the cores and will compete for them";
+  if (threads <= 1) return "";
+  const std::string crowded = cpu_oversubscription(cpus, sharing_ranks, threads);
+  return crowded.empty() ? "" : crowded + ": host threads oversubscribe the cores and will compete for them";
 }
 
 }  // namespace minigpu

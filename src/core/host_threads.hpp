@@ -31,8 +31,14 @@ int ranks_sharing(const std::vector<int>& mine, const std::vector<std::vector<in
 /// Threads per rank when the user chose none: its share of the CPUs it shares, at least one.
 int default_host_threads(int cpus, int sharing_ranks);
 
-/// "" or why `threads` per rank oversubscribe the `cpus` that `sharing_ranks` ranks share. One
-/// thread per rank is not flagged: more ranks than cores is a layout the user asked for.
+/// "" or "R rank(s) × T thread(s) on C CPU(s)" when `sharing_ranks` ranks of `threads` threads
+/// each share more threads than the `cpus` of their affinity masks: every timing they take is
+/// suspect (the runner flags the figures). `cpus` 0 (unknown) is never flagged.
+std::string cpu_oversubscription(int cpus, int sharing_ranks, int threads);
+
+/// The warning for threads the user asked for beyond the rank's share (cpu_oversubscription
+/// with more than one thread per rank): more ranks than cores, one thread each, is a layout
+/// the user chose, which the runner still flags.
 std::string host_thread_oversubscription(int cpus, int sharing_ranks, int threads);
 
 }  // namespace minigpu

@@ -8,6 +8,7 @@
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
+#include "core/host_threads.hpp"
 #include "core/profile_region.hpp"
 #include "engine/registry.hpp"
 #include "engine/stats.hpp"
@@ -62,14 +63,16 @@ int agreed_stop(const StopPoll& stop, const comm::Communicator& comm) {
   return static_cast<int>(comm::max_over_ranks(mine, comm));
 }
 
-// "" or why every timing on this node is suspect: more ranks x threads than cores.
+// "" or why every timing of this rank is suspect: the ranks sharing its affinity mask run more
+// threads than the mask has CPUs (a bound layout is judged by its own cores, not the node's).
 std::string oversubscription() {
-  const int ranks = std::max(1, rank_binding().local_size);
-  const int threads = std::max(1, Kokkos::DefaultHostExecutionSpace().concurrency());
-  const int cores = host_info().logical_cores;
-  if (cores <= 0 || ranks * threads <= cores) return "";
-  return std::to_string(ranks) + " ranks x " + std::to_string(threads) + " thread(s) share " +
-         std::to_string(cores) + " cores on this node (oversubscribed)";
+  const DeviceBinding& b = rank_binding();
+  const bool known = !b.cpus.empty();
+  const int cpus = known ? static_cast<int>(b.cpus.size()) : static_cast<int>(affinity_cpus().size());
+  const int ranks = known ? b.cpu_sharing_ranks : std::max(1, b.local_size);
+  const std::string crowded =
+      cpu_oversubscription(cpus, ranks, Kokkos::DefaultHostExecutionSpace().concurrency());
+  return crowded.empty() ? "" : crowded + " (oversubscribed)";
 }
 
 // Marks what the machine may explain: on an oversubscribed node, every figure. (Efficiencies

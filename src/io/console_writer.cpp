@@ -52,7 +52,7 @@ void ConsoleWriter::ceilings(const nlohmann::json& ceilings, const std::string& 
   os_ << "ceilings (" << source << "):\n";
   for (const auto& c : ceilings) {
     char row[512];
-    std::snprintf(row, sizeof(row), "  %-16s %10.1f %-8s %s: %s\n", c["name"].get<std::string>().c_str(),
+    std::snprintf(row, sizeof(row), "  %-18s %10.1f %-8s %s: %s\n", c["name"].get<std::string>().c_str(),
                   c["value"].get<double>(), c["unit"].get<std::string>().c_str(),
                   c["label"].get<std::string>().c_str(), c["how"].get<std::string>().c_str());
     os_ << row;

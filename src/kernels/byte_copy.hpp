@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <cstring>
 
 namespace minigpu::kernels {
 
@@ -39,6 +40,29 @@ void chunked_copy(const DstView& dst, const SrcView& src, std::int64_t chunks) {
     const auto range = Kokkos::make_pair(n * c / chunks, n * (c + 1) / chunks);
     Kokkos::deep_copy(Kokkos::subview(dst, range), Kokkos::subview(src, range));
   }
+}
+
+/// std::memcpy of `bytes` as one contiguous slice per thread of the host execution space, each
+/// copied by glibc's memcpy: BabelStream's copy at full socket (std::memcpy itself at 1 thread).
+/// A host function: the slices call the C library.
+inline void host_parallel_memcpy(void* dst, const void* src, std::int64_t bytes) {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  const std::int64_t threads = Exec().concurrency();
+  if (threads <= 1 || bytes <= 0) {
+    if (bytes > 0) std::memcpy(dst, src, static_cast<std::size_t>(bytes));
+    return;
+  }
+  constexpr std::int64_t kPage = 4096;  // slices start on pages: no line is written by two threads
+  const std::int64_t slice = ((bytes + threads - 1) / threads + kPage - 1) / kPage * kPage;
+  auto* const to = static_cast<char*>(dst);
+  const auto* const from = static_cast<const char*>(src);
+  Kokkos::parallel_for(
+      "copy::host_parallel_memcpy", Kokkos::RangePolicy<Exec>(0, threads), [=](const std::int64_t t) {
+        const std::int64_t begin = t * slice < bytes ? t * slice : bytes;
+        const std::int64_t end = begin + slice < bytes ? begin + slice : bytes;
+        if (end > begin) std::memcpy(to + begin, from + begin, static_cast<std::size_t>(end - begin));
+      });
+  Kokkos::fence();
 }
 
 /// Index of the first of n host bytes that differs from the pattern, or -1 if none does.

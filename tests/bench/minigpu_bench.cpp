@@ -1,11 +1,14 @@
 // Performance bars of issue 10, each as a pair of Google Benchmark runs in this one process:
 // our kernel and the reference a user would otherwise call, on the same buffers' sizes.
 //   gemm/<dtype>/n:<n>/{vendor,native,blas}   kernels::matmul vs cblas_?gemm called directly
+//   gemm/<dtype>/n:<n>/blis                    BLIS's own GEMM, where libblis.so.4 is installed
+//                                             (blis_peer.hpp), its product checked first
 //   gemm/<dtype>/n:<n>/auto                    the kernel `kernel: auto` picks, vs the faster of
 //                                             vendor and native timed in this same process
 //   logging/<dtype>/{minigpu,reference}       one step of the logging experiment vs BLAS gemm +
 //                                             a plain norm loop (per-step time)
-//   stream/<dtype>/{chain_fused,chain_unfused,memcpy,triad}   memory-bound passes
+//   stream/<dtype>/{chain_fused,chain_unfused,memcpy,triad}   memory-bound passes (memcpy
+//                                             in one slice per thread: std::memcpy at 1 thread)
 //   copy/bytes:<b>/{deep_copy,memcpy}          Kokkos::deep_copy between host buffers vs memcpy
 // scripts/dev/bench_report.py pairs the rows and checks the bars; scripts/dev/bench.sh runs both.
 // Every rate is bytes (or flops) of useful work per second, counted the same way on both sides.
@@ -17,6 +20,7 @@
 #include "core/kokkos_session.hpp"
 #include "engine/gemm_auto.hpp"
 #include "engine/registry.hpp"
+#include "kernels/byte_copy.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/power_shift.hpp"
@@ -26,6 +30,7 @@
 #include <cblas.h>
 #include <yaml-cpp/yaml.h>
 
+#include "blis_peer.hpp"
 #include "minigpu_build_info.hpp"
 
 #include <cmath>
@@ -50,15 +55,35 @@ void cblas_gemm(const double* a, const double* b, double* c, int n, double alpha
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, alpha, a, n, b, n, 0.0, c, n);
 }
 
+// A peer's wrong answer is a failure, not a rate: BLIS's product against OpenBLAS's, each
+// element within the dtype's rounding of a sum of n products of values in [-1, 1].
+template <class T>
+bool blis_matches_blas(const T* a, const T* b, std::int64_t n) {
+  std::vector<T> mine(n * n), want(n * n);
+  bench::BlisPeer::instance().gemm(a, b, mine.data(), n, T(1));
+  cblas_gemm(a, b, want.data(), static_cast<int>(n), T(1));
+  const double tolerance = (sizeof(T) == 4 ? 1e-5 : 1e-13) * static_cast<double>(n);
+  for (std::int64_t i = 0; i < n * n; ++i) {
+    if (!(std::abs(double(mine[i]) - double(want[i])) <= tolerance)) return false;
+  }
+  return true;
+}
+
 template <class T>
 void gemm_pair(benchmark::State& state, std::int64_t n, const std::string& which, GemmKernel picked) {
   Kokkos::View<T*, Host> a("bench::A", n * n), b("bench::B", n * n), c("bench::C", n * n);
   kernels::fill_uniform(a, 1, T(-1), T(1));
   kernels::fill_uniform(b, 2, T(-1), T(1));
   Kokkos::fence();
+  if (which == "blis" && !blis_matches_blas(a.data(), b.data(), n)) {
+    state.SkipWithError("BLIS's product differs from OpenBLAS's");
+    return;
+  }
   for (auto _ : state) {
     if (which == "blas") {
       cblas_gemm(a.data(), b.data(), c.data(), static_cast<int>(n), T(1));
+    } else if (which == "blis") {
+      bench::BlisPeer::instance().gemm(a.data(), b.data(), c.data(), n, T(1));
     } else {
       kernels::matmul(picked, c, a, b, n, n, n);
     }
@@ -131,7 +156,7 @@ void stream_pass(benchmark::State& state, const std::string& which) {
       kernels::map(z, y, kernels::CubeMinus<T>{T(0.2)});
       moved = 4;
     } else if (which == "memcpy") {
-      std::memcpy(z.data(), x.data(), n * sizeof(T));
+      kernels::host_parallel_memcpy(z.data(), x.data(), n * std::int64_t(sizeof(T)));
       moved = 2;
     } else {  // STREAM triad on the host execution space: the host_triad ceiling's kernel
       kernels::triad(z, x, y, T(3));
@@ -168,8 +193,9 @@ void register_dtype() {
     const GemmKernel automatic = pick_gemm_kernel(RunContext{}, GemmChoice::automatic, cpu(),
                                                   sizeof(T) == 4 ? DType::f32 : DType::f64, n, n, n)
                                      .kernel;
-    for (const char* which : {"blas", "vendor", "native", "auto"}) {
+    for (const char* which : {"blas", "blis", "vendor", "native", "auto"}) {
       const std::string w = which;
+      if (w == "blis" && !bench::BlisPeer::instance().available()) continue;
       const GemmKernel kernel = w == "auto"     ? automatic
                                 : w == "vendor" ? GemmKernel::vendor
                                                 : GemmKernel::native;
@@ -204,8 +230,11 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("minigpu_flags", MINIGPU_HOST_COMPILER " " MINIGPU_HOST_FLAGS);
   benchmark::AddCustomContext("minigpu_blas", blas.library + " (" + blas.core + " kernels, " +
                                                   std::to_string(blas.threads) + " thread(s))");
-  benchmark::AddCustomContext("minigpu_threads",
-                              std::to_string(Kokkos::DefaultHostExecutionSpace().concurrency()));
+  const int threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+  benchmark::AddCustomContext("minigpu_threads", std::to_string(threads));
+  // BLIS, the second peer, with the same threads as Kokkos and OpenBLAS.
+  minigpu::bench::BlisPeer::instance().set_threads(threads);
+  benchmark::AddCustomContext("minigpu_blis", minigpu::bench::BlisPeer::instance().describe());
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   benchmark::AddCustomContext("OPENBLAS_CORETYPE", coretype ? coretype : "unset");
   minigpu::register_dtype<float>();

@@ -28,6 +28,17 @@ for kind in sgemm dgemm; do
     'BEGIN { exit !(h == (b > n ? b : n)) }' || fail "host_$kind is not the faster of blas_$kind and native_$kind"
 done
 
+# A threaded host (the rank's threads in the triad's label) adds each figure's one-core share.
+# (No order between the two is asserted: under ctest -j2 the other core may be busy.)
+threads=$(awk '$1 == "host_triad" { for (i = 1; i < NF; ++i) if ($(i + 1) ~ /^threads?[,):]?$/) print $i }' "$dir/first" | head -n 1)
+if [ "${threads:-1}" -gt 1 ]; then
+  for name in host_memcpy host_triad host_sgemm host_dgemm; do
+    grep -Eq "^  ${name}_1core +[0-9]+\.[0-9] (GB/s|GFLOP/s) .*1 (thread|core)" "$dir/first" ||
+      fail "$threads threads but no one-thread ${name}_1core row"
+  done
+else
+  ! grep -q '_1core ' "$dir/first" || fail "one thread, yet per-core rows"
+fi
 "$minigpu" ceilings --cached > "$dir/second" 2>&1 || fail "--cached exited $?"
 grep -q "^ceilings (cached in ${files[0]} (measured " "$dir/second" || { cat "$dir/second"; fail "--cached did not reuse the file"; }
 [ "$(value host_memcpy "$dir/first")" = "$(value host_memcpy "$dir/second")" ] || fail "cached figure differs"

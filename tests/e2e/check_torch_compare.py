@@ -17,7 +17,9 @@ from run_fixture import write_run  # noqa: E402
 MINE = ["experiment", "case", "n", "variant", "steps", "mode", "kernel", "device", "dtype", "median_s", "gflops",
         "verified"]
 THEIRS = ["experiment", "case", "n", "variant", "steps", "mode", "kernel", "device", "dtype", "median_s", "gflops",
-          "verified", "skipped", "direction", "host_memory", "bytes", "chunks", "gbps", "torch"]
+          "verified", "skipped", "direction", "host_memory", "bytes", "chunks", "gbps", "torch", "peer", "blas",
+          "threads"]
+NUMPY = {"peer": "numpy 1.24.2", "blas": "OpenBLAS 0.3.21 (Cooperlake kernels)", "threads": 1}
 
 
 def write(path, columns, rows):
@@ -47,7 +49,9 @@ def matmul_rows():
     theirs = [{**base, "variant": "torch", "device": "cpu", "dtype": "float32", "median_s": 1.5e-5, "gflops": 20},
               {**base, "variant": "torch", "device": "cpu", "dtype": "float64", "median_s": 1e-5, "gflops": 30,
                "verified": "false"},
-              {**base, "n": 128, "variant": "torch", "device": "gpu", "dtype": "float32", "skipped": "no CUDA"}]
+              {**base, "n": 128, "variant": "torch", "device": "gpu", "dtype": "float32", "skipped": "no CUDA"},
+              {**base, **NUMPY, "variant": "numpy", "device": "cpu", "dtype": "float32", "median_s": 2e-5,
+               "gflops": 15}]
     return mine, theirs
 
 
@@ -64,15 +68,20 @@ def check_compare(script, tmp, errors):
     lm, lt = logging_rows(0.018)
     mm, mt = matmul_rows()
     code, out = compare(script, tmp, lm + mm, lt + mt)
-    lines = [line for line in out.splitlines()[1:] if line.strip()]
-    # 20 ms / 12 ms, 20 / 18 and 1.5e-5 / 1e-5: the emulated GPU, float64 (unverified) and skipped rows pair with none.
-    want = {"mode=device_log": "1.667", "mode=sync_each_step": "1.111", "matmul n=64 float32": "1.500"}
-    if code != 0 or len(lines) != 3 or any(not any(k in line and line.endswith(v) for line in lines)
-                                           for k, v in want.items()):
+    lines = [line for line in out.splitlines()[1:] if line.strip() and not line.startswith(("peer:", "pair"))]
+    # 20 ms / 12 ms, 20 / 18, 1.5e-5 / 1e-5 (PyTorch) and 2e-5 / 1e-5 (numpy): the emulated GPU, float64
+    # (unverified) and skipped rows pair with none.
+    want = {"mode=device_log": "1.667", "mode=sync_each_step": "1.111", "float32 [vendor] PyTorch": "1.500",
+            "float32 [vendor] numpy": "2.000"}
+    if code != 0 or len(lines) != 4 or any(not any(k in re.sub(" +", " ", line) and line.endswith(v)
+                                                   for line in lines) for k, v in want.items()):
         errors.append(f"pairs and speed ratios, want {want} (exit {code}):\n{out}")
+    if "peer: numpy 1.24.2 over OpenBLAS 0.3.21 (Cooperlake kernels), 1 thread(s)" not in out:
+        errors.append(f"each peer's configuration must be printed:\n{out}")
     code, out = compare(script, tmp, lm + mm, lt + mt, "--bench")
     # Per step 12 us / 20 us = 0.600 passes, 18 / 20 = 0.900 misses the 0.8 bar; matmul 30 / 20 GFLOP/s.
-    if code != 1 or "0.600 <=0.80 PASS" not in out or "0.900 <=0.80 FAIL" not in out or "1.500" not in out:
+    if (code != 1 or "0.600 <=0.80 PASS" not in out or "0.900 <=0.80 FAIL" not in out or "1.500" not in out
+            or "miniGPU / numpy GFLOP/s n=64 float32 vendor 30 15 2.000" not in out):
         errors.append(f"--bench with one step over its bar must fail (exit {code}):\n{out}")
     code, out = compare(script, tmp, logging_rows(0.015)[0], lt, "--bench")  # 0.750: passes, goal 0.6 not met
     if code != 0 or "0.750 <=0.80 PASS (goal <=0.6 not met)" not in out:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/torch_reference.py at tiny sizes on the CPU: a row for every experiment of the input
 with miniGPU's columns, positive ordered times, every measured row verified against numpy, rates
-that are the work over the median (matmul's flops recomputed here as 2n^3), CUDA-only rows
+that are the work over the median (matmul's flops recomputed here as 2n^3), numpy's matmul rows
+beside PyTorch's, each row naming its peer and the BLAS under it, CUDA-only rows
 skipped with a reason and no times, the thread count asked for; an unknown experiment exits 2.
 Exit 77 (skipped) where python3-torch is not installed.
 Usage: check_torch_reference.py PYTHON TORCH_REFERENCE_PY INPUT.yaml"""
@@ -51,8 +52,13 @@ def main():
             missing = [c for c in columns if not r.get(c)]
             if missing:
                 errors.append(f"{name} {r['case']}: empty key columns {missing}")
+    numpy_rows = [r for r in rows if r["experiment"] == "matmul" and r.get("variant") == "numpy"]
+    if not numpy_rows or any(r["device"] != "cpu" or not r["peer"].startswith("numpy ") for r in numpy_rows):
+        errors.append(f"matmul on the CPU needs numpy rows named as numpy's: {[r['case'] for r in numpy_rows]}")
     for r in rows:
         what = f"{r['experiment']} {r['case']} {r['dtype']}"
+        if not r.get("peer") or not r.get("blas"):
+            errors.append(f"{what}: the peer's configuration is missing (peer {r.get('peer')!r}, blas {r.get('blas')!r})")
         if r["threads"] != "1":
             errors.append(f"{what}: threads {r['threads']}, asked for 1")
         if r["skipped"]:

@@ -60,7 +60,7 @@ TEST(HostThreads, CpuListsReadAndWriteTasksetsForm) {
   EXPECT_EQ(parse_cpu_list("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
   EXPECT_EQ(parse_cpu_list("3,1,1-2"), (std::vector<int>{1, 2, 3})) << "sorted, each CPU once";
   EXPECT_TRUE(parse_cpu_list("").empty());
-  for (const char* bad : {"a", "1-", "3-1", "1,,2", "1;2", "-1"})
+  for (const char* bad : {"a", "1-", "3-1", "1,,2", "1;2", "-1", "1,", ","})
     EXPECT_THROW(parse_cpu_list(bad), std::invalid_argument) << bad;
   const auto mine = affinity_cpus();
   ASSERT_FALSE(mine.empty()) << "a running process has at least one CPU";
@@ -82,10 +82,13 @@ TEST(HostThreads, RanksTakeTheirShareOfTheCpusTheyShare) {
 }
 
 TEST(HostThreads, OversubscribedThreadsAreFlaggedAndOneThreadPerRankIsNot) {
+  EXPECT_EQ(cpu_oversubscription(2, 4, 1), "4 rank(s) × 1 thread(s) on 2 CPU(s)") << "the runner flags it";
+  EXPECT_EQ(cpu_oversubscription(2, 2, 1), "");
+  EXPECT_EQ(cpu_oversubscription(0, 4, 4), "") << "an unknown mask is never flagged";
   EXPECT_EQ(host_thread_oversubscription(8, 2, 4), "");
   EXPECT_EQ(host_thread_oversubscription(2, 4, 1), "") << "more ranks than cores is the user's layout";
   const std::string crowded = host_thread_oversubscription(2, 2, 2);
-  EXPECT_NE(crowded.find("2 rank(s) × 2 threads on 2 CPU(s)"), std::string::npos) << crowded;
+  EXPECT_NE(crowded.find("2 rank(s) × 2 thread(s) on 2 CPU(s)"), std::string::npos) << crowded;
   EXPECT_NE(host_thread_oversubscription(4, 1, 8), "");
 }
 
