@@ -26,8 +26,9 @@
 #     SUMMA overlapped / blocking, n = 4096, p = 2 (scripts/dev/bench_scaling.py)   bar <= 1.0
 #     SUMMA's exposed share of its communication, same runs          bar <= 50 %
 #     every scaling row's model error, n >= 1024, reliable rows      bar |error| <= 20 %
-#     matmul_scaling SUMMA / ScaLAPACK PxGEMM, p = 2 x 1 thread and p = 1 x every core,
-#       n = 2048 and 4096, both dtypes                               bar <= 0.9 (goal <= 0.6)
+#     matmul_scaling SUMMA / ScaLAPACK PxGEMM, p = 2 x 1 thread, n = 2048 and 4096, both dtypes
+#                                                                    bar <= 0.9 (goal <= 0.6)
+#       the same at p = 1 x every core (one local product each)      bar <= 1.11 (goal <= 1.0)
 # MINIGPU_BENCH_REPETITIONS (default 5) sets Google Benchmark's repetitions per row.
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 ranks="${1:-2}"
@@ -137,11 +138,13 @@ PY
 check_at_most summa_vs_scalapack_2048 matmul_vs_scalapack.yaml summa_over_scalapack_ 0.9 0.6
 check_at_most summa_vs_scalapack_4096 matmul_vs_scalapack.yaml summa_over_scalapack_ 0.9 0.6 \
   --set experiments.matmul_scaling.n=4096
-# The same on one rank with every core (p = 1 x $cores threads: ScaLAPACK's local products run
-# in the threaded BLAS, SUMMA's in miniGPU's threaded kernel).
+# The same on one rank with every core (p = 1 x $cores threads). There both are one local
+# product: ScaLAPACK's PxGEMM one call of the threaded BLAS, SUMMA one `auto` GEMM (nothing to
+# broadcast, so one panel of all of k), so the ratio is the GEMM's against the BLAS and its bar
+# mirrors native / BLAS >= 0.90: <= 1/0.9 (goal <= 1.0).
 for n in 2048 4096; do
   MINIGPU_THREADS="$cores" check_at_most_on 1 "summa_vs_scalapack_${n}_1x${cores}" \
-    matmul_vs_scalapack.yaml summa_over_scalapack_ 0.9 0.6 \
+    matmul_vs_scalapack.yaml summa_over_scalapack_ 1.11 1.0 \
     --set experiments.matmul_scaling.n="$n" --set 'experiments.matmul_scaling.ranks=[1]'
 done
 # SUMMA with and without overlap at n = 4096, p = 2, both dtypes: overlapped / blocking time

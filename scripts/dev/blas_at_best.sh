@@ -26,7 +26,7 @@ choose_openblas_at_best() {
   for candidate in $(openblas_candidates); do
     local env_args=(-u OPENBLAS_CORETYPE)
     [ "$candidate" = auto ] || env_args=(OPENBLAS_CORETYPE="$candidate")
-    if ! env "${env_args[@]}" -u MINIGPU_EMULATE_GPUS "$minigpu" run "$MINIGPU_ROOT/inputs/matmul.yaml" \
+    if ! env -u MINIGPU_EMULATE_GPUS "${env_args[@]}" "$minigpu" run "$MINIGPU_ROOT/inputs/matmul.yaml" \
         --set 'experiments.matmul.variants=[vendor]' --set 'experiments.matmul.devices=[cpu]' \
         --set 'experiments.matmul.sizes=[64,1024]' --output-dir "$dir/blas_$candidate" \
         >"$dir/blas_$candidate.txt" 2>&1; then

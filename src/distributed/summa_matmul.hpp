@@ -41,7 +41,9 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   /// `grid.rows · grid.cols` must be the communicator's size.
   SummaMatmul(const comm::Communicator& comm, std::int64_t n, kernels::ProcessGrid grid, comm::CommPath path,
               GemmKernel kernel, SummaOptions options)
-      : Base(comm, n, kernel), grid_(grid), path_(path), overlap_(options.overlap) {
+      // On one rank nothing is broadcast, so there is nothing to overlap (and the row chunks
+      // would only pack B's panel again).
+      : Base(comm, n, kernel), grid_(grid), path_(path), overlap_(options.overlap && grid.rows * grid.cols > 1) {
     my_row_ = this->rank_ / grid.cols;
     my_col_ = this->rank_ % grid.cols;
     row_comm_ = comm.split(my_row_, my_col_);  // rank in row_comm_ = process column

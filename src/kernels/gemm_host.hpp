@@ -50,16 +50,22 @@ struct HostVec {
 };
 #endif
 
+// Work below which one more thread does not pay for its wake-up (a few µs): 4 MFLOP, about
+// 25 µs of one AVX-512 core.
+inline constexpr double kMinFlopsPerWorker = 4.0e6;
+
 struct HostBlocking {
   std::int64_t kc = 0, mc = 0, nc = 0;
 };
 
-// Cache blocking from the cache sizes. KC: the KC×NR micro-panel of B, reused by every MR-row
-// panel of A, takes half of L1 and the streaming A panel (MR×KC) most of the rest; sizing B plus A
-// into half of L1 instead gave double a KC near 100 and cost 5% at n = 512 (Zen 5), as each tile's
-// C traffic is spread over fewer rank-1 updates. MC: the packed A block (MC×KC) in half of L2.
-// NC: the packed B block (KC×NC) in half of L3, capped because some hypervisors report the whole
-// socket's L3 and a larger NC only delays the first reuse.
+// Cache blocking from the cache sizes. KC: deep, because each MR×NR tile of C is loaded and
+// stored once per KC rank-1 updates; the KC×NR micro-panel of B (128 bytes per step of k) may
+// outgrow L1 and stream from L2, which feeds it with room to spare, so it is capped at an
+// eighth of L2 and at 512. On a Xeon (48 KiB L1d, 2 MiB L2) native / OpenBLAS went from
+// 0.88-0.91 at KC = 192 (B in half of L1) to 0.94-1.03 at 512, n = 512 ... 2048, 1 thread.
+// MC: the packed A block (MC×KC) in half of L2. NC: the packed B block (KC×NC) in half of L3,
+// capped because some hypervisors report the whole socket's L3 and a larger NC only delays the
+// first reuse.
 template <class T>
 HostBlocking host_blocking() {
   using Tile = HostTile<T>;
@@ -67,7 +73,7 @@ HostBlocking host_blocking() {
   const std::int64_t bytes = sizeof(T);
   auto round_down = [](std::int64_t v, std::int64_t unit) { return std::max(unit, v / unit * unit); };
   HostBlocking b;
-  b.kc = round_down(std::min<std::int64_t>(caches.l1d / 2 / (Tile::NR * bytes), 512), 8);
+  b.kc = round_down(std::min<std::int64_t>(caches.l2 / 8 / (Tile::NR * bytes), 512), 8);
   b.mc = round_down(caches.l2 / 2 / (b.kc * bytes), Tile::MR);
   b.nc = round_down(std::min<std::int64_t>(caches.l3 / 2 / (b.kc * bytes), 4096), Tile::NR);
   return b;
@@ -117,8 +123,10 @@ void pack_b_panel(T* dst, const T* b, std::int64_t ldb, std::int64_t cols, std::
 
 // One MR×NR tile of C from packed panels: C = acc, or C += acc when load_c. Only rows×cols of
 // the tile are written, so the padded lanes never touch memory beyond C. DirectA: A is read in
-// place, MR whole rows lda apart, instead of from a packed panel.
-template <class T, bool DirectA = false>
+// place, MR whole rows lda apart, instead of from a packed panel. NV: the vectors of B's panel it
+// multiplies (fewer for a last panel of at most one vector's columns: n = 100 in float32 then
+// computes 112 columns, not 128).
+template <class T, bool DirectA = false, int NV = HostTile<T>::NV>
 inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __restrict__ b, T* c,
                          std::int64_t ldc, int rows, int cols, bool load_c, std::int64_t lda = 0) {
   constexpr std::int64_t a_step = DirectA ? 1 : HostTile<T>::MR;
@@ -126,7 +134,8 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
   alignas(64) T tile[MR * NR];
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
   using V = typename HostVec<T>::type;
-  constexpr int NV = HostTile<T>::NV, W = HostTile<T>::W;
+  constexpr int W = HostTile<T>::W;
+  static_assert(NV >= 1 && NV <= HostTile<T>::NV, "a tile multiplies at most the panel's vectors");
   // C's lines are written once per tile; asking for them now hides their miss behind the k loop.
   for (int r = 0; r < rows; ++r) {
     __builtin_prefetch(c + r * ldc, 1);
@@ -144,7 +153,7 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
       for (int v = 0; v < NV; ++v) acc[r][v] += ar * bv[v];
     }
   }
-  if (rows == MR && cols == NR) {
+  if (rows == MR && cols == NV * W) {
     // All of C's loads before any store: rows ldc apart can share address bits 0-11, and a load
     // issued after a store to such an address waits on a false store-forwarding dependence.
     if (load_c) {
@@ -208,9 +217,17 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
     return ((total + blocks - 1) / blocks + unit - 1) / unit * unit;
   };
   // Every worker needs a block of rows: with few rows per thread, smaller MC blocks beat idle ones.
-  const std::int64_t workers = std::max(1, Exec().concurrency());
+  // A product too small to repay waking a thread runs on the calling thread alone, as a BLAS
+  // does: a 100×100 step (2 MFLOP) took longer on 2 threads than on 1.
+  const double flops = 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) * static_cast<double>(d.k);
+  const std::int64_t workers = std::clamp<std::int64_t>(
+      static_cast<std::int64_t>(flops / detail::kMinFlopsPerWorker), 1, std::max(1, Exec().concurrency()));
   const std::int64_t rows_each = ((d.m + workers - 1) / workers + MR - 1) / MR * MR;
-  const std::int64_t mc = balanced(d.m, std::min(blocking.mc, rows_each), MR);
+  // Blocks of rows in a multiple of the workers, so that none idles while the others finish:
+  // 7 blocks on 2 threads ran at 7/8 of the rate of 8 (n = 2048, float64).
+  const std::int64_t cap = std::min(blocking.mc, rows_each);
+  const std::int64_t row_blocks = ((d.m + cap - 1) / cap + workers - 1) / workers * workers;
+  const std::int64_t mc = ((d.m + row_blocks - 1) / row_blocks + MR - 1) / MR * MR;
   const std::int64_t kc_max = balanced(d.k, blocking.kc, 1), nc_max = balanced(d.n, blocking.nc, NR);
   const std::int64_t m_blocks = (d.m + mc - 1) / mc;
   // Small products (all of k in one pass, A within a quarter of L2) read A's full MR-row panels
@@ -222,6 +239,13 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // inside the parallel loops that follow its packing.
   T* const b_pack = detail::host_scratch<T, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
+  const auto for_each = [workers](const char* name, std::int64_t count, const auto& body) {
+    if (workers == 1) {
+      for (std::int64_t i = 0; i < count; ++i) body(i);
+    } else {
+      Kokkos::parallel_for(name, Policy(0, count), body);
+    }
+  };
 
   // Plain host lambdas, not KOKKOS_LAMBDA: the bodies use thread_local buffers, which GPU
   // compilers reject in (host-)device code.
@@ -230,11 +254,11 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
     for (std::int64_t pc = 0; pc < d.k; pc += kc_max) {
       const std::int64_t kc = std::min(kc_max, d.k - pc);
       const bool load_c = accumulate || pc > 0;
-      Kokkos::parallel_for("gemm::host_pack_b", Policy(0, n_panels), [=](const std::int64_t q) {
+      for_each("gemm::host_pack_b", n_panels, [=](const std::int64_t q) {
         detail::pack_b_panel(b_pack + q * NR * kc, bp + pc * d.ldb + jc + q * NR, d.ldb,
                              std::min(NR, nc - q * NR), kc);
       });
-      Kokkos::parallel_for("gemm::host_tiled", Policy(0, m_blocks), [=](const std::int64_t blk) {
+      for_each("gemm::host_tiled", m_blocks, [=](const std::int64_t blk) {
         const std::int64_t ic = blk * mc, rows = std::min(mc, d.m - ic), m_panels = (rows + MR - 1) / MR;
         T* const a_pack = detail::host_scratch<T, 0>(m_panels * MR * kc);
         for (std::int64_t q = 0; q < m_panels; ++q) {
@@ -247,12 +271,20 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
           for (std::int64_t ir = 0; ir < m_panels; ++ir) {
             const int tile_rows = static_cast<int>(std::min(MR, rows - ir * MR));
             T* const c_tile = cp + (ic + ir * MR) * d.ldc + jc + jr * NR;
+            const T* const b_panel = b_pack + jr * NR * kc;
+            const bool narrow = cols <= Tile::W;
             if (direct_a && tile_rows == MR) {
-              detail::micro_kernel<T, true>(kc, ap + (ic + ir * MR) * d.lda + pc, b_pack + jr * NR * kc,
-                                            c_tile, d.ldc, tile_rows, cols, load_c, d.lda);
+              const T* const a_rows = ap + (ic + ir * MR) * d.lda + pc;
+              if (narrow) {
+                detail::micro_kernel<T, true, 1>(kc, a_rows, b_panel, c_tile, d.ldc, tile_rows, cols, load_c, d.lda);
+              } else {
+                detail::micro_kernel<T, true>(kc, a_rows, b_panel, c_tile, d.ldc, tile_rows, cols, load_c, d.lda);
+              }
+            } else if (narrow) {
+              detail::micro_kernel<T, false, 1>(kc, a_pack + ir * MR * kc, b_panel, c_tile, d.ldc, tile_rows, cols,
+                                                load_c);
             } else {
-              detail::micro_kernel(kc, a_pack + ir * MR * kc, b_pack + jr * NR * kc, c_tile, d.ldc, tile_rows,
-                                   cols, load_c);
+              detail::micro_kernel(kc, a_pack + ir * MR * kc, b_panel, c_tile, d.ldc, tile_rows, cols, load_c);
             }
           }
         }

@@ -39,13 +39,16 @@ class MatmulKernels : public testing::OnEveryDevice<P> {};
 TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 
 // Sizes not divisible by the tile, square and rectangular: every product is exact, with every
-// kernel the device has.
+// kernel the device has. Among them: k beyond the host kernel's KC (512), so C accumulates over
+// passes; a last column panel of one vector or less (the narrow tile); and a product large
+// enough to share out among threads (above 4 MFLOP per worker).
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
       {1, 1, 1},   {7, 7, 7},   {17, 17, 17}, {63, 63, 63}, {65, 65, 65},  {129, 129, 129},
-      {17, 33, 5}, {40, 7, 65}, {3, 50, 16},  {37, 129, 5}, {130, 3, 257}, {1, 200, 300}};
+      {17, 33, 5}, {40, 7, 65}, {3, 50, 16},  {37, 129, 5}, {130, 3, 257}, {1, 200, 300},
+      {29, 9, 1030}, {300, 70, 600}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {

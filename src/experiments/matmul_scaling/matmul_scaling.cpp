@@ -219,12 +219,13 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
     add_case(c, sc);
   }
 
+  // ScaLAPACK is modelled as blocking SUMMA in panels of its block size: PBLAS broadcasts and
+  // multiplies nb columns at a time, and its rank-nb updates run slower than the wide panels the
+  // model would otherwise pick (at the best panel its rows were modelled 21-29 % fast).
   ModelledProduct product(const ScalingCase& c, DType dt) const {
-    const bool summa_like = c.decomposition != Decomposition::row;  // scalapack: blocking SUMMA
-    return {summa_like,   c.summa.overlap,
-            c.p,          c.n,
-            c.grid,       dt,
-            panel_width_, c.decomposition == Decomposition::scalapack};
+    const bool sl = c.decomposition == Decomposition::scalapack;
+    const bool summa_like = c.decomposition != Decomposition::row;
+    return {summa_like, !sl && c.summa.overlap, c.p, c.n, c.grid, dt, sl ? block_size_ : panel_width_, sl};
   }
   std::int64_t size_for(std::int64_t p) const {
     return weak_ ? std::llround(static_cast<double>(n_) * std::cbrt(static_cast<double>(p))) : n_;

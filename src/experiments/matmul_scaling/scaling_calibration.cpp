@@ -175,6 +175,9 @@ std::pair<std::int64_t, perfmodel::Estimate> best_summa_panel(const perfmodel::M
                                                               std::size_t elem, std::int64_t width) {
   std::vector<std::int64_t> widths{width};
   if (width <= 0) widths = {64, 128, 256, 512, kWidestModelPanel};
+  // One rank sends nothing: the whole of k in one product (two panels of 1024 at n = 2048 put
+  // SUMMA at 1.03-1.23x ScaLAPACK's single BLAS call on 1 x 2 threads).
+  if (width <= 0 && grid.rows * grid.cols == 1) widths = {n};
   std::vector<std::pair<std::int64_t, perfmodel::Estimate>> planned;
   for (std::int64_t w : widths) {
     w = std::min(w, n);
@@ -210,6 +213,11 @@ perfmodel::Machine ScalingModel::machine(DType dtype, GemmKernel kernel) {
 }
 
 std::pair<std::int64_t, perfmodel::Estimate> ScalingModel::plan(const ModelledProduct& c) {
+  if (c.summa && c.overlap && c.grid.rows * c.grid.cols == 1) {  // SummaMatmul overlaps nothing on one rank
+    ModelledProduct alone = c;
+    alone.overlap = false;
+    return plan(alone);
+  }
   if (c.summa && c.overlap && c.panel_width <= 0) {
     // Overlapped SUMMA multiplies at the panel width the blocking schedule would pick, so that
     // overlapped / blocking compares schedules, not widths: picked on their own, the model's
