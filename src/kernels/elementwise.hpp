@@ -3,6 +3,7 @@
 // stream their output past the caches (core/streaming_store.hpp).
 #pragma once
 
+#include "core/backend.hpp"
 #include "core/kokkos_compat.hpp"
 #include "core/streaming_store.hpp"
 
@@ -15,6 +16,24 @@ namespace minigpu::kernels {
 
 template <class View>
 using RangeOf = Kokkos::RangePolicy<typename View::execution_space, Kokkos::IndexType<std::int64_t>>;
+
+/// Host passes over fewer elements than this run on the calling thread alone: waking the other
+/// threads costs a few µs, more than the pass (PyTorch's grain for intra-op parallelism is the
+/// same 32768). The logging step's norm and scaling of 10^4 elements took longer on 2 threads.
+inline constexpr std::int64_t kHostSerialGrain = 32768;
+using OneThreadRange = Kokkos::RangePolicy<OneThreadExecSpace, Kokkos::IndexType<std::int64_t>>;
+
+/// Whether a pass over `elements` of `view` should run on one thread (small, host memory, and a
+/// host space with several threads to spare the wake-up of).
+template <class View>
+bool one_thread_suffices(const View&, std::int64_t elements) {
+  if constexpr (Kokkos::SpaceAccessibility<typename View::execution_space, Kokkos::HostSpace>::accessible) {
+    return kHasOneThreadExecSpace && elements < kHostSerialGrain &&
+           typename View::execution_space().concurrency() > 1;
+  } else {
+    return false;
+  }
+}
 
 struct Add {
   template <class T>
@@ -111,13 +130,17 @@ void map_streaming(const OutView& out, const InView& in, F f) {
 /// out(i) = f(in(i)). On the host, an output too large to stay in cache is streamed.
 template <class OutView, class InView, class F>
 void map(const OutView& out, const InView& in, F f) {
+  const std::int64_t n = out.extent(0);
   if constexpr (Kokkos::SpaceAccessibility<typename OutView::execution_space,
                                            Kokkos::HostSpace>::accessible) {
     if (streams_on_host(out, in)) return map_streaming(out, in, f);
+    if (one_thread_suffices(out, n)) {
+      return Kokkos::parallel_for("elementwise::map", OneThreadRange(0, n),
+                                  [=](const std::int64_t i) { out(i) = f(in(i)); });
+    }
   }
   Kokkos::parallel_for(
-      "elementwise::map", RangeOf<OutView>(0, out.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) { out(i) = f(in(i)); });
+      "elementwise::map", RangeOf<OutView>(0, n), KOKKOS_LAMBDA(const std::int64_t i) { out(i) = f(in(i)); });
 }
 
 /// Row-major 2-D index arithmetic for broadcasting: a stride of 0 repeats a row or column.

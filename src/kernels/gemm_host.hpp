@@ -239,13 +239,6 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // inside the parallel loops that follow its packing.
   T* const b_pack = detail::host_scratch<T, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
-  const auto for_each = [workers](const char* name, std::int64_t count, const auto& body) {
-    if (workers == 1) {
-      for (std::int64_t i = 0; i < count; ++i) body(i);
-    } else {
-      Kokkos::parallel_for(name, Policy(0, count), body);
-    }
-  };
 
   // Plain host lambdas, not KOKKOS_LAMBDA: the bodies use thread_local buffers, which GPU
   // compilers reject in (host-)device code.
@@ -254,11 +247,11 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
     for (std::int64_t pc = 0; pc < d.k; pc += kc_max) {
       const std::int64_t kc = std::min(kc_max, d.k - pc);
       const bool load_c = accumulate || pc > 0;
-      for_each("gemm::host_pack_b", n_panels, [=](const std::int64_t q) {
+      const auto pack_b = [=](const std::int64_t q) {
         detail::pack_b_panel(b_pack + q * NR * kc, bp + pc * d.ldb + jc + q * NR, d.ldb,
                              std::min(NR, nc - q * NR), kc);
-      });
-      for_each("gemm::host_tiled", m_blocks, [=](const std::int64_t blk) {
+      };
+      const auto row_block = [=](const std::int64_t blk) {
         const std::int64_t ic = blk * mc, rows = std::min(mc, d.m - ic), m_panels = (rows + MR - 1) / MR;
         T* const a_pack = detail::host_scratch<T, 0>(m_panels * MR * kc);
         for (std::int64_t q = 0; q < m_panels; ++q) {
@@ -288,7 +281,14 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
             }
           }
         }
-      });
+      };
+      if (workers == 1) {  // on the calling thread: no wake-up to pay for
+        for (std::int64_t q = 0; q < n_panels; ++q) pack_b(q);
+        for (std::int64_t blk = 0; blk < m_blocks; ++blk) row_block(blk);
+      } else {
+        Kokkos::parallel_for("gemm::host_pack_b", Policy(0, n_panels), pack_b);
+        Kokkos::parallel_for("gemm::host_tiled", Policy(0, m_blocks), row_block);
+      }
     }
   }
   // Host backends that run kernels asynchronously must finish before the caller reads C or a

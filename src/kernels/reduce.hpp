@@ -83,11 +83,24 @@ auto squared_sum_root_launch(const InView& in) {
   }
 }
 
-/// out() = sqrt(sum of in(i)^2), computed and stored on the device of `in`.
+/// Whether a View's execution space is a host one (the one-thread path compiles only there).
+template <class InView>
+constexpr bool on_host() {
+  return Kokkos::SpaceAccessibility<typename InView::execution_space, Kokkos::HostSpace>::accessible;
+}
+
+/// out() = sqrt(sum of in(i)^2), computed and stored on the device of `in`; a small host View
+/// on the calling thread alone.
 template <class InView, class OutView>
 void frobenius_norm_into(const InView& in, const OutView& out) {
   require_same_space<InView, OutView>();
   const auto [range, functor] = squared_sum_root_launch<false>(in);
+  if constexpr (on_host<InView>()) {
+    if (one_thread_suffices(in, in.extent(0))) {
+      return Kokkos::parallel_reduce("reduce::frobenius_norm", OneThreadRange(range.begin(), range.end()), functor,
+                                     out);
+    }
+  }
   Kokkos::parallel_reduce("reduce::frobenius_norm", range, functor, out);
 }
 
@@ -97,6 +110,12 @@ template <class InView, class OutView>
 void inverse_frobenius_norm_into(const InView& in, const OutView& out) {
   require_same_space<InView, OutView>();
   const auto [range, functor] = squared_sum_root_launch<true>(in);
+  if constexpr (on_host<InView>()) {
+    if (one_thread_suffices(in, in.extent(0))) {
+      return Kokkos::parallel_reduce("reduce::inverse_frobenius_norm", OneThreadRange(range.begin(), range.end()),
+                                     functor, out);
+    }
+  }
   Kokkos::parallel_reduce("reduce::inverse_frobenius_norm", range, functor, out);
 }
 

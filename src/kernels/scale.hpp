@@ -32,13 +32,17 @@ void scale_by_device_scalar(const View& v, const FactorView& factor) {
     // The factor is read once per block of 1024: read per element, it might alias v (same
     // type), so every store would force a reload and the loop would not vectorise.
     constexpr std::int64_t kBlock = 1024;
-    Kokkos::parallel_for(
-        "scale::multiply_by_device_scalar", RangeOf<View>(0, (n + kBlock - 1) / kBlock),
-        KOKKOS_LAMBDA(const std::int64_t block) {
-          const auto f = factor();
-          const std::int64_t end = block * kBlock + kBlock < n ? block * kBlock + kBlock : n;
-          for (std::int64_t i = block * kBlock; i < end; ++i) v(i) *= f;
-        });
+    const std::int64_t blocks = (n + kBlock - 1) / kBlock;
+    const auto body = KOKKOS_LAMBDA(const std::int64_t block) {
+      const auto f = factor();
+      const std::int64_t end = block * kBlock + kBlock < n ? block * kBlock + kBlock : n;
+      for (std::int64_t i = block * kBlock; i < end; ++i) v(i) *= f;
+    };
+    if (one_thread_suffices(v, n)) {
+      Kokkos::parallel_for("scale::multiply_by_device_scalar", OneThreadRange(0, blocks), body);
+    } else {
+      Kokkos::parallel_for("scale::multiply_by_device_scalar", RangeOf<View>(0, blocks), body);
+    }
   } else {
     Kokkos::parallel_for(
         "scale::multiply_by_device_scalar", RangeOf<View>(0, n),
