@@ -159,7 +159,9 @@ class Canvas:
         self.axes = [self.fig.add_subplot(grid[0, i]) for i in range(ncols)]
         self.legend_ax = self.fig.add_subplot(grid[0, ncols])
         self.legend_ax.set_axis_off()
-        self.fig.suptitle(title, fontsize=12, fontweight="bold")
+        # 12-point bold takes about 0.12 inch a character: wrap to the figure's width.
+        self.fig.suptitle(textwrap.fill(title, int(self.fig.get_figwidth() / 0.12)), fontsize=12,
+                          fontweight="bold")
         self.colours, self.handles, self.reasons = {}, {}, []
 
     def colour(self, key):
@@ -183,7 +185,20 @@ class Canvas:
             if reason not in self.reasons:
                 self.reasons.append(reason)
 
+    def wrap_titles(self):
+        """Each panel title's lines wrapped to its panel's width (a character about 0.6 of the font
+        size): a finding carrying its reliability note once ran past the figure's left edge."""
+        for ax in self.axes:
+            title = ax.title
+            if not title.get_text():
+                continue
+            width_pt = ax.get_position().width * self.fig.get_figwidth() * 72
+            chars = max(20, int(width_pt / (0.6 * title.get_fontsize())))
+            title.set_text("\n".join(textwrap.fill(line, chars, subsequent_indent="    ") if len(line) > chars
+                                      else line for line in title.get_text().split("\n")))
+
     def finish(self, legend_title=None):
+        self.wrap_titles()
         if self.reasons:
             label = "hollow: unreliable — " + "; ".join(self.reasons)
             self.handle(textwrap.fill(label, 44, subsequent_indent="  "), linestyle="none", marker="o",

@@ -27,6 +27,10 @@ std::string utc_now() {
   return text;
 }
 
+std::string shape_text(const GemmShape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
 std::string processor_name(bool gpu_memory) {
   if (gpu_memory && num_gpus() > 0 && !gpus_are_emulated()) return gpu_properties(active_gpu_id()).name;
   return host_info().cpu_model;
@@ -44,8 +48,17 @@ std::int64_t GemmChooser::size_class(std::int64_t m, std::int64_t n, std::int64_
   return std::int64_t(1) << std::clamp(static_cast<int>(std::lround(log2_side)), 3, 20);
 }
 
-std::string GemmChooser::class_key(bool gpu_memory, DType dtype, std::int64_t n) {
-  return std::string(gpu_memory ? "gpu" : "host") + "/" + to_string(dtype) + "/" + std::to_string(n);
+GemmShape GemmChooser::timed_shape(std::int64_t m, std::int64_t n, std::int64_t k) {
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kExactVolume) {
+    return {std::max<std::int64_t>(m, 1), std::max<std::int64_t>(n, 1), std::max<std::int64_t>(k, 1)};
+  }
+  const std::int64_t side = std::min(size_class(m, n, k), kMaxTimedN);
+  return {side, side, side};
+}
+
+// "host/float32/1024" for a square class, "host/float32/100x100x100" for a product's own shape.
+std::string GemmChooser::class_key(bool gpu_memory, DType dtype, const std::string& size) {
+  return std::string(gpu_memory ? "gpu" : "host") + "/" + to_string(dtype) + "/" + size;
 }
 
 // Rank 0 reads the cache and every rank takes its copy: all ranks then hold the same table and
@@ -81,12 +94,14 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
   }
   load(share);
   const bool gpu_memory = !uses_host_memory(device);
-  const std::int64_t cls = size_class(m, n, k);
-  const std::string key = class_key(gpu_memory, dtype, cls);
+  const bool exact = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kExactVolume;
+  const GemmShape shape = timed_shape(m, n, k);
+  const std::string size = exact ? shape_text(shape) : std::to_string(size_class(m, n, k));
+  const std::string key = class_key(gpu_memory, dtype, size);
   if (entries_.find(key) == entries_.end()) {
     nlohmann::json mine;
     if (root_) {
-      const GemmPairTiming t = measure_(gpu_memory, dtype, std::min(cls, kMaxTimedN));
+      const GemmPairTiming t = measure_(gpu_memory, dtype, shape);
       mine = {{"vendor_s", t.vendor_s},
               {"native_s", t.native_s},
               {"measured", utc_now()},
@@ -105,8 +120,8 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
   const double ratio = native ? e.vendor_s / e.native_s : e.native_s / std::max(e.vendor_s, 1e-300);
   const std::string winner = native ? "native" : "vendor", loser = native ? "vendor" : "native";
   return {native ? GemmKernel::native : GemmKernel::vendor,
-          "auto→" + winner + " (" + winner + " " + times(ratio) + " " + loser + " at n~" +
-              std::to_string(cls) + ", " + to_string(dtype) + ", measured " + e.measured + " on " + e.on +
+          "auto→" + winner + " (" + winner + " " + times(ratio) + " " + loser + (exact ? " at " : " at n~") +
+              size + ", " + to_string(dtype) + ", measured " + e.measured + " on " + e.on +
               ")"};
 }
 

@@ -1,8 +1,11 @@
 // `kernel: auto`: which GEMM, vendor or native, is faster for a device, dtype and size class,
 // measured once per host and build and cached beside the ceilings (same key, same directory).
-// A size class is the power of two nearest the cube root of m·n·k; each class is timed when
-// first asked for, as a square product of that size (at most kMaxTimedN: larger products
-// behave like it), so a run measures only the sizes it uses.
+// A product of at most kExactVolume (256³) is its own class, timed at its own shape: small
+// products have cliffs a class would hide (OpenBLAS 0.3.21's AVX-512 sgemm takes an unpacked
+// path up to 100³, 146 GFLOP/s at n = 100 where miniGPU's native ran 112-129, while at 128 native
+// is the faster). A larger one's class is the power of two nearest the cube root of m·n·k,
+// timed as a square product of that size (at most kMaxTimedN: larger products behave like it).
+// Each class is timed when first asked for, so a run measures only the sizes it uses.
 #pragma once
 
 #include "core/device.hpp"
@@ -29,14 +32,24 @@ struct GemmPairTiming {
   double vendor_s = 0, native_s = 0;
 };
 
-/// Times vendor and native at n×n×n on host or GPU memory (ceilings/gemm_timing.cpp).
-GemmPairTiming time_gemm_pair(bool gpu_memory, DType dtype, std::int64_t n);
+/// The shape a class is timed at: m×k times k×n.
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  bool operator==(const GemmShape& o) const { return m == o.m && n == o.n && k == o.k; }
+  bool operator<(const GemmShape& o) const {
+    return m != o.m ? m < o.m : n != o.n ? n < o.n : k < o.k;
+  }
+};
+
+/// Times vendor and native at `shape` on host or GPU memory (ceilings/gemm_timing.cpp).
+GemmPairTiming time_gemm_pair(bool gpu_memory, DType dtype, GemmShape shape);
 
 class GemmChooser {
  public:
   static constexpr std::int64_t kMaxTimedN = 2048;
+  static constexpr double kExactVolume = 256.0 * 256.0 * 256.0;
   /// Times one size class (rank 0 only): time_gemm_pair in a run, a fake in tests.
-  using Measure = std::function<GemmPairTiming(bool gpu_memory, DType dtype, std::int64_t n)>;
+  using Measure = std::function<GemmPairTiming(bool gpu_memory, DType dtype, GemmShape shape)>;
   /// Gives every rank rank 0's text (identity in one process); all ranks call pick() alike.
   using Share = std::function<std::string(const std::string&)>;
 
@@ -50,14 +63,18 @@ class GemmChooser {
   /// Every class measured or read so far, and where the figures came from.
   nlohmann::json to_json() const;
 
+  /// The power of two nearest ∛(m·n·k), within [8, 2^20].
   static std::int64_t size_class(std::int64_t m, std::int64_t n, std::int64_t k);
+  /// The shape a product's class is timed at: its own up to kExactVolume, else the square of
+  /// its size_class (at most kMaxTimedN).
+  static GemmShape timed_shape(std::int64_t m, std::int64_t n, std::int64_t k);
 
  private:
   struct Entry {
     double vendor_s = 0, native_s = 0;
     std::string measured, on;  ///< UTC time, and the CPU or GPU
   };
-  static std::string class_key(bool gpu_memory, DType dtype, std::int64_t n);
+  static std::string class_key(bool gpu_memory, DType dtype, const std::string& size);
   void load(const Share& share);
 
   Measure measure_;

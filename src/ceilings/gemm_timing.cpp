@@ -20,13 +20,13 @@ constexpr int kSamples = 5;
 constexpr double kSampleSeconds = 4e-3;
 
 template <class Mem, class T>
-GemmPairTiming time_pair(std::int64_t n) {
+GemmPairTiming time_pair(GemmShape shape) {
   using View = Kokkos::View<T*, Mem>;
-  View a("minigpu::gemm_auto::A", n * n), b("minigpu::gemm_auto::B", n * n),
-      c("minigpu::gemm_auto::C", n * n);
+  View a("minigpu::gemm_auto::A", shape.m * shape.k), b("minigpu::gemm_auto::B", shape.k * shape.n),
+      c("minigpu::gemm_auto::C", shape.m * shape.n);
   kernels::fill_small_integers(a, 5);
   kernels::fill_small_integers(b, 6);
-  const GemmDims d = dense_gemm(n, n, n);
+  const GemmDims d = dense_gemm(shape.m, shape.n, shape.k);
   // Seconds per call over `calls` back-to-back calls, fenced once at the end as a loop of
   // products would be.
   const auto per_call = [&](GemmKernel kernel, std::int64_t calls) {
@@ -49,11 +49,11 @@ GemmPairTiming time_pair(std::int64_t n) {
 
 }  // namespace
 
-GemmPairTiming time_gemm_pair(bool gpu_memory, DType dtype, std::int64_t n) {
+GemmPairTiming time_gemm_pair(bool gpu_memory, DType dtype, GemmShape shape) {
   const Device device = gpu_memory ? gpu(active_gpu_id()) : cpu();
   return dispatch(device, dtype, [&](auto place) {
     using P = decltype(place);
-    return time_pair<typename P::memory_space, typename P::value_type>(n);
+    return time_pair<typename P::memory_space, typename P::value_type>(shape);
   });
 }
 

@@ -269,9 +269,26 @@ def check_footer(fig, record):
         raise Violation(f"footer {texts[0]!r} lacks {missing}")
 
 
+def check_inside(fig, renderer):
+    """Every piece of text lies on the canvas: a finding that ran off the left edge (a long
+    subtitle with its reliability note) is a defect, not a style."""
+    from matplotlib.text import Text
+    canvas, outside = fig.bbox, []
+    for text in fig.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip():
+            continue
+        box = text.get_window_extent(renderer)
+        if box.x0 < canvas.x0 - 1 or box.x1 > canvas.x1 + 1 or box.y0 < canvas.y0 - 1 or box.y1 > canvas.y1 + 1:
+            outside.append(f"{text.get_text()[:60]!r} at x {box.x0:.0f}..{box.x1:.0f}, y {box.y0:.0f}..{box.y1:.0f} "
+                           f"(canvas {canvas.width:.0f} x {canvas.height:.0f})")
+    if outside:
+        raise Violation("text outside the canvas: " + "; ".join(outside))
+
+
 def check_figure(fig, record):
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
+    check_inside(fig, renderer)
     axes = check_ticks(fig, renderer)
     style = check_style(fig)
     points = check_values(fig, record)
@@ -279,7 +296,8 @@ def check_figure(fig, record):
     ceilings = check_ceilings(fig, record)
     check_footer(fig, record)
     return (f"{axes} x/y axes with labelled ticks; {style}; {points} points = run.json values with their "
-            f"95 % bars; {hollow} hollow (unreliable); {ceilings} ceiling line(s); hardware footer")
+            f"95 % bars; {hollow} hollow (unreliable); {ceilings} ceiling line(s); hardware footer; all text "
+            "on the canvas")
 
 
 def load_plot_module(plot_py):
@@ -331,7 +349,43 @@ def check_run(launcher, minigpu, quickstart, plot_py, tmp):
             raise Violation(f"{name}: {v}") from None
         finally:
             figures[name].clf()
+    check_long_findings_stay_on_canvas(plot_py, run_dir, record, tmp)
     return expected
+
+
+def check_long_findings_stay_on_canvas(plot_py, run_dir, record, tmp):
+    """The same run with every finding unreliable for a long reason (a quickstart's lazy
+    subtitle once ran off the left edge this way): every figure keeps its text on the canvas;
+    and check_inside itself fails on a title drawn wider than its figure."""
+    import shutil
+    import matplotlib.pyplot as plt
+    fig = plt.figure(figsize=(4, 3))
+    fig.suptitle("unfenced_over_fenced_float32 = 0.996x (unreliable: " + "the two medians' intervals overlap; " * 6)
+    fig.canvas.draw()
+    try:
+        check_inside(fig, fig.canvas.get_renderer())
+        raise Violation("check_inside passed a title wider than its figure")
+    except Violation as v:
+        if "outside the canvas" not in str(v):
+            raise
+    finally:
+        plt.close(fig)
+    noted = os.path.join(tmp, "long_notes")
+    shutil.copytree(run_dir, noted)
+    for f in record.get("findings", []):
+        f["reliable"], f["unreliable_because"] = False, "the two medians' 95 % intervals overlap; " * 3
+    with open(os.path.join(noted, "run.json"), "w", encoding="utf-8") as f:
+        json.dump(record, f)
+    figures = load_plot_module(plot_py).figures(noted)
+    for name, figure in figures.items():
+        figure.canvas.draw()
+        try:
+            check_inside(figure, figure.canvas.get_renderer())
+        except Violation as v:
+            raise Violation(f"{name} with long reliability notes: {v}") from None
+        finally:
+            figure.clf()
+    print(f"{len(figures)} figures keep long reliability notes on the canvas", flush=True)
 
 
 def main() -> int:

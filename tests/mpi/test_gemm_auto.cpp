@@ -15,16 +15,18 @@
 namespace minigpu {
 namespace {
 
-// Native twice as fast up to n = 256, vendor 1.5x as fast above; counts calls per size.
+// Native twice as fast up to n = 256, vendor 1.5x as fast above; counts calls per shape.
 struct FakeTimings {
-  std::map<std::int64_t, int> calls;
+  std::map<GemmShape, int> calls;
   GemmChooser::Measure measure() {
-    return [this](bool, DType, std::int64_t n) {
-      ++calls[n];
-      return n <= 256 ? GemmPairTiming{2e-3, 1e-3} : GemmPairTiming{1e-3, 1.5e-3};
+    return [this](bool, DType, GemmShape s) {
+      ++calls[s];
+      return s.n <= 256 ? GemmPairTiming{2e-3, 1e-3} : GemmPairTiming{1e-3, 1.5e-3};
     };
   }
 };
+
+GemmShape cube(std::int64_t n) { return {n, n, n}; }
 
 const GemmChooser::Share kAlone = [](const std::string& mine) { return mine; };
 
@@ -36,19 +38,26 @@ TEST(GemmAuto, SizeClassIsThePowerOfTwoNearestTheCubeRoot) {
   EXPECT_EQ(GemmChooser::size_class(1, 1, 1), 8);  // the smallest class
 }
 
+TEST(GemmAuto, SmallProductsAreTimedAtTheirOwnShapeLargeOnesAtTheirClass) {
+  EXPECT_EQ(GemmChooser::timed_shape(100, 100, 100), cube(100)) << "OpenBLAS's cliff at 100^3";
+  EXPECT_EQ(GemmChooser::timed_shape(128, 8, 4096), (GemmShape{128, 8, 4096})) << "256^3 of volume";
+  EXPECT_EQ(GemmChooser::timed_shape(256, 256, 257), cube(256));
+  EXPECT_EQ(GemmChooser::timed_shape(4096, 4096, 4096), cube(GemmChooser::kMaxTimedN));
+}
+
 TEST(GemmAuto, PicksTheKernelTheMeasurementSaysIsFaster) {
   FakeTimings fake;
   GemmChooser chooser(fake.measure(), nullptr, true);
   const GemmPick small = chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
   EXPECT_EQ(small.kernel, GemmKernel::native);
-  EXPECT_EQ(small.why.rfind("auto→native (native 2x vendor at n~128, float32, measured ", 0), 0) << small.why;
+  EXPECT_EQ(small.why.rfind("auto→native (native 2x vendor at 100x100x100, float32, measured ", 0), 0) << small.why;
   const GemmPick large = chooser.pick(GemmChoice::automatic, cpu(), DType::f64, 1000, 1000, 1000, kAlone);
   EXPECT_EQ(large.kernel, GemmKernel::vendor);
   EXPECT_NE(large.why.find("vendor 1.5x native at n~1024, float64"), std::string::npos) << large.why;
   // Beyond the largest timed size a class is timed at that size; each class once per process.
   chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 4096, 4096, 4096, kAlone);
   chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
-  EXPECT_EQ(fake.calls, (std::map<std::int64_t, int>{{128, 1}, {1024, 1}, {GemmChooser::kMaxTimedN, 1}}));
+  EXPECT_EQ(fake.calls, (std::map<GemmShape, int>{{cube(100), 1}, {cube(1024), 1}, {cube(GemmChooser::kMaxTimedN), 1}}));
   EXPECT_EQ(chooser.to_json().at("entries").size(), 3u);
 }
 
@@ -65,7 +74,7 @@ TEST(GemmAuto, ANamedKernelIsTakenWithoutMeasuring) {
 
 TEST(GemmAuto, OtherRanksTakeRankZerosFigures) {
   GemmChooser chooser(
-      [](bool, DType, std::int64_t) -> GemmPairTiming {
+      [](bool, DType, GemmShape) -> GemmPairTiming {
         ADD_FAILURE() << "only rank 0 measures";
         return {};
       },
@@ -78,7 +87,7 @@ TEST(GemmAuto, OtherRanksTakeRankZerosFigures) {
                    : std::string(R"({"vendor_s": 3, "native_s": 1, "measured": "then", "on": "cpu0"})");
       });
   EXPECT_EQ(pick.kernel, GemmKernel::native);
-  EXPECT_NE(pick.why.find("native 3x vendor at n~64, float32, measured then on cpu0"), std::string::npos)
+  EXPECT_NE(pick.why.find("native 3x vendor at 64x64x64, float32, measured then on cpu0"), std::string::npos)
       << pick.why;
 }
 
@@ -94,7 +103,7 @@ TEST(GemmAuto, TheCacheRoundTrips) {
   const GemmPick a = first.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
   const GemmPick b = first.pick(GemmChoice::automatic, cpu(), DType::f64, 1024, 1024, 1024, kAlone);
   GemmChooser second(
-      [](bool, DType, std::int64_t) -> GemmPairTiming {
+      [](bool, DType, GemmShape) -> GemmPairTiming {
         ADD_FAILURE() << "a cached class is not measured again";
         return {};
       },
@@ -111,7 +120,7 @@ TEST(GemmAuto, TheCacheRoundTrips) {
   FakeTimings other;
   GemmChooser third(other.measure(), nlohmann::json{{"hostname", "test"}, {"build", "another"}}, true);
   third.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
-  EXPECT_EQ(other.calls[128], 1);
+  EXPECT_EQ(other.calls[cube(100)], 1);
   if (before) {
     setenv("MINIGPU_CEILINGS_DIR", saved.c_str(), 1);
   } else {
