@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""scripts/dev/bench_report.py on hand-made Google Benchmark files: native is compared with the
+faster of OpenBLAS and BLIS in each case and the row names which, an errored peer row is never
+the best, the all-threads file adds native / peer and the 1 -> N efficiency, and the report fails
+exactly when a ratio misses its bar.
+Usage: check_bench_report.py BENCH_REPORT_PY"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def bench_file(path, times, threads):
+    """times: run name -> median seconds; an entry of None is a row that errored."""
+    rows = []
+    for name, seconds in times.items():
+        row = {"name": name + "/real_time", "run_name": name + "/real_time", "run_type": "aggregate",
+               "aggregate_name": "median", "real_time": (seconds or 0) * 1e3, "time_unit": "ms"}
+        if seconds is None:
+            row["error_occurred"] = True
+        rows.append(row)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"context": {"minigpu_threads": str(threads), "minigpu_blas": "OpenBLAS (test)",
+                               "minigpu_blis": "BLIS (test)"}, "benchmarks": rows}, f)
+
+
+def report(script, tmp, one, many=None):
+    bench_file(os.path.join(tmp, "one.json"), one, 1)
+    args = [sys.executable, script, os.path.join(tmp, "one.json")]
+    if many is not None:
+        bench_file(os.path.join(tmp, "many.json"), many, 2)
+        args += ["--threads", os.path.join(tmp, "many.json")]
+    proc = subprocess.run(args, capture_output=True, text=True)
+    return proc.returncode, re.sub(" +", " ", proc.stdout)
+
+
+def main():
+    script, errors = sys.argv[1], []
+    with tempfile.TemporaryDirectory() as tmp:
+        # n = 1024: BLIS (1.0 s) beats OpenBLAS (1.2 s), native 1.05 s -> 0.952 against BLIS.
+        # n = 2048: BLIS errored; OpenBLAS 8 s, native 10 s -> 0.800, a miss.
+        one = {"gemm/float32/n:1024/blas": 1.2, "gemm/float32/n:1024/blis": 1.0,
+               "gemm/float32/n:1024/native": 1.05, "gemm/float32/n:2048/blas": 8.0,
+               "gemm/float32/n:2048/blis": None, "gemm/float32/n:2048/native": 10.0}
+        code, out = report(script, tmp, one)
+        for want in ("gemm native / blis float32 n=1024 1.05 1 0.952 >=0.90 PASS",
+                     "gemm native / blas float32 n=2048 10 8 0.800 >=0.90 FAIL",
+                     "gemm blis / openblas float32 n=1024 1 1.2 1.200 - info"):
+            if want not in out:
+                errors.append(f"missing {want!r}:\n{out}")
+        if code != 1:
+            errors.append(f"a native row under its bar must fail the report (exit {code})")
+        # Every core: native 0.55 s against OpenBLAS 0.5 s (0.909) at n = 1024, efficiency
+        # 1.05 / (2 x 0.55) = 0.955; with n = 2048 gone the report passes.
+        del one["gemm/float32/n:2048/native"]
+        many = {"gemm/float32/n:1024/blas": 0.5, "gemm/float32/n:1024/blis": 0.6,
+                "gemm/float32/n:1024/native": 0.55}
+        code, out = report(script, tmp, one, many)
+        for want in ("gemm native / blas, 2 thr float32 n=1024 0.55 0.5 0.909 >=0.90 PASS",
+                     "native 1->2 thr eff. float32 n=1024 0.55 1.05 0.955 - info"):
+            if want not in out:
+                errors.append(f"missing {want!r}:\n{out}")
+        if code != 0:
+            errors.append(f"every ratio within its bar must pass (exit {code}):\n{out}")
+    for e in errors:
+        print("FAIL", e)
+    print("bench_report.py pairs native with the best BLAS as computed by hand" if not errors
+          else f"{len(errors)} failure(s)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
