@@ -12,8 +12,6 @@ namespace minigpu {
 int list_command(bool keys, bool json, const MpiSession& mpi) {
   if (keys) {
     RunContext ctx;
-    ctx.rank = mpi.rank();
-    ctx.ranks = mpi.size();
     const nlohmann::json declared = declared_input_keys(ctx);
     if (mpi.is_root()) std::printf("%s\n", declared.dump(2).c_str());
     return kExitOk;

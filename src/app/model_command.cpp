@@ -2,6 +2,7 @@
 #include "app/model_command.hpp"
 
 #include "app/data_paths.hpp"
+#include "app/python_script.hpp"
 #include "app/model_inputs.hpp"
 #include "core/errors.hpp"
 #include "io/format.hpp"
@@ -140,9 +141,7 @@ bool plot(const nlohmann::json& figure, const std::string& png) {
   const auto data =
       std::filesystem::temp_directory_path() / ("minigpu_model_" + std::to_string(getpid()) + ".json");
   std::ofstream(data) << figure.dump();
-  const std::string command = "python3 '" + (data_paths().scripts / "plot_model.py").string() + "' '" +
-                              data.string() + "' '" + png + "'";
-  const bool ok = std::system(command.c_str()) == 0;
+  const bool ok = run_python_script(data_paths().scripts / "plot_model.py", {data.string(), png}) == 0;
   std::error_code ec;
   std::filesystem::remove(data, ec);
   return ok;

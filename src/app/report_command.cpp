@@ -3,14 +3,12 @@
 #include "app/report_command.hpp"
 
 #include "app/data_paths.hpp"
+#include "app/python_script.hpp"
 
 #include "comm/collectives.hpp"
 #include "comm/communicator.hpp"
 #include "config/config_node.hpp"
 #include "core/errors.hpp"
-
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
@@ -19,28 +17,12 @@
 #include <iostream>
 #include <vector>
 
-extern char** environ;
-
 namespace minigpu {
 namespace {
 
-// Spawned without a shell, so a run directory's name needs no quoting.
-int run_script(const std::string& script, const std::string& run_dir) {
-  std::vector<std::string> words = {"python3", script, run_dir};
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, "python3", nullptr, nullptr, argv.data(), environ) != 0) {
-    std::cerr << "minigpu: error: cannot start python3 for " << script << '\n';
-    return kExitRuntimeError;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return kExitRuntimeError;
-  }
-  if (!WIFEXITED(status)) return kExitRuntimeError;
-  const int code = WEXITSTATUS(status);
+int run_script(const std::filesystem::path& script, const std::string& run_dir) {
+  const int code = run_python_script(script, {run_dir});
+  if (code < 0) std::cerr << "minigpu: error: python3 did not run " << script.string() << " to its end\n";
   return code == 0 ? kExitOk : code == kExitBadInput ? kExitBadInput : kExitRuntimeError;
 }
 
@@ -69,7 +51,7 @@ int report_command(const std::string& run_dir, const MpiSession& mpi) {
   int code = kExitOk;
   if (mpi.is_root()) {
     std::cout.flush();
-    code = run_script((data_paths().scripts / "report.py").string(), run_dir);
+    code = run_script(data_paths().scripts / "report.py", run_dir);
     // A bad run.json is the script's one-line error already; anything else is said here.
     if (code == kExitRuntimeError)
       std::cerr << "minigpu: error: scripts/report.py failed on " << run_dir << '\n';

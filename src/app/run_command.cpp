@@ -10,7 +10,6 @@
 #include "engine/plan_estimate.hpp"
 #include "engine/plan_loading.hpp"
 #include "engine/runner.hpp"
-#include "engine/gemm_auto.hpp"
 #include "io/console_writer.hpp"
 
 #include <algorithm>
@@ -24,9 +23,8 @@ namespace minigpu {
 int run_command(const RunOptions& options, const MpiSession& mpi) {
   // 1. Validate the whole input (and memory needs) before anything runs or is written.
   RunContext ctx;
-  ctx.rank = mpi.rank();
-  ctx.ranks = mpi.size();
-  cache_gemm_choices(host_build_cache_key());  // `kernel: auto` may measure while configuring
+  // `kernel: auto` may measure while configuring: its chooser caches beside the ceilings.
+  ctx.gemm = std::make_shared<GemmChooser>(time_gemm_pair, host_build_cache_key(), ctx.rank() == 0);
   PlanOptions plan_options;
   if (!options.output_dir.empty()) plan_options.output_dir = options.output_dir;
   plan_options.only = options.only;
@@ -55,7 +53,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   if (!options.resume.empty()) record.fields["resumed_from"] = options.resume;
   record.fields["ceilings"] = plan.ceilings.to_json();
   record.fields["ceilings_source"] = plan.ceilings.source;
-  record.fields["gemm_auto"] = gemm_choices_record();
+  record.fields["gemm_auto"] = ctx.gemm_record();
   // 3. Run every case; rank 0 prints rows as they finish and rewrites the directory's files,
   //    so a run killed outright still leaves its finished cases there.
   if (mpi.is_root()) {
@@ -68,7 +66,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   std::vector<CaseResult> finished;
   const auto save = [&](const std::vector<CaseResult>& results, const std::vector<Finding>& findings,
                         const char* status) {
-    maybe_inject_fault("write", ctx.rank);
+    maybe_inject_fault("write", ctx.rank());
     save_run(*directory, record, results, findings, status);
   };
   record.fields["started"] = utc_now_iso8601();

@@ -2,6 +2,7 @@
 #include "app/run_output.hpp"
 
 #include "app/data_paths.hpp"
+#include "app/python_script.hpp"
 #include "comm/collectives.hpp"
 #include "config/config_node.hpp"
 #include "core/errors.hpp"
@@ -85,9 +86,6 @@ bool live_progress() {
 }
 
 // The figures come from the project's own plotting script, installed or in the source tree.
-bool plot_results(const std::string& dir) {
-  const std::string command = "python3 '" + (data_paths().scripts / "plot.py").string() + "' '" + dir + "'";
-  return std::system(command.c_str()) == 0;
-}
+bool plot_results(const std::string& dir) { return run_python_script(data_paths().scripts / "plot.py", {dir}) == 0; }
 
 }  // namespace minigpu

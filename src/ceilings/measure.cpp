@@ -5,6 +5,7 @@
 #include "core/backend_blas.hpp"
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
+#include "core/stopwatch.hpp"
 #include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm_block.hpp"
@@ -13,7 +14,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <functional>
 
@@ -26,19 +26,8 @@ constexpr std::int64_t kGpuCopyBytes = std::int64_t(256) << 20;
 
 std::string mib(std::int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
-/// The shortest of `repetitions` fenced runs of `once`, after one untimed warm-up.
 double best_seconds(const std::function<void()>& once, int repetitions = kRepetitions) {
-  once();
-  Kokkos::fence();
-  double best = 0;
-  for (int i = 0; i < repetitions; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    once();
-    Kokkos::fence();
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    best = i == 0 ? s : std::min(best, s);
-  }
-  return best;
+  return best_fenced_seconds(once, repetitions);
 }
 
 /// Beyond the last-level cache, so the copy runs from memory: 4 x L3 within [64, 256] MiB

@@ -17,7 +17,7 @@ namespace minigpu {
 Device read_device(ConfigNode& node, const std::string& key = "device");
 /// `auto` (the default: the faster one measured), `vendor` or `native`: the matrix multiply an
 /// experiment runs. A non-empty `vendor_refusal` (why the device's memory has no vendor GEMM)
-/// makes `vendor` an error at the key (auto then picks native: pick_gemm_kernel).
+/// makes `vendor` an error at the key (auto then picks native: GemmChooser::pick).
 GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal = "",
                             const std::string& key = "kernel");
 /// A list of float32/float64 (repeats dropped), `fallback` when absent.

@@ -7,7 +7,7 @@
 
 namespace minigpu {
 
-/// Seconds MINIGPU_INJECT_DELAY="EXPERIMENT:SECONDS" adds to every timed repetition of every
+/// Seconds MINIGPU_INJECT_DELAY="EXPERIMENT:SECONDS" adds to every recorded repetition of every
 /// case of EXPERIMENT (0 otherwise), so a test can slow one experiment's cases on purpose and
 /// check that `minigpu compare` calls them slower. Throws InputError on a malformed value.
 double injected_delay_s(const std::string& experiment);

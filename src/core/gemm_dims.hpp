@@ -18,7 +18,7 @@ enum class GemmKernel { vendor, native };
 inline const char* to_string(GemmKernel k) { return k == GemmKernel::vendor ? "vendor" : "native"; }
 
 /// What an input asks for: one kernel by name, or `automatic` (the default everywhere): the
-/// faster of the two as measured on this host and build (ceilings/gemm_choice.hpp).
+/// faster of the two as measured on this host and build (gemm/choice.hpp).
 enum class GemmChoice { automatic, vendor, native };
 inline const char* to_string(GemmChoice c) {
   return c == GemmChoice::automatic ? "auto" : c == GemmChoice::vendor ? "vendor" : "native";

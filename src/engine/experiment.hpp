@@ -3,6 +3,7 @@
 // Experiments never time or print: the runner and the writers do.
 #pragma once
 
+#include "gemm/choice.hpp"
 #include "comm/communicator.hpp"
 #include "config/config_node.hpp"
 #include "core/device.hpp"
@@ -24,9 +25,20 @@ namespace minigpu {
 /// What every experiment may know about the job it runs in.
 struct RunContext {
   comm::Communicator comm = comm::Communicator::world();
-  int rank = 0;
-  int ranks = 1;
   DType default_dtype = DType::f32;
+  /// `kernel: auto`'s chooser for this run, shared by the context's copies (rank 0 of `comm`
+  /// measures for all). This one caches nothing; `minigpu run` hands the experiments one that
+  /// caches beside the ceilings (make_gemm_chooser).
+  std::shared_ptr<GemmChooser> gemm = std::make_shared<GemmChooser>(time_gemm_pair, nullptr, comm.rank() == 0);
+  /// This rank and the job's size: the communicator's, the one place that knows them.
+  int rank() const { return comm.rank(); }
+  int ranks() const { return comm.size(); }
+  /// The kernel a case's m×k by k×n products run, and why. Every rank of `comm` calls it with
+  /// the same arguments in the same order (it may measure, rank 0 timing for all).
+  GemmPick pick_gemm(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
+                     std::int64_t k) const;
+  /// What `gemm` measured or read, for run.json; null when no case asked for `auto`.
+  nlohmann::json gemm_record() const;
 };
 
 class Experiment {

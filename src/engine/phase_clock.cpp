@@ -7,14 +7,13 @@ namespace minigpu {
 
 void PhaseClock::restart() {
   phases_.clear();
-  last_ = std::chrono::steady_clock::now();
+  last_ = Clock::now();
 }
 
 void PhaseClock::end_phase(const std::string& name) {
   Kokkos::fence();
-  const auto now = std::chrono::steady_clock::now();
-  const double seconds = std::chrono::duration<double>(now - last_).count();
-  last_ = now;
+  const double seconds = seconds_since(last_);
+  last_ = Clock::now();
   for (auto& [phase, total] : phases_) {
     if (phase == name) {
       total += seconds;

@@ -2,7 +2,8 @@
 // Experiments only label phase boundaries; the clock fences and measures.
 #pragma once
 
-#include <chrono>
+#include "core/stopwatch.hpp"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +21,7 @@ class PhaseClock {
   const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
 
  private:
-  std::chrono::steady_clock::time_point last_;
+  Clock::time_point last_;
   std::vector<std::pair<std::string, double>> phases_;
 };
 

@@ -72,7 +72,7 @@ void require_same_cases_everywhere(const RunPlan& plan, const RunContext& ctx) {
   }
 }
 
-RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, RunContext& ctx) {
+RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx) {
   std::optional<RunPlan> plan;
   std::string error;
   try {
@@ -96,7 +96,7 @@ std::map<std::string, CaseResult> load_resumed_everywhere(const std::string& dir
                                                           const RunContext& ctx) {
   if (dir.empty()) return {};
   std::string text, error;
-  if (ctx.rank == 0) {
+  if (ctx.rank() == 0) {
     const auto read = io::read_run_json(dir);
     if (read)
       text = *read;
@@ -115,7 +115,7 @@ std::map<std::string, CaseResult> load_resumed_everywhere(const std::string& dir
 
 io::Provenance plan_provenance(const RunPlan& plan, const RunContext& ctx) {
   nlohmann::json ranks = nlohmann::json::array();
-  const std::string mine = io::rank_placement(ctx.rank, processor_name()).dump();
+  const std::string mine = io::rank_placement(ctx.rank(), processor_name()).dump();
   for (const auto& text : comm::allgather_strings(mine, ctx.comm))
     ranks.push_back(nlohmann::json::parse(text));
   nlohmann::json experiments = nlohmann::json::array();
@@ -127,7 +127,7 @@ io::Provenance plan_provenance(const RunPlan& plan, const RunContext& ctx) {
          {"figure", info && !info->figure.empty() ? nlohmann::json(info->figure) : nlohmann::json(nullptr)}});
   }
   return io::provenance(
-      {ctx.ranks, ranks, plan.input_file, plan.resolved_input, plan.overrides, experiments});
+      {ctx.ranks(), ranks, plan.input_file, plan.resolved_input, plan.overrides, experiments});
 }
 
 }  // namespace minigpu

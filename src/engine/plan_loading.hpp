@@ -17,7 +17,7 @@ void check_memory_fits(const RunPlan& plan);
 /// load_run_plan and check_memory_fits on every rank, then the same-cases check: if any rank
 /// rejects the input, every rank throws the same InputError (the lowest failing rank's, named
 /// when not rank 0), so all exit 2 together instead of some waiting in a collective forever.
-RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, RunContext& ctx);
+RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx);
 
 /// Throws InputError unless every rank expanded the same cases in the same order: collectives
 /// pair up only then. Names the first case that differs.

@@ -92,7 +92,7 @@ void check_real_gpu(ConfigNode& run) {
 
 }  // namespace
 
-RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOptions& options) {
+RunPlan load_run_plan(const std::string& path, const RunContext& run_ctx, const PlanOptions& options) {
   YAML::Node root = load_input_file(path);
   RunPlan plan;
   plan.input_file = path;
@@ -114,6 +114,8 @@ RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOption
   }
   if (plan.run.emulate_gpus >= 0) set_emulated_gpus(plan.run.emulate_gpus);
   if (plan.run.require_gpu) check_real_gpu(run);
+  // The experiments configure with the input's default dtype; the caller's context is left as it was.
+  RunContext ctx = run_ctx;
   ctx.default_dtype = plan.run.dtype;
   plan.resolved_input["run"] = run.resolved();
   plan.resolved_input["run"]["output_dir"] = plan.run.output_dir;

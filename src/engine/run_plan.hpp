@@ -58,7 +58,7 @@ struct PlanOptions {
 };
 
 /// Reads, validates and configures everything in `path`; throws InputError (exit 2).
-RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOptions& options);
+RunPlan load_run_plan(const std::string& path, const RunContext& ctx, const PlanOptions& options);
 
 /// Every key an input may hold, as the readers declare it (ConfigNode::declared()): {"run",
 /// "every_experiment", "experiments": {name: keys}}, from an input that sets none of them, so

@@ -10,6 +10,7 @@
 #include "core/fault_injection.hpp"
 #include "core/host_threads.hpp"
 #include "core/profile_region.hpp"
+#include "core/stopwatch.hpp"
 #include "engine/registry.hpp"
 #include "engine/stats.hpp"
 #include "io/format.hpp"
@@ -18,24 +19,17 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <ctime>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 
 namespace minigpu {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr double kDefaultAdaptiveBudgetS = 10;  // target_cv without max_time_s
 constexpr std::size_t kMaxAdaptiveRepetitions = 1000000;
 // A row whose repetitions vary more than this is noise-dominated: its figure is flagged.
 constexpr double kNoisyRowCv = 0.25;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // Phase times per repetition -> per phase, stats of the slowest rank's time. Every rank
 // must report the same phases; a mismatch is a bug, reported identically on all ranks.
@@ -114,11 +108,11 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   const ProfileRegion case_region(spec.label);
   {
     const ProfileRegion region("setup");
-    maybe_inject_fault("setup", ctx.rank);
+    maybe_inject_fault("setup", ctx.rank());
     e.setup(spec);
     Kokkos::fence();
   }
-  maybe_inject_fault("run", ctx.rank);
+  maybe_inject_fault("run", ctx.rank());
   const double delay = injected_delay_s(planned.name);
   const auto stopped = [&] {
     if (agreed_stop(stop, ctx.comm) == 0) return false;
@@ -131,7 +125,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
     const ProfileRegion region("warmup");
     for (int i = 0; i < planned.warmups; ++i) {
       if (stopped()) return std::nullopt;
-      time_one_repetition(e, true, ctx.comm, nullptr, delay);
+      time_one_repetition(e, true, ctx.comm, nullptr);
     }
   }
   std::optional<ProfileRegion> run_region(std::in_place, "run");
@@ -145,7 +139,9 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   const auto minimum = static_cast<std::size_t>(planned.repetitions);
   while (!(why = repetition_stop_reason(planned, global, elapsed))) {
     if (stopped()) return std::nullopt;
-    local.push_back(time_one_repetition(e, spec.fence_after_run, ctx.comm, &clock, delay));
+    // A test's MINIGPU_INJECT_DELAY is added to the recorded time, never run inside the clock:
+    // the measured region holds the experiment's own work alone.
+    local.push_back(time_one_repetition(e, spec.fence_after_run, ctx.comm, &clock) + delay);
     phase_reps.push_back(clock.phases());
     // The ranks agree on the times at the minimum (one reduction), then, when repeating
     // adaptively, on each new time and the elapsed time; below it only the count matters.
@@ -176,7 +172,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   const double mean = summarize(local).mean;
   r.rank_means.min = comm::min_over_ranks(mean, ctx.comm);
   r.rank_means.max = comm::max_over_ranks(mean, ctx.comm);
-  r.rank_means.mean = comm::sum_over_ranks(mean, ctx.comm) / ctx.ranks;
+  r.rank_means.mean = comm::sum_over_ranks(mean, ctx.comm) / ctx.ranks();
   r.rank_means.median = r.rank_means.mean;
   r.phases = reduce_phases(phase_reps, ctx.comm);
   r.work = e.work();
@@ -186,7 +182,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   }
   {
     const ProfileRegion region("verify");
-    maybe_inject_fault("verify", ctx.rank);
+    maybe_inject_fault("verify", ctx.rank());
     Check local_check = e.verify();
     r.check.passed = comm::all_ranks(local_check.passed, ctx.comm);
     r.check.detail = local_check.detail;
@@ -213,13 +209,12 @@ std::optional<std::string> repetition_stop_reason(const PlannedExperiment& plann
 }
 
 double time_one_repetition(Experiment& experiment, bool fence_after, const comm::Communicator& comm,
-                           PhaseClock* clock, double injected_delay_s) {
+                           PhaseClock* clock) {
   Kokkos::fence();
   comm::barrier(comm);
   const auto t0 = Clock::now();
   if (clock) clock->restart();
   experiment.run_once();
-  if (injected_delay_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(injected_delay_s));
   if (fence_after) Kokkos::fence();
   return seconds_since(t0);
 }

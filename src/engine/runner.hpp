@@ -41,9 +41,8 @@ std::optional<std::string> repetition_stop_reason(const PlannedExperiment& plann
 
 /// Times one repetition the runner's way (fence, barrier, clock; fence unless the case is
 /// the unfenced lesson) and returns this rank's seconds; `clock`, if given, splits it in phases.
-/// `injected_delay_s` (a test's MINIGPU_INJECT_DELAY) is slept inside the clock.
 double time_one_repetition(Experiment& experiment, bool fence_after, const comm::Communicator& comm,
-                           PhaseClock* clock, double injected_delay_s = 0);
+                           PhaseClock* clock);
 
 /// Runs every case of the plan, or those before the boundary where `stop` asked to stop
 /// (findings then come from the experiments that ran all their cases).

@@ -41,7 +41,7 @@ class DevicesExperiment : public Experiment {
   void configure(ConfigNode&, const RunContext& ctx) override {
     ctx_ = ctx;
     rules_ = {Rule::query, Rule::create, Rule::copy_to, Rule::to, Rule::mismatch};
-    if (ctx_.ranks >= 2) rules_.push_back(Rule::cross_rank_copy);
+    if (ctx_.ranks() >= 2) rules_.push_back(Rule::cross_rank_copy);
   }
 
   std::vector<CaseSpec> cases() const override {
@@ -77,13 +77,13 @@ class DevicesExperiment : public Experiment {
 
   /// Rank 0 sends its X to rank 1, which adds its own Y on its own device.
   void cross_rank_copy() {
-    const int dest = ctx_.rank == 0 ? 1 : comm::kNoRank;
-    const int source = ctx_.rank == 1 ? 0 : comm::kNoRank;
+    const int dest = ctx_.rank() == 0 ? 1 : comm::kNoRank;
+    const int source = ctx_.rank() == 1 ? 0 : comm::kNoRank;
     with_views(
         device_,
         [&](const auto& x, const auto& r) { comm::sendrecv(x, dest, r, source, 7, ctx_.comm, transport_); },
         x_, received_);
-    if (ctx_.rank == 1) z_ = received_ + y_;
+    if (ctx_.rank() == 1) z_ = received_ + y_;
   }
 
   void run_once() override {
@@ -128,7 +128,7 @@ class DevicesExperiment : public Experiment {
       return {z_.shares_storage_with(x_) && !w_.shares_storage_with(x_), "to() shares, copy_to() allocates"};
     }
     if (rule_ == Rule::cross_rank_copy) {
-      if (ctx_.rank != 1) return {true, ctx_.rank == 0 ? "sent X from " + describe(device_) : "not involved"};
+      if (ctx_.rank() != 1) return {true, ctx_.rank() == 0 ? "sent X from " + describe(device_) : "not involved"};
       const std::vector<float> want = {10, 11, 12, 13, 14, 15};
       return {
           z_.device() == device_ && z_.to_vector() == want,

@@ -25,7 +25,6 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
-#include "engine/gemm_auto.hpp"
 #include "engine/registry.hpp"
 #include "kernels/matmul_vendor.hpp"
 #include "models/linear_sgd.hpp"
@@ -280,7 +279,7 @@ class LinearExperiment : public CaseList<LinearCase> {
     clear_cases();
     const auto add = [&](DType dtype, LinearCase lc) {
       // The products are batch×in by in×1: auto picks by their size class.
-      const GemmPick pick = pick_gemm_kernel(ctx, choice, s_.device, dtype, s_.batch, 1, s_.in);
+      const GemmPick pick = ctx.pick_gemm(choice, s_.device, dtype, s_.batch, 1, s_.in);
       lc.kernel = pick.kernel;
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";
       const char* loss = lc.parameters ? "-" : lc.sync ? "sync_each_batch" : "on_device";

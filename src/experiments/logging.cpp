@@ -14,7 +14,6 @@
 //           stored, then copied to the host), plus steps·2n²·s for the native scaling pass
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
-#include "engine/gemm_auto.hpp"
 #include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -151,7 +150,7 @@ class LoggingExperiment : public CaseList<LoggingCase> {
     const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device, "native"));
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
-      const GemmPick pick = pick_gemm_kernel(ctx, choice, device, dtype, n_, n_, n_);
+      const GemmPick pick = ctx.pick_gemm(choice, device, dtype, n_, n_, n_);
       for (Mode mode : {Mode::sync_each_step, Mode::device_log}) {
         CaseSpec c;
         c.label = std::string(name_of(mode)) + " " + to_string(pick.kernel);

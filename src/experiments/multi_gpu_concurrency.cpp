@@ -10,7 +10,6 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/profile_region.hpp"
-#include "engine/gemm_auto.hpp"
 #include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -90,14 +89,14 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
     const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device, "native"));
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
-      const GemmPick pick = pick_gemm_kernel(ctx, choice, device, dtype, n_, n_, n_);
+      const GemmPick pick = ctx.pick_gemm(choice, device, dtype, n_, n_, n_);
       for (bool sequential : {true, false}) {
         const char* mode = sequential ? "sequential" : "concurrent";
         CaseSpec c;
-        c.label = std::string(mode) + " k=" + std::to_string(ctx_.ranks) + " n=" + std::to_string(n_) + " " +
+        c.label = std::string(mode) + " k=" + std::to_string(ctx_.ranks()) + " n=" + std::to_string(n_) + " " +
                   to_string(pick.kernel);
         c.params = {{"mode", mode},
-                    {"k", std::to_string(ctx_.ranks)},
+                    {"k", std::to_string(ctx_.ranks())},
                     {"n", std::to_string(n_)},
                     {"multiplies_per_gpu", std::to_string(per_gpu_)},
                     {"kernel", to_string(pick.kernel)},
@@ -105,19 +104,19 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
         c.device = device;
         c.dtype = dtype;
         c.ceiling = gemm_ceiling(device, dtype);
-        c.ceiling_scale = sequential ? 1 : ctx_.ranks;
-        c.flops_estimate = static_cast<double>(sequential ? per_gpu_ * ctx_.ranks : per_gpu_) * 2.0 *
+        c.ceiling_scale = sequential ? 1 : ctx_.ranks();
+        c.flops_estimate = static_cast<double>(sequential ? per_gpu_ * ctx_.ranks() : per_gpu_) * 2.0 *
                            static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(n_);
         c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
         c.size_key = "n";
-        const std::int64_t mine = sequential ? (ctx_.rank == 0 ? per_gpu_ * ctx_.ranks : 0) : per_gpu_;
+        const std::int64_t mine = sequential ? (ctx_.rank() == 0 ? per_gpu_ * ctx_.ranks() : 0) : per_gpu_;
         add_case(c, {sequential, pick.kernel, n_, mine});
       }
     }
   }
 
   /// Multiplies done per repetition by all ranks together, the same in both modes.
-  std::int64_t multiplies_per_repetition() const { return per_gpu_ * ctx_.ranks; }
+  std::int64_t multiplies_per_repetition() const { return per_gpu_ * ctx_.ranks(); }
 
   Work work() const override {
     const double multiplies = static_cast<double>(multiplies_per_repetition());
@@ -130,14 +129,14 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
     for (const auto& r : results) seconds[r.spec.dtype][case_of(r.spec).sequential] = r.seconds;
     std::vector<Finding> out;
     // Say what the k devices are: "k=2 GPUs" only where they are real.
-    const std::string k = std::to_string(ctx_.ranks);
+    const std::string k = std::to_string(ctx_.ranks());
     const std::string what = !device_.is_gpu()     ? "k=" + k + " ranks on cpu"
                              : gpus_are_emulated() ? "k=" + k + " emulated GPUs (host memory)"
                                                    : "k=" + k + " GPUs";
     for (const auto& [dtype, t] : seconds) {
       if (t.count(true) == 0 || t.count(false) == 0 || t.at(false).median <= 0) continue;
       const std::string dt = to_string(dtype);
-      Finding efficiency = efficiency_finding("efficiency_" + dt, t.at(true), t.at(false), 1.0 / ctx_.ranks,
+      Finding efficiency = efficiency_finding("efficiency_" + dt, t.at(true), t.at(false), 1.0 / ctx_.ranks(),
                                               "speedup/k; ideal 100 %");
       Finding speedup{"", "speedup_" + dt, t.at(true).median / t.at(false).median, "x",
                       what + " at once vs one after another on one; ideal " + k};

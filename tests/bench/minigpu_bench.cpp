@@ -18,7 +18,6 @@
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
 #include "core/kokkos_session.hpp"
-#include "engine/gemm_auto.hpp"
 #include "engine/registry.hpp"
 #include "kernels/byte_copy.hpp"
 #include "kernels/elementwise.hpp"
@@ -190,7 +189,7 @@ void register_dtype() {
   const std::string dt = dtype_name<T>();
   for (std::int64_t n : {64, 128, 256, 512, 1024, 2048}) {
     // auto picks as a run would, timing the size class here, before any benchmark runs.
-    const GemmKernel automatic = pick_gemm_kernel(RunContext{}, GemmChoice::automatic, cpu(),
+    const GemmKernel automatic = RunContext{}.pick_gemm(GemmChoice::automatic, cpu(),
                                                   sizeof(T) == 4 ? DType::f32 : DType::f64, n, n, n)
                                      .kernel;
     for (const char* which : {"blas", "blis", "vendor", "native", "auto"}) {

@@ -1,6 +1,6 @@
 // `kernel: auto`: the chooser against injected timings (the faster one wins, a named kernel is
 // never measured, the cache round-trips), and an experiment's rows saying which kernel ran.
-#include "ceilings/gemm_choice.hpp"
+#include "gemm/choice.hpp"
 #include "config/config_node.hpp"
 #include "engine/registry.hpp"
 

@@ -56,12 +56,7 @@ std::string yaml_for(const std::string& name) {
   return "run: {warmups: 1, repetitions: 2}\nexperiments:\n  - name: " + name + "\n" + tiny_inputs().at(name);
 }
 
-RunContext world() {
-  RunContext ctx;
-  ctx.rank = ctx.comm.rank();
-  ctx.ranks = ctx.comm.size();
-  return ctx;
-}
+RunContext world() { return RunContext{}; }
 
 // Where `path` was first pushed, or -1.
 long first_push(const Path& path) {

@@ -22,12 +22,7 @@ std::string temp_input(const std::string& yaml) {
   return path;
 }
 
-RunContext world() {
-  RunContext ctx;
-  MPI_Comm_rank(MPI_COMM_WORLD, &ctx.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ctx.ranks);
-  return ctx;
-}
+RunContext world() { return RunContext{}; }
 
 }  // namespace
 
@@ -59,8 +54,8 @@ const Finding* find_finding(const std::vector<Finding>& findings, const std::str
   return nullptr;
 }
 
-int world_rank() { return world().rank; }
-int world_size() { return world().ranks; }
+int world_rank() { return world().rank(); }
+int world_size() { return world().ranks(); }
 
 void expect_key_error(const std::string& experiment, const std::string& entry, const std::string& key,
                       const std::string& words) {

@@ -30,7 +30,6 @@
 #include "config/common_keys.hpp"
 #include "distributed/distributed_matmul.hpp"
 #include "distributed/scalapack_matmul.hpp"
-#include "engine/gemm_auto.hpp"
 #include "engine/registry.hpp"
 #include "experiments/matmul_scaling/scaling_calibration.hpp"
 #include "experiments/matmul_scaling/scaling_case.hpp"
@@ -52,18 +51,18 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     comm_ = ctx.comm;
-    rank_ = ctx.rank;
+    rank_ = ctx.rank();
     clear_cases();
     weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
     n_ = node.get_int("n", 512, 1, kMaxScalingN);
-    ranks_ = node.get_list<std::int64_t>("ranks", kernels::doubling_sweep(ctx.ranks));
+    ranks_ = node.get_list<std::int64_t>("ranks", kernels::doubling_sweep(ctx.ranks()));
     node.default_from("ranks", "1, 2, 4, … and the job size");
     std::sort(ranks_.begin(), ranks_.end());
     ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
     for (std::int64_t p : ranks_) {
-      if (p < 1 || p > ctx.ranks) {
+      if (p < 1 || p > ctx.ranks()) {
         node.fail("ranks", "p=" + std::to_string(p) + " is not between 1 and the job's " +
-                               std::to_string(ctx.ranks) + " ranks (start more with mpiexec -n)");
+                               std::to_string(ctx.ranks()) + " ranks (start more with mpiexec -n)");
       }
       const std::int64_t n = size_for(p);
       if (n < p) {
@@ -94,7 +93,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
         "0: the width of 64 … 1024 that the α–β–γ model, calibrated in the same run, predicts fastest");
     grid_.reset();
     if (const auto g =
-            read_process_grid(node, ranks_, ctx.ranks, "the squarest pr×pc factorisation of each p"))
+            read_process_grid(node, ranks_, ctx.ranks(), "the squarest pr×pc factorisation of each p"))
       grid_ = kernels::ProcessGrid{g->first, g->second};
     device_ = read_device(node);
     const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device_, "native"));
@@ -108,7 +107,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
       node.fail("gpu_aware_mpi", e.what());
     }
     for (DType dt : dtypes_) {
-      picks_[dt] = pick_gemm_kernel(ctx, choice, device_, dt, n_ / ranks_.back(), n_, n_);
+      picks_[dt] = ctx.pick_gemm(choice, device_, dt, n_ / ranks_.back(), n_, n_);
       for (Decomposition d : decompositions_) {
         for (bool overlapped : d == Decomposition::summa ? overlaps_ : std::vector<bool>{false}) {
           for (std::int64_t p : ranks_) add_scaling_case(d, dt, static_cast<int>(p), overlapped);

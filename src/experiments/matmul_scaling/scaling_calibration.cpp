@@ -4,6 +4,7 @@
 #include "comm/mpi_session.hpp"
 #include "comm/views.hpp"
 #include "core/dispatch.hpp"
+#include "core/stopwatch.hpp"
 #include "io/format.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm.hpp"
@@ -11,13 +12,11 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
 namespace minigpu {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr std::int64_t kSmallElems = 2, kLargeElems = std::int64_t(1) << 20;  // 8 B and 4 MiB of float
 constexpr int kSmallTrips = 200, kLargeTrips = 10;
 // Flop of the largest shape timed as it is; a larger product is timed at a shape halved along its
@@ -28,10 +27,6 @@ constexpr double kGemmFlopBudget = double(std::int64_t(1) << 32);
 constexpr int kGemmRuns = 3;
 constexpr int kCurveMaxRanks = 64;            // how far run.json's model curves reach beyond the sweep
 constexpr double kPanelPickTolerance = 0.03;  // the model's resolution between panel widths
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -110,16 +105,7 @@ double GemmTimer::time_once(const Shape& shape) const {
         c("minigpu::calibration::C", mc * nc);
     kernels::fill_small_integers(a, 1);
     kernels::fill_small_integers(b, 2);
-    double best = 0;
-    for (int run = 0; run <= kGemmRuns; ++run) {  // run 0 warms up
-      Kokkos::fence();
-      const auto t0 = Clock::now();
-      kernels::gemm(kernel_, c, a, b, dense_gemm(mc, nc, kc), true);
-      Kokkos::fence();
-      const double s = seconds_since(t0);
-      if (run == 1 || (run > 1 && s < best)) best = s;
-    }
-    return best;
+    return best_fenced_seconds([&] { kernels::gemm(kernel_, c, a, b, dense_gemm(mc, nc, kc), true); }, kGemmRuns);
   });
 }
 

@@ -16,7 +16,7 @@
 // Calibration runs in untimed setup, never inside a timed repetition.
 #pragma once
 
-#include "ceilings/gemm_choice.hpp"
+#include "gemm/choice.hpp"
 #include "comm/communicator.hpp"
 #include "comm/gpu_aware.hpp"
 #include "core/device.hpp"

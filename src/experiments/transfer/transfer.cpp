@@ -83,7 +83,7 @@ class TransferExperiment : public CaseList<TransferCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     comm_ = ctx.comm;
-    ranks_ = ctx.ranks;
+    ranks_ = ctx.ranks();
     device_ = read_device(node);
     std::vector<std::int64_t> default_sizes;
     for (std::int64_t b = 1024; b <= (std::int64_t(1) << 30); b *= 4) default_sizes.push_back(b);

@@ -1,17 +1,17 @@
 // How `kernel: auto` times vendor against native: the two kernels interleaved on the same
 // buffers, each sample long enough (kSampleSeconds) for a clock read to be noise, best of
 // kSamples per kernel after one warm-up call of each, like the ceilings.
-#include "ceilings/gemm_choice.hpp"
+#include "gemm/choice.hpp"
 
 #include "core/backend.hpp"
 #include "core/dispatch.hpp"
+#include "core/stopwatch.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <chrono>
 
 namespace minigpu {
 namespace {
@@ -30,12 +30,10 @@ GemmPairTiming time_pair(GemmShape shape) {
   // Seconds per call over `calls` back-to-back calls, fenced once at the end as a loop of
   // products would be.
   const auto per_call = [&](GemmKernel kernel, std::int64_t calls) {
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    for (std::int64_t i = 0; i < calls; ++i) kernels::gemm(kernel, c, a, b, d, false);
-    Kokkos::fence();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-           static_cast<double>(calls);
+    const auto all = [&] {
+      for (std::int64_t i = 0; i < calls; ++i) kernels::gemm(kernel, c, a, b, d, false);
+    };
+    return best_fenced_seconds(all, 1, 0) / static_cast<double>(calls);
   };
   const double first = std::min(per_call(GemmKernel::vendor, 1), per_call(GemmKernel::native, 1));
   const auto calls = static_cast<std::int64_t>(std::clamp(kSampleSeconds / std::max(first, 1e-9), 1.0, 1e5));

@@ -1,5 +1,5 @@
 // The auto kernel's choice per device, dtype and size class, and its cache.
-#include "ceilings/gemm_choice.hpp"
+#include "gemm/choice.hpp"
 
 #include "ceilings/ceilings.hpp"
 #include "core/backend.hpp"
@@ -90,7 +90,7 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
   if (choice == GemmChoice::vendor) return {GemmKernel::vendor, "vendor: named in the input"};
   if (choice == GemmChoice::native) return {GemmKernel::native, "native: named in the input"};
   if (!kernels::has_vendor_gemm(device)) {
-    return {GemmKernel::native, "auto→native (no vendor GEMM on " + describe(device) + ")"};
+    return {GemmKernel::native, "auto→native (no vendor GEMM on " + describe(device) + " memory in this build)"};
   }
   load(share);
   const bool gpu_memory = !uses_host_memory(device);

@@ -1,4 +1,5 @@
-// `kernel: auto`: which GEMM, vendor or native, is faster for a device, dtype and size class,
+// The gemm room's choice (the kernels themselves: kernels/gemm*.hpp, the vendor calls:
+// core/backend_blas.hpp). `kernel: auto`: which GEMM, vendor or native, is faster for a device, dtype and size class,
 // measured once per host and build and cached beside the ceilings (same key, same directory).
 // A product of at most kExactVolume (256³) is its own class, timed at its own shape: small
 // products have cliffs a class would hide (OpenBLAS 0.3.21's AVX-512 sgemm takes an unpacked
@@ -41,7 +42,7 @@ struct GemmShape {
   }
 };
 
-/// Times vendor and native at `shape` on host or GPU memory (ceilings/gemm_timing.cpp).
+/// Times vendor and native at `shape` on host or GPU memory (gemm/timing.cpp).
 GemmPairTiming time_gemm_pair(bool gpu_memory, DType dtype, GemmShape shape);
 
 class GemmChooser {
@@ -62,6 +63,8 @@ class GemmChooser {
 
   /// Every class measured or read so far, and where the figures came from.
   nlohmann::json to_json() const;
+  /// Whether any product asked for `auto` (only then is there a table to record).
+  bool used() const { return loaded_; }
 
   /// The power of two nearest ∛(m·n·k), within [8, 2^20].
   static std::int64_t size_class(std::int64_t m, std::int64_t n, std::int64_t k);

@@ -1,0 +1,21 @@
+// The one clock every measurement in miniGPU reads: the runner's repetitions, the ceilings,
+// `kernel: auto`'s timings and the scaling model's calibration. Monotonic, in seconds.
+#pragma once
+
+#include <chrono>
+#include <functional>
+
+namespace minigpu {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// The shortest of `repetitions` runs of `once` after `warmups` untimed ones, each fenced
+/// (Kokkos::fence) before its clock starts and before it stops: what is reachable, for bounds
+/// and for choosing between kernels.
+double best_fenced_seconds(const std::function<void()>& once, int repetitions, int warmups = 1);
+
+}  // namespace minigpu

@@ -1,0 +1,16 @@
+// The run's context: its communicator shares `kernel: auto`'s measurements from rank 0.
+#include "comm/collectives.hpp"
+#include "engine/experiment.hpp"
+
+namespace minigpu {
+
+GemmPick RunContext::pick_gemm(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
+                               std::int64_t k) const {
+  const comm::Communicator& c = comm;
+  return gemm->pick(choice, device, dtype, m, n, k,
+                    [&c](const std::string& mine) { return comm::allgather_strings(mine, c).at(0); });
+}
+
+nlohmann::json RunContext::gemm_record() const { return gemm && gemm->used() ? gemm->to_json() : nlohmann::json(); }
+
+}  // namespace minigpu
