@@ -32,3 +32,13 @@ add_test(NAME doc_commands_self_test
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_doc_commands.py
                  $<TARGET_FILE:minigpu> --self-test)
 set_tests_properties(doc_commands doc_commands_self_test PROPERTIES TIMEOUT 300)
+
+# docs/architecture.md draws and tables every layer of src/CMakeLists.txt with exactly the layers
+# it links; the self-test shows a layer added to CMake alone, a missing dependency and a row for
+# no layer are caught. Scripts only: the sanitizer pass leaves them out.
+add_test(NAME architecture_doc
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_architecture_doc.py ${PROJECT_SOURCE_DIR})
+add_test(NAME architecture_doc_self_test
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_architecture_doc.py ${PROJECT_SOURCE_DIR}
+                 --self-test)
+set_property(TEST architecture_doc architecture_doc_self_test APPEND PROPERTY LABELS script)
