@@ -3,7 +3,7 @@
 
 #include "core/errors.hpp"
 #include "engine/registry.hpp"
-#include "engine/run_plan.hpp"
+#include "engine/plan.hpp"
 
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "comm/mpi_session.hpp"
-#include "engine/run_plan.hpp"
+#include "engine/plan.hpp"
 #include "engine/runner.hpp"
 #include "io/run_record.hpp"
 

@@ -47,7 +47,7 @@ class Experiment {
   /// Reads this experiment's keys from `node` (throwing InputError on bad values).
   virtual void configure(ConfigNode& node, const RunContext& ctx) = 0;
   /// Every case the configuration expands to, in run order; spec.index is the case's
-  /// position in the experiment's own typed case list, which setup() and summarize() use.
+  /// position in the experiment's own typed case list, which setup() and findings() use.
   virtual std::vector<CaseSpec> cases() const = 0;
   /// Allocates and fills the case's data deterministically.
   virtual void setup(const CaseSpec& spec) = 0;
@@ -60,12 +60,12 @@ class Experiment {
   /// Frees the case's data.
   virtual void teardown() {}
   /// Conclusions across this experiment's results (all ranks call it with the same results).
-  virtual std::vector<Finding> summarize(const std::vector<CaseResult>&) const { return {}; }
+  virtual std::vector<Finding> findings(const std::vector<CaseResult>&) const { return {}; }
   /// Adds figures derived per row (CaseResult::values) once every case ran, before
-  /// summarize(); all ranks call it with the same results, resumed ones included.
+  /// findings(); all ranks call it with the same results, resumed ones included.
   virtual void annotate(std::vector<CaseResult>&) const {}
   /// This experiment's own section of run.json as {key, value} (e.g. the figures a model was
-  /// calibrated with), read after summarize(); an empty key for none.
+  /// calibrated with), read after findings(); an empty key for none.
   virtual std::pair<std::string, nlohmann::json> run_record_section() const { return {}; }
 
   /// Set by the runner around timed repetitions; null otherwise.

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ceilings/ceilings.hpp"
-#include "engine/run_plan.hpp"
+#include "engine/plan.hpp"
 
 #include <string>
 #include <vector>

@@ -120,7 +120,7 @@ io::Provenance plan_provenance(const RunPlan& plan, const RunContext& ctx) {
     ranks.push_back(nlohmann::json::parse(text));
   nlohmann::json experiments = nlohmann::json::array();
   for (const auto& planned : plan.experiments) {
-    const ExperimentInfo* info = ExperimentRegistry::find(planned.name);
+    const RegisteredExperiment* info = ExperimentRegistry::find(planned.name);
     experiments.push_back(
         {{"name", planned.name},
          {"description", info ? info->description : ""},

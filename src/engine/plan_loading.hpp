@@ -2,7 +2,7 @@
 // everywhere, so that all ranks go on together or all stop with the same input error.
 #pragma once
 
-#include "engine/run_plan.hpp"
+#include "engine/plan.hpp"
 #include "io/results.hpp"
 #include "io/run_record.hpp"
 

@@ -25,7 +25,7 @@ std::regex pattern_regex(const std::string& pattern) {
 }
 
 // A registration the docs could not use is refused as the program starts.
-void check_about(const ExperimentAbout& about) {
+void check_about(const ExperimentDescription& about) {
   const auto refuse = [&](const std::string& why) {
     throw std::logic_error("experiment '" + about.name + "' registered " + why);
   };
@@ -41,34 +41,34 @@ void check_about(const ExperimentAbout& about) {
 
 }  // namespace
 
-const FindingInfo* ExperimentAbout::finding_for(const std::string& finding) const {
+const FindingInfo* ExperimentDescription::finding_for(const std::string& finding) const {
   for (const auto& f : findings) {
     if (std::regex_match(finding, pattern_regex(f.pattern))) return &f;
   }
   return nullptr;
 }
 
-std::map<std::string, ExperimentInfo>& ExperimentRegistry::table() {
-  static std::map<std::string, ExperimentInfo> experiments;
+std::map<std::string, RegisteredExperiment>& ExperimentRegistry::table() {
+  static std::map<std::string, RegisteredExperiment> experiments;
   return experiments;
 }
 
-bool ExperimentRegistry::add(ExperimentAbout about, std::function<std::unique_ptr<Experiment>()> make) {
+bool ExperimentRegistry::add(ExperimentDescription about, std::function<std::unique_ptr<Experiment>()> make) {
   check_about(about);
   const std::string name = about.name;
-  if (!table().emplace(name, ExperimentInfo{std::move(about), std::move(make)}).second) {
+  if (!table().emplace(name, RegisteredExperiment{std::move(about), std::move(make)}).second) {
     throw std::logic_error("experiment '" + name + "' registered twice");
   }
   return true;
 }
 
-const ExperimentInfo* ExperimentRegistry::find(const std::string& name) {
+const RegisteredExperiment* ExperimentRegistry::find(const std::string& name) {
   const auto it = table().find(name);
   return it == table().end() ? nullptr : &it->second;
 }
 
-std::vector<ExperimentInfo> ExperimentRegistry::all() {
-  std::vector<ExperimentInfo> infos;
+std::vector<RegisteredExperiment> ExperimentRegistry::all() {
+  std::vector<RegisteredExperiment> infos;
   for (const auto& [name, info] : table()) infos.push_back(info);
   return infos;
 }
@@ -81,7 +81,7 @@ std::string ExperimentRegistry::known_names() {
 
 void ExperimentRegistry::check_declared(const std::string& experiment, const std::string& name,
                                         const std::string& unit) {
-  const ExperimentInfo* info = find(experiment);
+  const RegisteredExperiment* info = find(experiment);
   const FindingInfo* declared = info ? info->finding_for(name) : nullptr;
   if (declared == nullptr || declared->unit != unit) {
     throw std::logic_error("experiment '" + experiment + "' reported finding '" + name + "' in '" + unit +

@@ -22,7 +22,7 @@ struct FindingInfo {
 
 /// What an experiment is, for people: `minigpu list`, README's table, docs/measuring.md and
 /// the registry_coverage test all read it from here.
-struct ExperimentAbout {
+struct ExperimentDescription {
   std::string name;         ///< also its file, src/experiments/<name>.cpp, and inputs/<name>.yaml
   std::string description;  ///< one line, for `minigpu list`
   std::string question;     ///< the chapter's question it answers
@@ -34,16 +34,16 @@ struct ExperimentAbout {
   const FindingInfo* finding_for(const std::string& finding) const;
 };
 
-struct ExperimentInfo : ExperimentAbout {
+struct RegisteredExperiment : ExperimentDescription {
   std::function<std::unique_ptr<Experiment>()> make;
 };
 
 /// Name-ordered registry of every experiment linked into the program.
 class ExperimentRegistry {
  public:
-  static bool add(ExperimentAbout about, std::function<std::unique_ptr<Experiment>()> make);
-  static const ExperimentInfo* find(const std::string& name);
-  static std::vector<ExperimentInfo> all();
+  static bool add(ExperimentDescription about, std::function<std::unique_ptr<Experiment>()> make);
+  static const RegisteredExperiment* find(const std::string& name);
+  static std::vector<RegisteredExperiment> all();
   /// "a, b, c": the known names, for error messages.
   static std::string known_names();
   /// Throws std::logic_error when `experiment` declares no finding `name` in `unit`: a finding
@@ -53,14 +53,14 @@ class ExperimentRegistry {
   static nlohmann::json describe_all();
 
  private:
-  static std::map<std::string, ExperimentInfo>& table();
+  static std::map<std::string, RegisteredExperiment>& table();
 };
 
 }  // namespace minigpu
 
-/// Registers `Class` as the experiment the braced ExperimentAbout after it describes; place once at
+/// Registers `Class` as the experiment the braced ExperimentDescription after it describes; place once at
 /// the end of the experiment's file.
 #define MINIGPU_REGISTER_EXPERIMENT(Class, ...)                                  \
   static const bool minigpu_registered_##Class =                                 \
-      ::minigpu::ExperimentRegistry::add(::minigpu::ExperimentAbout __VA_ARGS__, \
+      ::minigpu::ExperimentRegistry::add(::minigpu::ExperimentDescription __VA_ARGS__, \
                                          [] { return std::unique_ptr<::minigpu::Experiment>(new Class()); })

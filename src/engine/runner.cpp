@@ -273,7 +273,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
     // Models may still time kernels here (matmul_scaling's curves), so tools see it too.
     const ProfileRegion summarize_region("summarize");
     planned.experiment->annotate(mine);
-    for (auto& f : planned.experiment->summarize(mine)) {
+    for (auto& f : planned.experiment->findings(mine)) {
       f.experiment = planned.name;
       ExperimentRegistry::check_declared(f.experiment, f.name, f.unit);
       flag_unreliable(f, crowded);

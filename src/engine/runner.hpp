@@ -2,7 +2,7 @@
 // reduced over ranks; every case verified. Observers (the console) hear about each case.
 #pragma once
 
-#include "engine/run_plan.hpp"
+#include "engine/plan.hpp"
 
 #include <functional>
 #include <map>

@@ -145,7 +145,7 @@ class LazyExperiment : public CaseList<LazyCase> {
     return {pass * passes, 5.0 * static_cast<double>(elements_)};
   }
 
-  std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
+  std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
     std::map<DType, std::map<Timing, const CaseResult*>> by_dtype;
     for (const auto& r : results) by_dtype[r.spec.dtype][case_of(r.spec).timing] = &r;
     std::vector<Finding> out;

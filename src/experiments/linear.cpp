@@ -330,7 +330,7 @@ class LinearExperiment : public CaseList<LinearCase> {
     return w;
   }
 
-  std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
+  std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
     std::map<std::string, double> median;  // "dtype data loss" -> seconds
     for (const auto& r : results) {
       const LinearCase& c = case_of(r.spec);

@@ -190,7 +190,7 @@ class LoggingExperiment : public CaseList<LoggingCase> {
 
   void teardown() override { log_.reset(); }
 
-  std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
+  std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
     std::map<DType, std::map<Mode, Stats>> median;
     std::map<DType, GemmKernel> kernel;
     bool host_memory = false;

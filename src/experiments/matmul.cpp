@@ -150,14 +150,14 @@ class MatmulExperiment : public CaseList<MatmulCase> {
     return {3 * n * n * static_cast<double>(size_of(current().dtype)), 2 * n * n * n};
   }
 
-  std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override;
+  std::vector<Finding> findings(const std::vector<CaseResult>& results) const override;
 
  private:
   std::vector<Variant> variants_;
   bool has_gpu_ = false;
 };
 
-std::vector<Finding> MatmulExperiment::summarize(const std::vector<CaseResult>& results) const {
+std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& results) const {
   std::vector<Finding> out;
   // Best GFLOP/s of each kind of device and dtype, over variants and sizes.
   std::map<std::string, const CaseResult*> best;

@@ -124,7 +124,7 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
     return {multiplies * 3 * n * n * size, multiplies * 2 * n * n * n};
   }
 
-  std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
+  std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
     std::map<DType, std::map<bool, Stats>> seconds;  // dtype -> sequential? -> seconds
     for (const auto& r : results) seconds[r.spec.dtype][case_of(r.spec).sequential] = r.seconds;
     std::vector<Finding> out;

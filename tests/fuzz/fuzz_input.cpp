@@ -6,7 +6,7 @@
 #include "core/errors.hpp"
 #include "core/kokkos_session.hpp"
 #include "engine/plan_loading.hpp"
-#include "engine/run_plan.hpp"
+#include "engine/plan.hpp"
 
 #include <unistd.h>
 

@@ -54,7 +54,7 @@ class FakeExperiment : public Experiment {
   Check verify() override { return {!fail_, fail_ ? "told to fail" : "ok"}; }
   Work work() const override { return {1e9, 2e9}; }
   void teardown() override { ++teardowns; }
-  std::vector<Finding> summarize(const std::vector<CaseResult>& r) const override {
+  std::vector<Finding> findings(const std::vector<CaseResult>& r) const override {
     return {{"", "cases_seen", static_cast<double>(r.size()), "cases", ""}};
   }
 
@@ -67,10 +67,10 @@ MINIGPU_REGISTER_EXPERIMENT(FakeExperiment, {"fake",
                                              "test double for the runner",
                                              "does the runner time what it should?",
                                              "",
-                                             {{"cases_seen", "cases", "how many cases summarize() saw"}}});
+                                             {{"cases_seen", "cases", "how many cases findings() saw"}}});
 
 TEST(Registry, FindingPatternsMatchWholeNamesOnly) {
-  ExperimentAbout about{
+  ExperimentDescription about{
       "x", "d", "q", "", {{"peak_gbps_<group>", "GB/s", "best"}, {"a.<dtype>.b", "x", "r"}}};
   ASSERT_NE(about.finding_for("peak_gbps_h2d_pinned"), nullptr);
   EXPECT_EQ(about.finding_for("peak_gbps_h2d_pinned")->unit, "GB/s");

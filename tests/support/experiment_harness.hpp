@@ -1,7 +1,7 @@
 // Runs an input given as YAML text through the real loader and runner, for smoke tests.
 #pragma once
 
-#include "engine/run_plan.hpp"
+#include "engine/plan.hpp"
 #include "engine/runner.hpp"
 
 #include <string>

@@ -176,7 +176,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
   }
 
   void annotate(std::vector<CaseResult>& results) const override;
-  std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override;
+  std::vector<Finding> findings(const std::vector<CaseResult>& results) const override;
   std::pair<std::string, nlohmann::json> run_record_section() const override;
 
  private:
@@ -304,7 +304,7 @@ std::pair<std::string, nlohmann::json> MatmulScalingExperiment::run_record_secti
   return {"scaling_model", record};
 }
 
-std::vector<Finding> MatmulScalingExperiment::summarize(const std::vector<CaseResult>& results) const {
+std::vector<Finding> MatmulScalingExperiment::findings(const std::vector<CaseResult>& results) const {
   // Per dtype and decomposition, the cases by p; the smallest p (1 unless `ranks` omits it)
   // is the baseline.
   std::map<std::string, std::map<int, const CaseResult*>> groups;

@@ -252,7 +252,7 @@ class TransferExperiment : public CaseList<TransferCase> {
     return n;
   }
 
-  std::vector<Finding> summarize(const std::vector<CaseResult>& results) const override {
+  std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
     std::vector<std::string> order;
     std::map<std::string, std::vector<const CaseResult*>> groups;
     for (const auto& r : results) {

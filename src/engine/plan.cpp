@@ -1,5 +1,5 @@
 // Loads an input file: YAML syntax, the run section, then each experiment's own keys.
-#include "engine/run_plan.hpp"
+#include "engine/plan.hpp"
 
 #include "config/input_file.hpp"
 #include "config/overrides.hpp"
@@ -134,7 +134,7 @@ RunPlan load_run_plan(const std::string& path, const RunContext& run_ctx, const 
   for (std::size_t i = 0; i < list.size(); ++i) {
     ConfigNode node(list[i], path, "experiments[" + std::to_string(i) + "]", &overridden);
     const std::string name = node.required<std::string>("name");
-    const ExperimentInfo* info = ExperimentRegistry::find(name);
+    const RegisteredExperiment* info = ExperimentRegistry::find(name);
     if (!info)
       node.fail("name",
                 "unknown experiment '" + name + "' (known: " + ExperimentRegistry::known_names() + ")");
