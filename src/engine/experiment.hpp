@@ -3,13 +3,13 @@
 // Experiments never time or print: the runner and the writers do.
 #pragma once
 
-#include "gemm/choice.hpp"
 #include "comm/communicator.hpp"
 #include "config/config_node.hpp"
 #include "core/device.hpp"
 #include "core/dispatch.hpp"
 #include "core/shape.hpp"
 #include "engine/phase_clock.hpp"
+#include "gemm/choice.hpp"
 #include "io/results.hpp"
 
 #include <nlohmann/json.hpp>
@@ -27,8 +27,8 @@ struct RunContext {
   comm::Communicator comm = comm::Communicator::world();
   DType default_dtype = DType::f32;
   /// `kernel: auto`'s chooser for this run, shared by the context's copies (rank 0 of `comm`
-  /// measures for all). This one caches nothing; `minigpu run` hands the experiments one that
-  /// caches beside the ceilings (make_gemm_chooser).
+  /// measures for all). This one caches nothing; `minigpu run` (app/run_command.cpp) hands the
+  /// experiments one that caches beside the ceilings.
   std::shared_ptr<GemmChooser> gemm = std::make_shared<GemmChooser>(time_gemm_pair, nullptr, comm.rank() == 0);
   /// This rank and the job's size: the communicator's, the one place that knows them.
   int rank() const { return comm.rank(); }

@@ -11,6 +11,8 @@ GemmPick RunContext::pick_gemm(GemmChoice choice, Device device, DType dtype, st
                     [&c](const std::string& mine) { return comm::allgather_strings(mine, c).at(0); });
 }
 
-nlohmann::json RunContext::gemm_record() const { return gemm && gemm->used() ? gemm->to_json() : nlohmann::json(); }
+nlohmann::json RunContext::gemm_record() const {
+  return gemm && gemm->used() ? gemm->to_json() : nlohmann::json();
+}
 
 }  // namespace minigpu
