@@ -61,7 +61,7 @@ CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm) {
 
 int ceilings_command(bool cached, const MpiSession& mpi) {
   const CeilingTable table = obtain_ceilings(!cached, comm::Communicator::world());
-  if (mpi.is_root()) io::ConsoleWriter(std::cout).ceilings(table.to_json(), table.source);
+  if (mpi.is_root()) io::ConsoleWriter(std::cout).ceilings(table);
   return kExitOk;
 }
 

@@ -29,6 +29,8 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   if (!options.output_dir.empty()) plan_options.output_dir = options.output_dir;
   plan_options.only = options.only;
   plan_options.overrides = options.overrides;
+  // The input may ask for emulated GPUs: settled here, before any experiment lists its devices.
+  settle_devices(load_settings_everywhere(options.input, plan_options, ctx));
   RunPlan plan = load_plan_everywhere(options.input, plan_options, ctx);
   const std::map<std::string, CaseResult> resumed = load_resumed_everywhere(options.resume, plan, ctx);
   io::ConsoleWriter console(std::cout, live_progress());
@@ -49,45 +51,40 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
     return std::any_of(e.cases.begin(), e.cases.end(), [](const CaseSpec& c) { return !c.ceiling.empty(); });
   });
   if (bounded) plan.ceilings = obtain_ceilings(false, ctx.comm);
-  io::Provenance record = plan_provenance(plan, ctx);
-  if (!options.resume.empty()) record.fields["resumed_from"] = options.resume;
-  record.fields["ceilings"] = plan.ceilings.to_json();
-  record.fields["ceilings_source"] = plan.ceilings.source;
-  record.fields["gemm_auto"] = ctx.gemm_record();
+  io::RunRecord record = plan_record(plan, ctx);
+  record.resumed_from = options.resume;
+  record.ceilings = plan.ceilings;
+  record.gemm_auto = ctx.gemm_record();
   // 3. Run every case; rank 0 prints rows as they finish and rewrites the directory's files,
   //    so a run killed outright still leaves its finished cases there.
   if (mpi.is_root()) {
-    console.host_build(record.fields);
-    console.rank_map(record.fields["mpi"]["ranks"]);
-    if (bounded) console.ceilings(record.fields["ceilings"], plan.ceilings.source);
+    console.host_build(record.provenance);
+    console.rank_map(record.ranks);
+    if (bounded) console.ceilings(record.ceilings);
     console.warnings(device_warnings(plan));
   }
   install_stop_handlers();
   std::vector<CaseResult> finished;
   const auto save = [&](const std::vector<CaseResult>& results, const std::vector<Finding>& findings,
-                        const char* status) {
+                        io::RunStatus status) {
     maybe_inject_fault("write", ctx.rank());
     save_run(*directory, record, results, findings, status);
   };
-  record.fields["started"] = utc_now_iso8601();
+  record.started = utc_now_iso8601();
   RunOutcome outcome = run_plan(
       plan, ctx,
       [&](const CaseResult& r, int index, int total, double elapsed) {
         if (!mpi.is_root()) return;
         console.case_finished(r, index, total, elapsed);
         finished.push_back(r);
-        save(finished, {}, "running");
+        save(finished, {}, io::RunStatus::running);
       },
       stop_signal_received, resumed);
   // 4. Rank 0 completes the record and moves it into place; every rank agrees on the exit code.
   std::string dir;
   if (mpi.is_root()) {
-    record.fields["started"] = outcome.started_utc;
-    record.fields["finished"] = outcome.finished_utc;
-    record.fields["cases_planned"] = outcome.cases_planned;
-    for (const auto& [key, section] : outcome.sections.items()) record.fields[key] = section;
-    if (outcome.stop_signal != 0) record.fields["stop_reason"] = stop_reason(outcome);
-    save(outcome.results, outcome.findings, outcome.stop_signal != 0 ? "interrupted" : "complete");
+    record_outcome(record, outcome);
+    save(outcome.results, outcome.findings, record.status);
     dir = directory->finish();
     console.findings(outcome.findings);
     console.summary(outcome.results, dir);

@@ -49,14 +49,14 @@ std::optional<io::RunDirectory> open_run_directory(const RunPlan& plan, const Mp
   return directory;
 }
 
-void save_run(io::RunDirectory& directory, io::Provenance& record, const std::vector<CaseResult>& results,
-              const std::vector<Finding>& findings, const char* status) {
-  record.fields["status"] = status;
+void save_run(io::RunDirectory& directory, io::RunRecord& record, const std::vector<CaseResult>& results,
+              const std::vector<Finding>& findings, io::RunStatus status) {
+  record.status = status;
   try {
     directory.write(io::results_csv(results), io::run_json(record, results, findings));
   } catch (const std::exception& e) {
-    record.fields["status"] = "failed";
-    record.fields["failure"] = e.what();
+    record.status = io::RunStatus::failed;
+    record.failure = e.what();
     try {
       directory.write(io::results_csv(results), io::run_json(record, results, findings));
     } catch (const std::exception&) {
@@ -66,10 +66,17 @@ void save_run(io::RunDirectory& directory, io::Provenance& record, const std::ve
   }
 }
 
-std::string stop_reason(const RunOutcome& outcome) {
-  return "signal " + std::to_string(outcome.stop_signal) + " (" + strsignal(outcome.stop_signal) +
-         "): stopped after " + std::to_string(outcome.results.size()) + " of " +
-         std::to_string(outcome.cases_planned) + " cases";
+void record_outcome(io::RunRecord& record, const RunOutcome& outcome) {
+  record.started = outcome.started_utc;
+  record.finished = outcome.finished_utc;
+  record.cases_planned = outcome.cases_planned;
+  record.sections = outcome.sections;
+  record.status = io::RunStatus::complete;
+  if (outcome.stop_signal == 0) return;
+  record.status = io::RunStatus::interrupted;
+  record.stop_reason = "signal " + std::to_string(outcome.stop_signal) + " (" + strsignal(outcome.stop_signal) +
+                       "): stopped after " + std::to_string(outcome.results.size()) + " of " +
+                       std::to_string(outcome.cases_planned) + " cases";
 }
 
 // Under an MPI launcher a rank's stdout may be a pseudo-terminal whatever mpirun writes to,

@@ -4,6 +4,7 @@
 #include "comm/mpi_session.hpp"
 #include "engine/plan.hpp"
 #include "engine/runner.hpp"
+#include "io/run_directory.hpp"
 #include "io/run_record.hpp"
 
 #include <optional>
@@ -20,11 +21,12 @@ std::optional<io::RunDirectory> open_run_directory(const RunPlan& plan, const Mp
 /// Rank 0 rewrites the directory's results.csv and run.json with `status`. A write that fails
 /// (a full disk) keeps the files of the last good write, says so in them if there is room,
 /// renames the directory .failed-XXXXXX so nobody takes it for a run in progress, and throws.
-void save_run(io::RunDirectory& directory, io::Provenance& record, const std::vector<CaseResult>& results,
-              const std::vector<Finding>& findings, const char* status);
+void save_run(io::RunDirectory& directory, io::RunRecord& record, const std::vector<CaseResult>& results,
+              const std::vector<Finding>& findings, io::RunStatus status);
 
-/// "signal 15 (Terminated): stopped after 2 of 5 cases", for an outcome a signal stopped.
-std::string stop_reason(const RunOutcome& outcome);
+/// The record's last part from the run's outcome: its times, the cases planned, the sections
+/// experiments added, and (if a signal stopped it) status interrupted and why.
+void record_outcome(io::RunRecord& record, const RunOutcome& outcome);
 
 /// Whether the console may redraw a status line in place (MINIGPU_PROGRESS, a terminal).
 bool live_progress();

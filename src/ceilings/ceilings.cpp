@@ -16,32 +16,6 @@
 namespace minigpu {
 namespace fs = std::filesystem;
 
-const Ceiling* CeilingTable::find(const std::string& name) const {
-  for (const auto& c : ceilings) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
-nlohmann::json CeilingTable::to_json() const {
-  nlohmann::json all = nlohmann::json::array();
-  for (const auto& c : ceilings) {
-    all.push_back(
-        {{"name", c.name}, {"label", c.label}, {"value", c.value}, {"unit", c.unit}, {"how", c.how}});
-  }
-  return all;
-}
-
-CeilingTable CeilingTable::from_json(const nlohmann::json& j) {
-  CeilingTable t;
-  for (const auto& c : j) {
-    t.ceilings.push_back({c.at("name").get<std::string>(), c.at("label").get<std::string>(),
-                          c.at("value").get<double>(), c.at("unit").get<std::string>(),
-                          c.at("how").get<std::string>()});
-  }
-  return t;
-}
-
 // Memory that is the host's (cpu, emulated GPUs) is bounded by the host's figures.
 std::string copy_ceiling(Device device, bool host_to_device, bool device_to_host) {
   if (uses_host_memory(device)) return "host_memcpy";

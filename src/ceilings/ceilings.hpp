@@ -16,6 +16,7 @@
 
 #include "core/device.hpp"
 #include "core/shape.hpp"
+#include "io/ceiling_table.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -24,24 +25,6 @@
 #include <vector>
 
 namespace minigpu {
-
-struct Ceiling {
-  std::string name;   ///< key, e.g. "host_memcpy"
-  std::string label;  ///< what a percentage is "of", e.g. "host memcpy", "OpenBLAS 0.3.21 sgemm, 1 thread"
-  double value = 0;
-  std::string unit;  ///< "GB/s" or "GFLOP/s"
-  std::string how;   ///< the measurement in one line: size, repetitions, threads
-};
-
-struct CeilingTable {
-  std::vector<Ceiling> ceilings;
-  /// Where the figures come from: "measured now on HOST by rank 0" or "cache PATH (measured ...)".
-  std::string source;
-
-  const Ceiling* find(const std::string& name) const;
-  nlohmann::json to_json() const;
-  static CeilingTable from_json(const nlohmann::json& j);
-};
 
 /// The ceiling a case's rate is bounded by, by name ("" for none): the experiments' side.
 std::string copy_ceiling(Device device, bool host_to_device, bool device_to_host);

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,8 +38,8 @@ struct RunContext {
   /// the same arguments in the same order (it may measure, rank 0 timing for all).
   GemmPick pick_gemm(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
                      std::int64_t k) const;
-  /// What `gemm` measured or read, for run.json; null when no case asked for `auto`.
-  nlohmann::json gemm_record() const;
+  /// What `gemm` measured or read, for run.json; none when no case asked for `auto`.
+  std::optional<io::GemmChoiceRecord> gemm_record() const;
 };
 
 class Experiment {

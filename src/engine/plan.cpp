@@ -10,6 +10,7 @@
 #include "io/format.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace minigpu {
 namespace {
@@ -92,33 +93,73 @@ void check_real_gpu(ConfigNode& run) {
 
 }  // namespace
 
-RunPlan load_run_plan(const std::string& path, const RunContext& run_ctx, const PlanOptions& options) {
-  YAML::Node root = load_input_file(path);
-  RunPlan plan;
-  plan.input_file = path;
-  if (!root.IsMap()) throw InputError(path + ": the input must be a mapping with 'run' and 'experiments'");
-  const OverrideOrigins overridden = apply_overrides(root, options.overrides);
-  plan.overrides = options.overrides;
-  ConfigNode top(root, path, "", &overridden);
+namespace {
+
+// The input file with --set applied, its top level checked, and its run section read: what
+// both load_run_settings and load_run_plan begin with.
+struct ReadInput {
+  YAML::Node root;
+  OverrideOrigins overridden;
+  RunSettings settings;
+  nlohmann::json run_resolved;
+};
+
+ReadInput read_input(const std::string& path, const PlanOptions& options) {
+  ReadInput in;
+  in.root = load_input_file(path);
+  if (!in.root.IsMap()) throw InputError(path + ": the input must be a mapping with 'run' and 'experiments'");
+  in.overridden = apply_overrides(in.root, options.overrides);
+  ConfigNode top(in.root, path, "", &in.overridden);
   // A misspelt top-level key is named (with the likely intent) before anything it hides.
   top.mark_read("run");
   top.mark_read("experiments");
   top.reject_unknown();
-  YAML::Node run_node = root["run"] ? root["run"] : YAML::Node(YAML::NodeType::Map);
-  ConfigNode run(run_node, path, "run", &overridden);
-  plan.run = read_run_section(run, path);
+  YAML::Node run_node = in.root["run"] ? in.root["run"] : YAML::Node(YAML::NodeType::Map);
+  ConfigNode run(run_node, path, "run", &in.overridden);
+  in.settings = read_run_section(run, path);
   if (options.output_dir) {
-    plan.run.output_dir = *options.output_dir;
-    plan.run.output_dir_source = "--output-dir";
-    if (plan.run.output_dir.empty()) throw InputError("--output-dir: must not be empty");
+    in.settings.output_dir = *options.output_dir;
+    in.settings.output_dir_source = "--output-dir";
+    if (in.settings.output_dir.empty()) throw InputError("--output-dir: must not be empty");
   }
-  if (plan.run.emulate_gpus >= 0) set_emulated_gpus(plan.run.emulate_gpus);
-  if (plan.run.require_gpu) check_real_gpu(run);
+  if (in.settings.require_gpu && devices_as_settled(in.settings)) check_real_gpu(run);
+  in.run_resolved = run.resolved();
+  in.run_resolved["output_dir"] = in.settings.output_dir;
+  return in;
+}
+
+}  // namespace
+
+RunSettings load_run_settings(const std::string& path, const PlanOptions& options) {
+  return read_input(path, options).settings;
+}
+
+bool devices_as_settled(const RunSettings& settings) {
+  return settings.emulate_gpus < 0 || (gpus_are_emulated() ? emulated_gpu_count() : 0) == settings.emulate_gpus;
+}
+
+void settle_devices(const RunSettings& settings) {
+  if (settings.emulate_gpus >= 0) set_emulated_gpus(settings.emulate_gpus);
+}
+
+RunPlan load_run_plan(const std::string& path, const RunContext& run_ctx, const PlanOptions& options) {
+  ReadInput in = read_input(path, options);
+  if (!devices_as_settled(in.settings)) {
+    throw std::logic_error("load_run_plan: settle_devices(load_run_settings(...)) must come first: run." +
+                           std::string("emulate_gpus asks for ") + std::to_string(in.settings.emulate_gpus) +
+                           " emulated GPUs");
+  }
+  YAML::Node& root = in.root;
+  const OverrideOrigins& overridden = in.overridden;
+  ConfigNode top(root, path, "", &overridden);
+  RunPlan plan;
+  plan.input_file = path;
+  plan.overrides = options.overrides;
+  plan.run = in.settings;
   // The experiments configure with the input's default dtype; the caller's context is left as it was.
   RunContext ctx = run_ctx;
   ctx.default_dtype = plan.run.dtype;
-  plan.resolved_input["run"] = run.resolved();
-  plan.resolved_input["run"]["output_dir"] = plan.run.output_dir;
+  plan.resolved_input["run"] = in.run_resolved;
 
   if (!root["experiments"]) top.fail("experiments", "is required (a list of experiments to run)");
   const YAML::Node list = root["experiments"];

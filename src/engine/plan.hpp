@@ -57,7 +57,17 @@ struct PlanOptions {
   std::vector<std::string> overrides;     ///< "PATH=VALUE" from --set (config/overrides.hpp)
 };
 
-/// Reads, validates and configures everything in `path`; throws InputError (exit 2).
+/// Loading a plan is two steps, because experiments list their cases by the devices the
+/// process has, and the input may change those (run.emulate_gpus):
+///   1. load_run_settings reads the run section (InputError, exit 2, on bad values);
+///   2. the program's top (app/, a test's harness) settles the devices it asked for
+///      (settle_devices: process state, so never done while loading);
+///   3. load_run_plan reads, validates and configures everything; throws InputError, and
+///      std::logic_error when step 2 was skipped for an input that needs it.
+RunSettings load_run_settings(const std::string& path, const PlanOptions& options);
+void settle_devices(const RunSettings& settings);
+/// Whether the process's devices are those `settings` ask for.
+bool devices_as_settled(const RunSettings& settings);
 RunPlan load_run_plan(const std::string& path, const RunContext& ctx, const PlanOptions& options);
 
 /// Every key an input may hold, as the readers declare it (ConfigNode::declared()): {"run",

@@ -72,12 +72,16 @@ void require_same_cases_everywhere(const RunPlan& plan, const RunContext& ctx) {
   }
 }
 
-RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx) {
-  std::optional<RunPlan> plan;
+namespace {
+
+// `load()` on every rank; if any rank throws InputError, every rank throws the lowest failing
+// rank's (named when not rank 0), so all exit 2 together instead of some waiting in a collective.
+template <class Load>
+auto agreed_everywhere(const RunContext& ctx, Load load) -> decltype(load()) {
+  std::optional<decltype(load())> loaded;
   std::string error;
   try {
-    plan = load_run_plan(input, ctx, options);
-    check_memory_fits(*plan);
+    loaded.emplace(load());
   } catch (const InputError& e) {
     error = e.what();
   }
@@ -88,8 +92,23 @@ RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& option
         throw InputError(r == 0 ? errors[r] : "rank " + std::to_string(r) + ": " + errors[r]);
     }
   }
-  require_same_cases_everywhere(*plan, ctx);
-  return std::move(*plan);
+  return std::move(*loaded);
+}
+
+}  // namespace
+
+RunSettings load_settings_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx) {
+  return agreed_everywhere(ctx, [&] { return load_run_settings(input, options); });
+}
+
+RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx) {
+  RunPlan plan = agreed_everywhere(ctx, [&] {
+    RunPlan loaded = load_run_plan(input, ctx, options);
+    check_memory_fits(loaded);
+    return loaded;
+  });
+  require_same_cases_everywhere(plan, ctx);
+  return plan;
 }
 
 std::map<std::string, CaseResult> load_resumed_everywhere(const std::string& dir, const RunPlan& plan,
@@ -113,21 +132,20 @@ std::map<std::string, CaseResult> load_resumed_everywhere(const std::string& dir
   }
 }
 
-io::Provenance plan_provenance(const RunPlan& plan, const RunContext& ctx) {
-  nlohmann::json ranks = nlohmann::json::array();
-  const std::string mine = io::rank_placement(ctx.rank(), processor_name()).dump();
+io::RunRecord plan_record(const RunPlan& plan, const RunContext& ctx) {
+  io::RunRecord record;
+  record.provenance = io::provenance();
+  const std::string mine = io::to_json(io::rank_placement(ctx.rank(), processor_name())).dump();
   for (const auto& text : comm::allgather_strings(mine, ctx.comm))
-    ranks.push_back(nlohmann::json::parse(text));
-  nlohmann::json experiments = nlohmann::json::array();
+    record.ranks.push_back(io::placement_from_json(nlohmann::json::parse(text)));
+  record.input_file = plan.input_file;
+  record.resolved_input = plan.resolved_input;
+  record.overrides = plan.overrides;
   for (const auto& planned : plan.experiments) {
     const RegisteredExperiment* info = ExperimentRegistry::find(planned.name);
-    experiments.push_back(
-        {{"name", planned.name},
-         {"description", info ? info->description : ""},
-         {"figure", info && !info->figure.empty() ? nlohmann::json(info->figure) : nlohmann::json(nullptr)}});
+    record.experiments.push_back({planned.name, info ? info->description : "", info ? info->figure : ""});
   }
-  return io::provenance(
-      {ctx.ranks(), ranks, plan.input_file, plan.resolved_input, plan.overrides, experiments});
+  return record;
 }
 
 }  // namespace minigpu

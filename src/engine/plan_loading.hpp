@@ -14,7 +14,10 @@ namespace minigpu {
 /// Throws InputError when a case needs more memory than its device has, before allocating.
 void check_memory_fits(const RunPlan& plan);
 
-/// load_run_plan and check_memory_fits on every rank, then the same-cases check: if any rank
+/// load_run_settings on every rank; a rank's InputError is every rank's, as below.
+RunSettings load_settings_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx);
+
+/// load_run_plan and check_memory_fits on every rank (after settle_devices), then the same-cases check: if any rank
 /// rejects the input, every rank throws the same InputError (the lowest failing rank's, named
 /// when not rank 0), so all exit 2 together instead of some waiting in a collective forever.
 RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx);
@@ -28,8 +31,8 @@ void require_same_cases_everywhere(const RunPlan& plan, const RunContext& ctx);
 std::map<std::string, CaseResult> load_resumed_everywhere(const std::string& dir, const RunPlan& plan,
                                                           const RunContext& ctx);
 
-/// The run record's provenance (io::provenance) for `plan`: every rank's placement gathered,
-/// each experiment's description and figure from the registry.
-io::Provenance plan_provenance(const RunPlan& plan, const RunContext& ctx);
+/// The run record's first part for `plan`: this process's provenance, every rank's placement
+/// gathered, the input as run, each experiment's description and figure from the registry.
+io::RunRecord plan_record(const RunPlan& plan, const RunContext& ctx);
 
 }  // namespace minigpu

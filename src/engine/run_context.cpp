@@ -11,8 +11,9 @@ GemmPick RunContext::pick_gemm(GemmChoice choice, Device device, DType dtype, st
                     [&c](const std::string& mine) { return comm::allgather_strings(mine, c).at(0); });
 }
 
-nlohmann::json RunContext::gemm_record() const {
-  return gemm && gemm->used() ? gemm->to_json() : nlohmann::json();
+std::optional<io::GemmChoiceRecord> RunContext::gemm_record() const {
+  if (gemm && gemm->used()) return gemm->record();
+  return std::nullopt;
 }
 
 }  // namespace minigpu

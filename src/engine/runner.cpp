@@ -290,7 +290,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       outcome.findings.push_back(f);
     }
     if (auto [key, section] = planned.experiment->run_record_section(); !key.empty())
-      outcome.sections[key] = section;
+      outcome.sections.emplace_back(key, section);
     outcome.results.insert(outcome.results.end(), mine.begin(), mine.end());
   }
   outcome.finished_utc = utc_now_iso8601();

@@ -21,7 +21,7 @@ struct RunOutcome {
   int stop_signal = 0;  ///< > 0: the run stopped early at a case boundary on this signal
   int cases_planned = 0;
   /// Sections of run.json the experiments add (Experiment::run_record_section), by key.
-  nlohmann::json sections = nlohmann::json::object();
+  std::vector<std::pair<std::string, nlohmann::json>> sections;
 };
 
 /// Called on every rank after each case; `index` counts from 1 up to `total`.

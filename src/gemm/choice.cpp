@@ -112,7 +112,7 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
                      e.at("measured").get<std::string>(), e.at("on").get<std::string>()};
     if (root_ && !cache_key_.is_null()) {
       std::string why;
-      store_cached("gemm-choices", cache_key_, {{"entries", to_json().at("entries")}}, why);
+      store_cached("gemm-choices", cache_key_, {{"entries", cache_entries()}}, why);
     }
   }
   const Entry& e = entries_.at(key);
@@ -125,13 +125,19 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
               ")"};
 }
 
-nlohmann::json GemmChooser::to_json() const {
+nlohmann::json GemmChooser::cache_entries() const {
   nlohmann::json entries = nlohmann::json::object();
   for (const auto& [key, e] : entries_) {
     entries[key] = {
         {"vendor_s", e.vendor_s}, {"native_s", e.native_s}, {"measured", e.measured}, {"on", e.on}};
   }
-  return {{"entries", entries}, {"source", source_}};
+  return entries;
+}
+
+io::GemmChoiceRecord GemmChooser::record() const {
+  io::GemmChoiceRecord r{{}, source_};
+  for (const auto& [key, e] : entries_) r.entries.push_back({key, e.vendor_s, e.native_s, e.measured, e.on});
+  return r;
 }
 
 }  // namespace minigpu

@@ -12,6 +12,7 @@
 #include "core/device.hpp"
 #include "core/gemm_dims.hpp"
 #include "core/shape.hpp"
+#include "io/run_record.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -62,7 +63,7 @@ class GemmChooser {
                 const Share& share);
 
   /// Every class measured or read so far, and where the figures came from.
-  nlohmann::json to_json() const;
+  io::GemmChoiceRecord record() const;
   /// Whether any product asked for `auto` (only then is there a table to record).
   bool used() const { return loaded_; }
 
@@ -79,6 +80,7 @@ class GemmChooser {
   };
   static std::string class_key(bool gpu_memory, DType dtype, const std::string& size);
   void load(const Share& share);
+  nlohmann::json cache_entries() const;  ///< the cache file's "entries"
 
   Measure measure_;
   nlohmann::json cache_key_;

@@ -20,41 +20,28 @@ std::string rate(double value) { return value > 0 ? fmt("%10.3f", value) : std::
 
 }  // namespace
 
-void ConsoleWriter::host_build(const nlohmann::json& p) {
-  const auto& blas = p["blas"];
-  const std::string core = blas["core"].get<std::string>();
-  os_ << "host: " << p["host"]["cpu"].get<std::string>() << ", " << p["host"]["vector_isa"].get<std::string>()
-      << "; built " << p["build"]["compiler"].get<std::string>() << ' '
-      << p["build"]["flags"].get<std::string>() << "; BLAS " << blas["library"].get<std::string>()
-      << (core.empty() ? "" : " (" + core + " kernels)")
-      << "; threads per rank: " << p["threads"]["kokkos_host"].get<int>() << " Kokkos, "
-      << p["threads"]["blas"].get<int>() << " BLAS\n";
-  if (blas.contains("warning")) os_ << "warning: " << blas["warning"].get<std::string>() << '\n';
+void ConsoleWriter::host_build(const Provenance& p) {
+  os_ << "host: " << p.host.cpu << ", " << p.host.vector_isa << "; built " << p.build.compiler << ' '
+      << p.build.flags << "; BLAS " << p.blas.library << (p.blas.core.empty() ? "" : " (" + p.blas.core + " kernels)")
+      << "; threads per rank: " << p.kokkos_host_threads << " Kokkos, " << p.blas.threads << " BLAS\n";
+  if (!p.blas.warning.empty()) os_ << "warning: " << p.blas.warning << '\n';
 }
 
-void ConsoleWriter::rank_map(const nlohmann::json& ranks) {
+void ConsoleWriter::rank_map(const std::vector<RankPlacement>& ranks) {
   os_ << "ranks:\n";
   for (const auto& r : ranks) {
-    const int id = r["device_id"].get<int>();
-    os_ << "  rank " << r["rank"].get<int>() << " on " << r["host"].get<std::string>() << " (local rank "
-        << r["local_rank"].get<int>() << "): " << r["device"].get<std::string>()
-        << (id >= 0 ? ", device id " + std::to_string(id) : std::string(", no GPU"));
-    // Records written before ranks named their cores have neither field.
-    if (r.contains("cores")) {
-      const int threads = r["threads"].get<int>();
-      os_ << "; cores " << r["cores"].get<std::string>() << ", " << threads << " thread" << (threads == 1 ? "" : "s");
-    }
-    os_ << '\n';
+    os_ << "  rank " << r.rank << " on " << r.host << " (local rank " << r.local_rank << "): " << r.device
+        << (r.device_id >= 0 ? ", device id " + std::to_string(r.device_id) : std::string(", no GPU")) << "; cores "
+        << r.cores << ", " << r.threads << " thread" << (r.threads == 1 ? "" : "s") << '\n';
   }
 }
 
-void ConsoleWriter::ceilings(const nlohmann::json& ceilings, const std::string& source) {
-  os_ << "ceilings (" << source << "):\n";
-  for (const auto& c : ceilings) {
+void ConsoleWriter::ceilings(const CeilingTable& table) {
+  os_ << "ceilings (" << table.source << "):\n";
+  for (const auto& c : table.ceilings) {
     char row[512];
-    std::snprintf(row, sizeof(row), "  %-18s %10.1f %-8s %s: %s\n", c["name"].get<std::string>().c_str(),
-                  c["value"].get<double>(), c["unit"].get<std::string>().c_str(),
-                  c["label"].get<std::string>().c_str(), c["how"].get<std::string>().c_str());
+    std::snprintf(row, sizeof(row), "  %-18s %10.1f %-8s %s: %s\n", c.name.c_str(), c.value, c.unit.c_str(),
+                  c.label.c_str(), c.how.c_str());
     os_ << row;
   }
 }

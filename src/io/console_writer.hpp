@@ -3,6 +3,8 @@
 // file or pipe it is a plain line between experiments.
 #pragma once
 
+#include "io/ceiling_table.hpp"
+#include "io/provenance.hpp"
 #include "io/results.hpp"
 
 #include <nlohmann/json.hpp>
@@ -18,12 +20,12 @@ class ConsoleWriter {
  public:
   /// `live_status`: `os` is a terminal, where a status line can be redrawn in place.
   explicit ConsoleWriter(std::ostream& os, bool live_status = false) : os_(os), live_status_(live_status) {}
-  /// The machine's ceilings (run.json's form) and where they came from.
-  void ceilings(const nlohmann::json& ceilings, const std::string& source);
+  /// The machine's ceilings and where they came from.
+  void ceilings(const CeilingTable& table);
   /// CPU, vector width, compiler flags, host BLAS and threads: what figures depend on.
-  void host_build(const nlohmann::json& provenance);
+  void host_build(const Provenance& provenance);
   /// One line per rank: host, local rank, device id and name.
-  void rank_map(const nlohmann::json& ranks);
+  void rank_map(const std::vector<RankPlacement>& ranks);
   /// --dry-run: the resolved input (overrides applied), then every case once with its device,
   /// dtype and memory per rank, as `ranks` ranks would run them.
   /// `estimate` (a line on run time) and `warnings` (e.g. a GPU input that would run on the

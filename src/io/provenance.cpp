@@ -17,54 +17,70 @@
 
 namespace minigpu::io {
 
-nlohmann::json rank_placement(int rank, const std::string& host) {
+RankPlacement rank_placement(int rank, const std::string& host) {
   const DeviceBinding& b = rank_binding();
   const int id = bound_device_id();
   std::string name = describe(try_gpu());
   if (id >= 0 && !gpus_are_emulated()) name += " = " + gpu_properties(id).name;
   if (id >= 0 && gpus_are_emulated()) name = "emulated GPU " + std::to_string(id);
-  return {{"rank", rank},         {"host", host},
-          {"local_rank", b.local_rank}, {"device_id", id},
-          {"device", name},           {"cores", cpu_list_text(b.cpus)},
-          {"threads", Kokkos::DefaultHostExecutionSpace().concurrency()}};
+  return {rank, host, b.local_rank, id, name, cpu_list_text(b.cpus),
+          Kokkos::DefaultHostExecutionSpace().concurrency()};
 }
 
-Provenance provenance(const ProvenanceInputs& in) {
+Provenance provenance() {
+  Provenance p;
+  p.build = {MINIGPU_VERSION,           MINIGPU_GIT_HASH,       MINIGPU_HOST_COMPILER,
+             MINIGPU_BUILD_TYPE,        MINIGPU_HOST_FLAGS,     kokkos_version_string(),
+             Kokkos::DefaultExecutionSpace::name(), kokkos_backends()};
   const HostInfo host = host_info();
-  nlohmann::json j;
-  j["minigpu"] = {{"version", MINIGPU_VERSION}, {"git", MINIGPU_GIT_HASH}};
-  j["kokkos"] = {{"version", kokkos_version_string()},
-                 {"backends", kokkos_backends()},
-                 {"default_execution_space", Kokkos::DefaultExecutionSpace::name()}};
-  j["host"] = {{"hostname", host.hostname},
-               {"cpu", host.cpu_model},
-               {"logical_cores", host.logical_cores},
-               {"memory_bytes", host.memory_bytes}};
   const CpuCaches& caches = cpu_caches();
-  j["host"]["vector_isa"] = kHostVectorIsa;
-  j["host"]["vector_bytes"] = kHostVectorBytes;
-  j["host"]["cache_bytes"] = {{"l1d", caches.l1d}, {"l2", caches.l2}, {"l3", caches.l3}};
-  j["build"] = {
-      {"compiler", MINIGPU_HOST_COMPILER}, {"type", MINIGPU_BUILD_TYPE}, {"flags", MINIGPU_HOST_FLAGS}};
+  p.host = {host.hostname, host.cpu_model, kHostVectorIsa, host.logical_cores, kHostVectorBytes,
+            host.memory_bytes, caches.l1d, caches.l2, caches.l3};
   const HostBlasInfo blas = host_blas_info();
-  j["blas"] = {{"library", blas.library}, {"config", blas.config}, {"core", blas.core}};
-  if (!blas.kernel_warning.empty()) j["blas"]["warning"] = blas.kernel_warning;
-  j["threads"] = {{"kokkos_host", Kokkos::DefaultHostExecutionSpace().concurrency()}, {"blas", blas.threads}};
-  j["environment"] = nlohmann::json::object();
-  for (const char* name :
-       {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "KOKKOS_NUM_THREADS"}) {
+  p.blas = {blas.library, blas.config, blas.core, blas.kernel_warning, blas.threads};
+  p.kokkos_host_threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+  for (const char* name : {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "KOKKOS_NUM_THREADS"}) {
     const char* value = std::getenv(name);
-    j["environment"][name] = value ? value : "";
+    p.environment.emplace_back(name, value ? value : "");
   }
-  nlohmann::json devices = nlohmann::json::array();
-  for (Device d : try_all_gpus()) devices.push_back(describe(d));
-  j["devices"] = {{"num_gpus", num_gpus()}, {"gpus", devices}, {"emulated", gpus_are_emulated()}};
-  j["mpi"] = {{"size", in.ranks}, {"ranks", in.rank_map}};
-  j["input_file"] = in.input_file;
-  j["resolved_input"] = in.resolved_input;
-  j["overrides"] = in.overrides;
-  j["experiments"] = in.experiments;
-  return Provenance{j};
+  p.num_gpus = num_gpus();
+  for (Device d : try_all_gpus()) p.gpus.push_back(describe(d));
+  p.gpus_emulated = gpus_are_emulated();
+  return p;
+}
+
+nlohmann::json to_json(const RankPlacement& p) {
+  return {{"rank", p.rank},           {"host", p.host},     {"local_rank", p.local_rank},
+          {"device_id", p.device_id}, {"device", p.device}, {"cores", p.cores},
+          {"threads", p.threads}};
+}
+
+RankPlacement placement_from_json(const nlohmann::json& j) {
+  return {j.at("rank").get<int>(),         j.at("host").get<std::string>(),
+          j.at("local_rank").get<int>(),   j.at("device_id").get<int>(),
+          j.at("device").get<std::string>(), j.at("cores").get<std::string>(),
+          j.at("threads").get<int>()};
+}
+
+void write_provenance(const Provenance& p, nlohmann::json& j) {
+  j["minigpu"] = {{"version", p.build.version}, {"git", p.build.git}};
+  j["kokkos"] = {{"version", p.build.kokkos_version},
+                 {"backends", p.build.kokkos_backends},
+                 {"default_execution_space", p.build.default_execution_space}};
+  j["host"] = {{"hostname", p.host.hostname},
+               {"cpu", p.host.cpu},
+               {"logical_cores", p.host.logical_cores},
+               {"memory_bytes", p.host.memory_bytes},
+               {"vector_isa", p.host.vector_isa},
+               {"vector_bytes", p.host.vector_bytes},
+               {"cache_bytes", {{"l1d", p.host.l1d}, {"l2", p.host.l2}, {"l3", p.host.l3}}}};
+  j["build"] = {{"compiler", p.build.compiler}, {"type", p.build.type}, {"flags", p.build.flags}};
+  j["blas"] = {{"library", p.blas.library}, {"config", p.blas.config}, {"core", p.blas.core}};
+  if (!p.blas.warning.empty()) j["blas"]["warning"] = p.blas.warning;
+  j["threads"] = {{"kokkos_host", p.kokkos_host_threads}, {"blas", p.blas.threads}};
+  j["environment"] = nlohmann::json::object();
+  for (const auto& [name, value] : p.environment) j["environment"][name] = value;
+  j["devices"] = {{"num_gpus", p.num_gpus}, {"gpus", p.gpus}, {"emulated", p.gpus_emulated}};
 }
 
 }  // namespace minigpu::io

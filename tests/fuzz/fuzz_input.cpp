@@ -37,6 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   minigpu::RunContext ctx;
   try {
+    minigpu::settle_devices(minigpu::load_run_settings(input_path(), {}));
     minigpu::RunPlan plan = minigpu::load_run_plan(input_path(), ctx, {});
     minigpu::check_memory_fits(plan);
   } catch (const minigpu::InputError&) {

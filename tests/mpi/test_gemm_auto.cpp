@@ -58,7 +58,7 @@ TEST(GemmAuto, PicksTheKernelTheMeasurementSaysIsFaster) {
   chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 4096, 4096, 4096, kAlone);
   chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
   EXPECT_EQ(fake.calls, (std::map<GemmShape, int>{{cube(100), 1}, {cube(1024), 1}, {cube(GemmChooser::kMaxTimedN), 1}}));
-  EXPECT_EQ(chooser.to_json().at("entries").size(), 3u);
+  EXPECT_EQ(chooser.record().entries.size(), 3u);
 }
 
 TEST(GemmAuto, ANamedKernelIsTakenWithoutMeasuring) {
@@ -114,8 +114,15 @@ TEST(GemmAuto, TheCacheRoundTrips) {
   EXPECT_EQ(a2.why, a.why);  // the same figures, the same time of measurement
   EXPECT_EQ(b2.kernel, b.kernel);
   EXPECT_EQ(b2.why, b.why);
-  EXPECT_EQ(second.to_json().at("entries"), first.to_json().at("entries"));
-  EXPECT_EQ(second.to_json().at("source").get<std::string>().rfind("cached in ", 0), 0u);
+  const io::GemmChoiceRecord read = second.record(), measured = first.record();
+  ASSERT_EQ(read.entries.size(), measured.entries.size());
+  for (std::size_t i = 0; i < read.entries.size(); ++i) {
+    EXPECT_EQ(read.entries[i].key, measured.entries[i].key);
+    EXPECT_EQ(read.entries[i].vendor_s, measured.entries[i].vendor_s);
+    EXPECT_EQ(read.entries[i].native_s, measured.entries[i].native_s);
+    EXPECT_EQ(read.entries[i].measured, measured.entries[i].measured);
+  }
+  EXPECT_EQ(read.source.rfind("cached in ", 0), 0u) << read.source;
   // Another build's key does not take these figures.
   FakeTimings other;
   GemmChooser third(other.measure(), nlohmann::json{{"hostname", "test"}, {"build", "another"}}, true);

@@ -2,6 +2,7 @@
 #include "engine/registry.hpp"
 #include "engine/stats.hpp"
 #include "experiment_harness.hpp"
+#include "io/run_directory.hpp"
 #include "io/run_record.hpp"
 
 #include <gtest/gtest.h>
@@ -257,8 +258,8 @@ TEST(Writers, CsvIsTidyAndQuoted) {
 
 TEST(Writers, RunDirectoryIsCompleteAndNeverOverwritten) {
   const RunOutcome out = testing::run_yaml("experiments:\n  - {name: fake, cases: 1, repetitions: 1}\n");
-  io::Provenance p;
-  p.fields["input_file"] = "x.yaml";
+  io::RunRecord p;
+  p.input_file = "x.yaml";
   const auto record = io::run_json(p, out.results, out.findings);
   EXPECT_EQ(record["results"].size(), 1u);
   EXPECT_EQ(record["results"][0]["verified"], true);
