@@ -3,10 +3,10 @@
 
 #include "app/data_paths.hpp"
 #include "app/python_script.hpp"
-#include "app/model_inputs.hpp"
 #include "core/errors.hpp"
 #include "io/format.hpp"
 #include "kernels/block_partition.hpp"
+#include "perfmodel/model_inputs.hpp"
 #include "perfmodel/scaling_model.hpp"
 
 #include <nlohmann/json.hpp>

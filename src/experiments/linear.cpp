@@ -27,7 +27,7 @@
 #include "core/errors.hpp"
 #include "engine/registry.hpp"
 #include "kernels/matmul_vendor.hpp"
-#include "models/linear_sgd.hpp"
+#include "ops/linear_sgd.hpp"
 #include "ops/tensor_factory.hpp"
 
 #include <cmath>

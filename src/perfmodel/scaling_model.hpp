@@ -1,7 +1,8 @@
 // An α–β–γ model of matmul_scaling's algorithms as coded (distributed/distributed_matmul.hpp):
 // a message of m bytes costs α + m·β on the link it crosses, a local GEMM what the machine's
-// gemm_seconds says. Pure arithmetic (no Kokkos, no MPI), so a run can set its measured figures
-// beside a prediction, and `minigpu model` can extrapolate to machines it has never run on.
+// gemm_seconds says. Pure arithmetic (no Kokkos, no MPI; calibration.hpp measures the constants
+// in a run), so a run can set its measured figures beside a prediction, and `minigpu model` can
+// extrapolate to machines it has never run on.
 //
 // Cost formulas (q ranks in a collective; a q = 1 collective costs 0):
 //   broadcast of m bytes  Chan, Heimlich, Purkayastha, van de Geijn, "Collective communication:

@@ -2,7 +2,7 @@
 // loops on every device, configuration errors, and a tiny run through the runner on each device.
 #include "core/errors.hpp"
 #include "experiment_harness.hpp"
-#include "models/linear_sgd.hpp"
+#include "ops/linear_sgd.hpp"
 #include "ops/tensor_factory.hpp"
 #include "test_support.hpp"
 

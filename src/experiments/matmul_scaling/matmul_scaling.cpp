@@ -19,7 +19,7 @@
 // for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1; scalapack is counted as summa (PBLAS broadcasts the same A
 // and B panels for square operands).
 // Model: every row's model_s is the α–β–γ estimate (perfmodel/) with α and β measured between ranks and γ of
-// the local products' shapes, all in this run (scaling_calibration.hpp); model_error_pct = 100·(model −
+// the local products' shapes, all in this run (perfmodel/calibration.hpp); model_error_pct = 100·(model −
 // measured)/measured. Without panel_width the model picks it. scalapack is modelled as blocking SUMMA whose
 // panel the model chooses, its products at the host BLAS's rate: PBLAS multiplies in panels of its own,
 // wider than nb (an approximation).
@@ -31,10 +31,10 @@
 #include "distributed/distributed_matmul.hpp"
 #include "distributed/scalapack_matmul.hpp"
 #include "engine/registry.hpp"
-#include "experiments/matmul_scaling/scaling_calibration.hpp"
 #include "experiments/matmul_scaling/scaling_case.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
+#include "perfmodel/calibration.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "experiments/matmul_scaling/scaling_calibration.hpp"
+#include "perfmodel/calibration.hpp"
 
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"

@@ -7,7 +7,7 @@
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/linear.hpp"
-#include "models/linear_layer.hpp"
+#include "ops/linear_layer.hpp"
 
 #include <Kokkos_Core.hpp>
 
