@@ -76,6 +76,10 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
   std::string repetitions, warmups;
   run->add_option("--repetitions", repetitions, "Timed repetitions of every case (--set for one experiment)");
   run->add_option("--warmups", warmups, "Untimed warm-ups of every case");
+  run->add_option("--case-timeout", run_options.case_timeout_s,
+                  "Seconds any case may go without progress before the job ends with exit 4, naming the "
+                  "stopped rank (over every case_timeout of the input)")
+      ->check(CLI::PositiveNumber);
 
   auto* model = app.add_subcommand(
       "model",

@@ -7,9 +7,11 @@
 #include "comm/collectives.hpp"
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
+#include "core/profile_region.hpp"
 #include "engine/plan_estimate.hpp"
 #include "engine/plan_loading.hpp"
 #include "engine/runner.hpp"
+#include "engine/watchdog.hpp"
 #include "io/console_writer.hpp"
 
 #include <algorithm>
@@ -29,6 +31,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   if (!options.output_dir.empty()) plan_options.output_dir = options.output_dir;
   plan_options.only = options.only;
   plan_options.overrides = options.overrides;
+  plan_options.case_timeout_s = options.case_timeout_s;
   // The input may ask for emulated GPUs: settled here, before any experiment lists its devices.
   settle_devices(load_settings_everywhere(options.input, plan_options, ctx));
   RunPlan plan = load_plan_everywhere(options.input, plan_options, ctx);
@@ -64,9 +67,13 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
     console.warnings(device_warnings(plan));
   }
   install_stop_handlers();
+  // From here no rank waits silently: a rank that stops answering or progressing past its
+  // case's budget ends the job (exit 4), named by the lowest rank still answering.
+  const Watchdog watchdog(ctx.comm, directory ? directory->path() : "");
   std::vector<CaseResult> finished;
   const auto save = [&](const std::vector<CaseResult>& results, const std::vector<Finding>& findings,
                         io::RunStatus status) {
+    const ProfileRegion region("write");
     maybe_inject_fault("write", ctx.rank());
     save_run(*directory, record, results, findings, status);
   };

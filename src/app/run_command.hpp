@@ -16,6 +16,7 @@ struct RunOptions {
   bool dry_run = false;
   bool plot = false;   ///< run scripts/plot.py on the results directory when done
   std::string resume;  ///< a run directory of this input: its finished cases are not run again
+  double case_timeout_s = 0;  ///< > 0: every case's watchdog budget (--case-timeout)
 };
 
 /// Returns kExitOk when every case verified, kExitVerifyFailed otherwise.

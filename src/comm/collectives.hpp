@@ -19,6 +19,8 @@ double sum_over_ranks(double value, const Communicator& comm);
 void sum_in_place(double* data, std::int64_t count, const Communicator& comm);
 /// True on every rank iff `value` is true on every rank.
 bool all_ranks(bool value, const Communicator& comm);
+/// Every rank's value, in rank order, on every rank.
+std::vector<double> allgather(double value, const Communicator& comm);
 /// Every rank's string, in rank order, on every rank.
 std::vector<std::string> allgather_strings(const std::string& value, const Communicator& comm);
 /// Every rank's vector (lengths may differ), in rank order, on `root`; empty elsewhere.

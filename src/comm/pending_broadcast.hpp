@@ -8,6 +8,7 @@
 #include "comm/gpu_aware.hpp"
 #include "comm/mpi_types.hpp"
 #include "core/backend.hpp"
+#include "core/progress.hpp"
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -78,7 +79,10 @@ class PendingBroadcast {
 
  private:
   void complete() noexcept {
-    if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+    if (request_ != MPI_REQUEST_NULL) {
+      const progress::Wait waiting("MPI_Wait");
+      MPI_Wait(&request_, MPI_STATUS_IGNORE);
+    }
     if (copy_back_) Kokkos::deep_copy(data_, host_);
     copy_back_ = false;
   }

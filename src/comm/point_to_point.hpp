@@ -5,6 +5,7 @@
 #pragma once
 
 #include "comm/views.hpp"
+#include "core/progress.hpp"
 
 #include <mpi.h>
 
@@ -52,6 +53,7 @@ void exchange_window(const SendView& send, int dest, const RecvView& recv, int s
     // MPI-3 lets a send buffer be read by many sends in flight at once.
     MPI_Isend(out, int_count(n), byte_or_datatype<T>(), dest, kTag, comm.raw(), &requests.back());
   }
+  const progress::Wait waiting("MPI_Waitall");
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   if (t.path == CommPath::staged && source != kNoRank) {
     Kokkos::deep_copy(subrange(recv, 0, nr), subrange(t.stage, n, nr));
@@ -75,6 +77,7 @@ void allreduce_sum(const SendView& send, const RecvView& recv, const Communicato
   Kokkos::fence();
   const std::int64_t n = static_cast<std::int64_t>(send.extent(0));
   if (t.path == CommPath::direct) {
+    const progress::Wait waiting("MPI_Allreduce");
     MPI_Allreduce(send.data(), recv.data(), int_count(n), mpi_datatype<T>(), MPI_SUM, comm.raw());
     return;
   }
@@ -82,6 +85,7 @@ void allreduce_sum(const SendView& send, const RecvView& recv, const Communicato
   const auto host_send = subrange(t.stage, 0, n);
   const auto host_recv = subrange(t.stage, n, n);
   Kokkos::deep_copy(host_send, send);
+  const progress::Wait waiting("MPI_Allreduce");
   MPI_Allreduce(host_send.data(), host_recv.data(), int_count(n), mpi_datatype<T>(), MPI_SUM, comm.raw());
   Kokkos::deep_copy(recv, host_recv);
 }

@@ -7,6 +7,7 @@
 #include "comm/gpu_aware.hpp"
 #include "comm/mpi_types.hpp"
 #include "core/backend.hpp"
+#include "core/progress.hpp"
 
 #include <mpi.h>
 #include <Kokkos_Core.hpp>
@@ -61,6 +62,7 @@ void broadcast(const View& data, int root, const Communicator& comm,
   Kokkos::fence();
   const std::int64_t n = static_cast<std::int64_t>(data.extent(0));
   if (t.path == CommPath::direct) {
+    const progress::Wait waiting("MPI_Bcast");
     MPI_Bcast(data.data(), int_count(n), mpi_datatype<T>(), root, comm.raw());
     return;
   }
@@ -68,6 +70,7 @@ void broadcast(const View& data, int root, const Communicator& comm,
   const auto host = subrange(t.stage, 0, n);
   const bool is_root = comm.rank() == root;
   if (is_root) Kokkos::deep_copy(host, data);
+  const progress::Wait waiting("MPI_Bcast");
   MPI_Bcast(host.data(), int_count(n), mpi_datatype<T>(), root, comm.raw());
   if (!is_root) Kokkos::deep_copy(data, host);
 }
@@ -86,6 +89,7 @@ void allgatherv_in_place(const View& data, const std::vector<std::int64_t>& coun
     ioffsets.push_back(int_count(offsets[r]));
   }
   if (t.path == CommPath::direct) {
+    const progress::Wait waiting("MPI_Allgatherv");
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data.data(), icounts.data(), ioffsets.data(),
                    mpi_datatype<T>(), comm.raw());
     return;
@@ -94,6 +98,7 @@ void allgatherv_in_place(const View& data, const std::vector<std::int64_t>& coun
   detail::require_stage(t, total);
   const int me = comm.rank();
   Kokkos::deep_copy(subrange(t.stage, offsets[me], counts[me]), subrange(data, offsets[me], counts[me]));
+  const progress::Wait waiting("MPI_Allgatherv");
   MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, t.stage.data(), icounts.data(), ioffsets.data(),
                  mpi_datatype<T>(), comm.raw());
   Kokkos::deep_copy(subrange(data, 0, total), subrange(t.stage, 0, total));
@@ -109,6 +114,7 @@ void sendrecv(const SendView& send, int dest, const RecvView& recv, int source, 
   const std::int64_t ns = static_cast<std::int64_t>(send.extent(0)),
                      nr = static_cast<std::int64_t>(recv.extent(0));
   if (t.path == CommPath::direct) {
+    const progress::Wait waiting("MPI_Sendrecv");
     MPI_Sendrecv(send.data(), int_count(ns), mpi_datatype<T>(), dest, tag, recv.data(), int_count(nr),
                  mpi_datatype<T>(), source, tag, comm.raw(), MPI_STATUS_IGNORE);
     return;
@@ -117,6 +123,7 @@ void sendrecv(const SendView& send, int dest, const RecvView& recv, int source, 
   const auto host_send = subrange(t.stage, 0, ns);
   const auto host_recv = subrange(t.stage, ns, nr);
   Kokkos::deep_copy(host_send, send);
+  const progress::Wait waiting("MPI_Sendrecv");
   MPI_Sendrecv(host_send.data(), int_count(ns), mpi_datatype<T>(), dest, tag, host_recv.data(), int_count(nr),
                mpi_datatype<T>(), source, tag, comm.raw(), MPI_STATUS_IGNORE);
   if (source != kNoRank) Kokkos::deep_copy(recv, host_recv);

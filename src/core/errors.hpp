@@ -13,6 +13,7 @@ enum ExitCode : int {
   kExitVerifyFailed = 1,  ///< a result failed verification
   kExitBadInput = 2,      ///< bad command line or input file; nothing was run or written
   kExitRuntimeError = 3,  ///< anything else that went wrong while running
+  kExitStalled = 4,       ///< a rank stopped answering or progressing past its case's budget (watchdog)
   kExitSignalBase = 128,  ///< + the signal: stopped early by SIGINT/SIGTERM, finished cases kept
 };
 

@@ -2,6 +2,8 @@
 
 #include "core/errors.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -12,7 +14,16 @@ void maybe_inject_fault(const char* point, int rank) {
   const char* spec = std::getenv("MINIGPU_INJECT_FAULT");
   if (!spec) return;
   const std::string text = spec;
-  if (text != std::to_string(rank) + ":" + point) return;
+  const std::string here = std::to_string(rank) + ":" + point;
+  if (text.rfind(here + ":hang", 0) == 0) {
+    // ":hang@K": the K-th time this point is reached, so earlier cases can finish first.
+    static int reached = 0;
+    const std::string rest = text.substr(here.size() + 5);
+    const int at = rest.size() > 1 && rest[0] == '@' ? std::atoi(rest.c_str() + 1) : 1;
+    if (++reached < at) return;
+    for (;;) pause();  // signals still end the process; nothing else does
+  }
+  if (text != here) return;
   throw std::runtime_error("injected fault (MINIGPU_INJECT_FAULT=" + text + ") at " + point + " on rank " +
                            std::to_string(rank));
 }

@@ -14,6 +14,8 @@ double injected_delay_s(const std::string& experiment);
 
 /// Throws std::runtime_error naming the rank and point when MINIGPU_INJECT_FAULT asks for
 /// exactly this rank and point; does nothing otherwise (the variable unset, as always in use).
+/// "RANK:POINT:hang" instead never returns there (":hang@K": the K-th time it gets there): a
+/// kernel, fence or write that never comes back, for the watchdog's tests.
 void maybe_inject_fault(const char* point, int rank);
 
 }  // namespace minigpu

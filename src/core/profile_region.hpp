@@ -2,6 +2,8 @@
 // Systems through Kokkos' NVTX connector) see each phase as a node of one tree.
 #pragma once
 
+#include "core/progress.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <string>
@@ -13,8 +15,15 @@ namespace minigpu {
 /// a tool loaded, Kokkos returns at once: the cost is a string and a branch.
 class ProfileRegion {
  public:
-  explicit ProfileRegion(const std::string& name) { Kokkos::Profiling::pushRegion(name); }
-  ~ProfileRegion() { Kokkos::Profiling::popRegion(); }
+  /// The run's watchdog reads the same regions (core/progress.hpp) to say where a rank stopped.
+  explicit ProfileRegion(const std::string& name) {
+    Kokkos::Profiling::pushRegion(name);
+    progress::enter(name);
+  }
+  ~ProfileRegion() {
+    progress::leave();
+    Kokkos::Profiling::popRegion();
+  }
   ProfileRegion(const ProfileRegion&) = delete;
   ProfileRegion& operator=(const ProfileRegion&) = delete;
 };

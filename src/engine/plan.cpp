@@ -46,8 +46,9 @@ void read_repetition_keys(ConfigNode& node, const Defaults& defaults, Out& out, 
   out.repetitions = positive_int(node, "repetitions", defaults.repetitions, 1);
   out.target_cv = node.get_number("target_cv", defaults.target_cv, 0, 1, false, /*open_max=*/true);
   out.max_time_s = node.get_number("max_time_s", defaults.max_time_s, 0, 86400);
+  out.case_timeout_s = node.get_number("case_timeout", defaults.case_timeout_s, 0, 7 * 86400);
   if (inherited) {
-    for (const char* key : {"warmups", "repetitions", "target_cv", "max_time_s"})
+    for (const char* key : {"warmups", "repetitions", "target_cv", "max_time_s", "case_timeout"})
       node.default_from(key, std::string("run.") + key);
   }
 }
@@ -182,6 +183,7 @@ RunPlan load_run_plan(const std::string& path, const RunContext& run_ctx, const 
     PlannedExperiment planned;
     planned.name = name;
     read_repetition_keys(node, plan.run, planned, true);
+    if (options.case_timeout_s > 0) planned.case_timeout_s = options.case_timeout_s;
     planned.experiment = info->make();
     planned.experiment->configure(node, ctx);
     node.reject_unknown();

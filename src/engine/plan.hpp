@@ -23,6 +23,7 @@ struct RunSettings {
   int repetitions = 5;    ///< the minimum, and the count unless target_cv or max_time_s is set
   double target_cv = 0;   ///< > 0: repeat past `repetitions` until the times' cv is this small
   double max_time_s = 0;  ///< > 0: repeat past `repetitions` while timed seconds are below this
+  double case_timeout_s = 0;  ///< > 0: a case may go this long without progress (else: from its estimate)
   DType dtype = DType::f32;
   int emulate_gpus = -1;     ///< -1: leave MINIGPU_EMULATE_GPUS in charge
   bool require_gpu = false;  ///< a real GPU or exit 2: no emulated GPU, no cpu fallback
@@ -34,6 +35,7 @@ struct PlannedExperiment {
   int repetitions = 5;
   double target_cv = 0;
   double max_time_s = 0;
+  double case_timeout_s = 0;
   std::unique_ptr<Experiment> experiment;
   std::vector<CaseSpec> cases;
   /// "file:line:col: key '…'" of each case's size_key, for errors about a case's size.
@@ -55,6 +57,7 @@ struct PlanOptions {
   std::optional<std::string> output_dir;  ///< overrides run.output_dir
   std::vector<std::string> only;          ///< run only these experiments (empty: all)
   std::vector<std::string> overrides;     ///< "PATH=VALUE" from --set (config/overrides.hpp)
+  double case_timeout_s = 0;              ///< > 0: --case-timeout, over every case_timeout of the input
 };
 
 /// Loading a plan is two steps, because experiments list their cases by the devices the

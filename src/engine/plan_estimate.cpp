@@ -20,22 +20,28 @@ double rate_of(const CeilingTable& t, const std::string& name, double fallback) 
 
 }  // namespace
 
+double estimate_case_seconds(const PlannedExperiment& planned, const CaseSpec& spec, const CeilingTable& ceilings) {
+  const double bytes_per_s = rate_of(ceilings, copy_ceiling(spec.device, false, false),
+                                     rate_of(ceilings, "host_memcpy", kFallbackBytesPerS));
+  const double flops_per_s = rate_of(ceilings, gemm_ceiling(spec.device, spec.dtype), kFallbackFlopsPerS);
+  const double one = kLaunchSeconds + std::max(2.0 * static_cast<double>(spec.device_bytes) / bytes_per_s,
+                                               spec.flops_estimate / flops_per_s);
+  double timed = one * planned.repetitions;
+  if (planned.target_cv > 0 || planned.max_time_s > 0)
+    timed = std::max(timed, planned.max_time_s > 0 ? planned.max_time_s : kAdaptiveDefaultS);
+  return one * planned.warmups + timed;
+}
+
+double case_budget_s(const PlannedExperiment& planned, const CaseSpec& spec, const CeilingTable& ceilings) {
+  if (planned.case_timeout_s > 0) return planned.case_timeout_s;
+  return std::max(kCaseBudgetFloorS, kCaseBudgetFactor * estimate_case_seconds(planned, spec, ceilings));
+}
+
 PlanEstimate estimate_plan(const RunPlan& plan, const CeilingTable& ceilings) {
   PlanEstimate e;
   for (const auto& planned : plan.experiments) {
-    for (const auto& spec : planned.cases) {
-      const double bytes_per_s = rate_of(ceilings, copy_ceiling(spec.device, false, false),
-                                         rate_of(ceilings, "host_memcpy", kFallbackBytesPerS));
-      const double flops_per_s = rate_of(ceilings, gemm_ceiling(spec.device, spec.dtype), kFallbackFlopsPerS);
-      const double one = kLaunchSeconds + std::max(2.0 * static_cast<double>(spec.device_bytes) / bytes_per_s,
-                                                   spec.flops_estimate / flops_per_s);
-      double timed = one * planned.repetitions;
-      if (planned.target_cv > 0 || planned.max_time_s > 0) {
-        e.open_ended = true;
-        timed = std::max(timed, planned.max_time_s > 0 ? planned.max_time_s : kAdaptiveDefaultS);
-      }
-      e.seconds += one * planned.warmups + timed;
-    }
+    if (planned.target_cv > 0 || planned.max_time_s > 0) e.open_ended = true;
+    for (const auto& spec : planned.cases) e.seconds += estimate_case_seconds(planned, spec, ceilings);
   }
   e.basis = ceilings.ceilings.empty()
                 ? "no ceilings cached for this host and build: assumed 5 GB/s and 5 GFLOP/s"

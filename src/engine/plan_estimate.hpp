@@ -22,6 +22,15 @@ struct PlanEstimate {
 /// conservative rates stand in, and `basis` says so).
 PlanEstimate estimate_plan(const RunPlan& plan, const CeilingTable& ceilings);
 
+/// One case's seconds by the same model, warm-ups and the adaptive budget included.
+double estimate_case_seconds(const PlannedExperiment& planned, const CaseSpec& spec, const CeilingTable& ceilings);
+
+/// How long a case may go without progress before the watchdog ends the job: its
+/// case_timeout if set, else kCaseBudgetFactor times its estimate, never below kCaseBudgetFloorS
+/// (the model is good to a factor of a few; a false alarm costs a whole job).
+inline constexpr double kCaseBudgetFactor = 10, kCaseBudgetFloorS = 60;
+double case_budget_s(const PlannedExperiment& planned, const CaseSpec& spec, const CeilingTable& ceilings);
+
 /// "about 12 s (model: ...)" for the console.
 std::string describe(const PlanEstimate& e);
 

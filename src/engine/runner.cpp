@@ -10,7 +10,9 @@
 #include "core/fault_injection.hpp"
 #include "core/host_threads.hpp"
 #include "core/profile_region.hpp"
+#include "core/progress.hpp"
 #include "core/stopwatch.hpp"
+#include "engine/plan_estimate.hpp"
 #include "engine/registry.hpp"
 #include "engine/stats.hpp"
 #include "io/format.hpp"
@@ -19,6 +21,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <ctime>
 #include <optional>
 #include <stdexcept>
@@ -30,6 +33,7 @@ constexpr double kDefaultAdaptiveBudgetS = 10;  // target_cv without max_time_s
 constexpr std::size_t kMaxAdaptiveRepetitions = 1000000;
 // A row whose repetitions vary more than this is noise-dominated: its figure is flagged.
 constexpr double kNoisyRowCv = 0.25;
+constexpr const char* kStragglerTag = "straggler: ";
 
 // Phase times per repetition -> per phase, stats of the slowest rank's time. Every rank
 // must report the same phases; a mismatch is a bug, reported identically on all ranks.
@@ -101,7 +105,8 @@ void attach_ceiling(CaseResult& r, const CeilingTable& table) {
 // One case; nullopt when a stop was agreed between repetitions (the case is dropped, so a
 // long case does not hold the run past a launcher's grace period).
 std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpec& spec,
-                                       const RunContext& ctx, const StopPoll& stop) {
+                                       const RunContext& ctx, const StopPoll& stop,
+                                       const std::vector<std::string>& hosts) {
   Experiment& e = *planned.experiment;
   // Tools show minigpu/<experiment>/<case>/{setup,warmup,run,verify}; experiments add
   // their own regions (comm, compute) inside run. Regions end with their phase's work fenced.
@@ -125,6 +130,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
     const ProfileRegion region("warmup");
     for (int i = 0; i < planned.warmups; ++i) {
       if (stopped()) return std::nullopt;
+      progress::repetition(0);
       time_one_repetition(e, true, ctx.comm, nullptr);
     }
   }
@@ -139,6 +145,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   const auto minimum = static_cast<std::size_t>(planned.repetitions);
   while (!(why = repetition_stop_reason(planned, global, elapsed))) {
     if (stopped()) return std::nullopt;
+    progress::repetition(static_cast<int>(local.size()) + 1);
     // A test's MINIGPU_INJECT_DELAY is added to the recorded time, never run inside the clock:
     // the measured region holds the experiment's own work alone.
     local.push_back(time_one_repetition(e, spec.fence_after_run, ctx.comm, &clock) + delay);
@@ -169,11 +176,16 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   // The wall time of a parallel repetition is its slowest rank.
   r.samples = global;
   r.seconds = summarize(r.samples);
-  const double mean = summarize(local).mean;
-  r.rank_means.min = comm::min_over_ranks(mean, ctx.comm);
-  r.rank_means.max = comm::max_over_ranks(mean, ctx.comm);
-  r.rank_means.mean = comm::sum_over_ranks(mean, ctx.comm) / ctx.ranks();
+  const std::vector<double> means = comm::allgather(summarize(local).mean, ctx.comm);
+  r.rank_means.min = *std::min_element(means.begin(), means.end());
+  r.rank_means.max = *std::max_element(means.begin(), means.end());
+  r.rank_means.mean = std::accumulate(means.begin(), means.end(), 0.0) / static_cast<double>(means.size());
   r.rank_means.median = r.rank_means.mean;
+  // A slow node shows here long before it stalls a job: the row names it.
+  if (const auto s = find_straggler(means)) {
+    r.mark_unreliable(std::string(kStragglerTag) + "rank " + std::to_string(s->rank) + " (" + hosts.at(s->rank) +
+                      ") took " + io::significant(s->ratio, 2) + "x the next slowest rank's mean time");
+  }
   r.phases = reduce_phases(phase_reps, ctx.comm);
   r.work = e.work();
   if (r.seconds.median > 0) {
@@ -232,6 +244,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
   // two ranks on one GPU on purpose); their GPU rows say so.
   const std::string shared_gpu =
       shared_gpu_reason(comm::allgather_strings(physical_gpu_key(processor_name()), ctx.comm));
+  const std::vector<std::string> hosts = comm::allgather_strings(processor_name(), ctx.comm);
   const ProfileRegion run_region("minigpu");
   int index = 0;
   for (auto& planned : plan.experiments) {
@@ -239,6 +252,10 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
     std::vector<CaseResult> mine;
     for (const auto& spec : planned.cases) {
       if ((outcome.stop_signal = agreed_stop(stop, ctx.comm)) != 0) break;
+      // The watchdog's budget runs from here to the end of the observer (rank 0's write).
+      std::optional<progress::Case> watched(
+          std::in_place, planned.name + " " + spec.label + " " + describe(spec.device) + " " + to_string(spec.dtype),
+          case_budget_s(planned, spec, plan.ceilings));
       std::optional<CaseResult> measured;
       const auto earlier = resumed.find(io::resume_key(planned.name, spec));
       if (earlier != resumed.end()) {
@@ -247,7 +264,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
         measured->spec = spec;
         measured->check.detail += " [resumed]";
       } else {
-        measured = measure_case(planned, spec, ctx, stop);
+        measured = measure_case(planned, spec, ctx, stop, hosts);
       }
       if (!measured) {
         outcome.stop_signal = agreed_stop(stop, ctx.comm);
@@ -264,6 +281,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       if (!shared_gpu.empty() && !uses_host_memory(r.spec.device)) r.mark_unreliable(shared_gpu);
       outcome.all_verified = outcome.all_verified && r.check.passed;
       if (observer) observer(r, index, total, seconds_since(t0));
+      watched.reset();
       mine.push_back(r);
     }
     if (outcome.stop_signal != 0) {
@@ -273,10 +291,16 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
     // Models may still time kernels here (matmul_scaling's curves), so tools see it too.
     const ProfileRegion summarize_region("summarize");
     planned.experiment->annotate(mine);
+    std::string straggling;  // the rows a straggler rank slowed, for every finding drawn from them
+    for (const auto& r : mine) {
+      if (r.unreliable_because.find(kStragglerTag) != std::string::npos)
+        straggling += (straggling.empty() ? "" : ", ") + r.spec.label;
+    }
     for (auto& f : planned.experiment->findings(mine)) {
       f.experiment = planned.name;
       ExperimentRegistry::check_declared(f.experiment, f.name, f.unit);
       flag_unreliable(f, crowded);
+      if (f.value && !straggling.empty()) f.mark_unreliable("a straggler rank slowed " + straggling);
       // One name, one finding: a repeated experiment entry's findings say which entry.
       const auto taken = [&](const std::string& name) {
         return std::any_of(outcome.findings.begin(), outcome.findings.end(),

@@ -37,4 +37,16 @@ Stats summarize(std::vector<double> samples) {
   return s;
 }
 
+std::optional<Straggler> find_straggler(const std::vector<double>& rank_means) {
+  if (rank_means.size() < 2) return std::nullopt;
+  const auto slowest = std::max_element(rank_means.begin(), rank_means.end()) - rank_means.begin();
+  double next = 0;
+  for (std::size_t r = 0; r < rank_means.size(); ++r) {
+    if (static_cast<std::ptrdiff_t>(r) != slowest) next = std::max(next, rank_means[r]);
+  }
+  const double mine = rank_means[static_cast<std::size_t>(slowest)];
+  if (mine - next < kStragglerGapS || mine < kStragglerRatio * next) return std::nullopt;
+  return Straggler{static_cast<int>(slowest), next > 0 ? mine / next : 0};
+}
+
 }  // namespace minigpu

@@ -3,6 +3,7 @@
 
 #include "io/results.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace minigpu {
@@ -10,5 +11,15 @@ namespace minigpu {
 /// min, median (mean of the middle two for even counts), mean, max, coefficient of variation
 /// and the median's 95 % confidence interval (see Stats); throws on empty.
 Stats summarize(std::vector<double> samples);
+
+/// A rank far behind all the others: its mean repetition time at least kStragglerRatio times
+/// the next slowest rank's and kStragglerGapS longer (ranks that idle by design, as in a
+/// product on fewer ranks than the job, are never the slowest, so they flag nothing).
+struct Straggler {
+  int rank = 0;
+  double ratio = 0;  ///< its mean over the next slowest rank's
+};
+inline constexpr double kStragglerRatio = 1.5, kStragglerGapS = 1e-3;
+std::optional<Straggler> find_straggler(const std::vector<double>& rank_means);
 
 }  // namespace minigpu

@@ -95,8 +95,17 @@ std::map<std::string, CaseResult> resumable_results(const std::string& text, nlo
   try {
     const auto record = nlohmann::json::parse(text);
     auto before = record.value("resolved_input", nlohmann::json());
-    if (before.contains("run")) before["run"].erase("output_dir");
-    resolved_input["run"].erase("output_dir");
+    // Where results go and how long a case may stall change nothing a case measures.
+    for (auto* input : {&before, &resolved_input}) {
+      if (input->contains("run")) {
+        (*input)["run"].erase("output_dir");
+        (*input)["run"].erase("case_timeout");
+      }
+      if (input->contains("experiments") && (*input)["experiments"].is_array()) {
+        for (auto& entry : (*input)["experiments"])
+          if (entry.is_object()) entry.erase("case_timeout");
+      }
+    }
     if (before != resolved_input) error = "that run was of a different input (or other settings)";
     for (auto& [key, result] : recorded_results(record)) {
       if (result.check.passed) resumed.emplace(key, std::move(result));

@@ -11,6 +11,8 @@
 #   3. a node lost mid-job (n2's slurmd and ranks killed): Slurm ends the job (NODE_FAIL) within
 #      seconds, the finished cases are kept in the run's .partial-* directory, and once n2 is
 #      back a job running `minigpu run --resume` on that directory completes the run
+#   4. the link between the nodes cut mid-job (the veth taken down; namespaces only): the
+#      watchdog ends the job within its case budget, naming n2's ranks; --resume completes it
 # Open MPI uses shared memory only within a node and TCP on the test's addresses between nodes.
 # Without network namespaces (no CAP_NET_ADMIN, no `ip`; or MINIGPU_TEST_NO_NETNS=1, to test this
 # path) it falls back to the FAQ's 127.0.0.x form (n1 127.0.0.1, n2 127.0.0.2, one hostname) and
@@ -284,15 +286,16 @@ job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/kill" 
   sbatch --parsable --no-requeue --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
   "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml")" || fail "sbatch refused the job"
 job="${job%%;*}"
+# recorded_cases [DIR]: the cases the running job has written into its .partial-* directory.
 recorded_cases() {
   python3 -c 'import glob, json, sys
 for p in glob.glob(sys.argv[1] + "/*.partial-*/run.json"):
     try:
         print(len(json.load(open(p))["results"]))
     except (OSError, ValueError):
-        pass' "$tmp/submit/kill" 2>/dev/null | head -n 1
+        pass' "${1:-$tmp/submit/kill}" 2>/dev/null | head -n 1
 }
-first_case_recorded() { [ "$(recorded_cases)" -ge 1 ] 2>/dev/null; }
+first_case_recorded() { [ "$(recorded_cases "${1:-}")" -ge 1 ] 2>/dev/null; }
 wait_for 120 "job $job to record its first case" first_case_recorded
 # The node goes: its slurmd, slurmstepd and ranks, killed at once.
 if [ "$mode" = netns ]; then
@@ -352,5 +355,49 @@ if record.get("resumed_from") != sys.argv[2] or len(kept) != int(sys.argv[3]):
 print(f"{path}: {len(kept)} case(s) kept from the lost job, {len(record['results']) - len(kept)} run again")
 EOF
 say "node loss and resume in $((SECONDS - kill_started))s"
+
+# --- 4. the link between the nodes cut mid-job: the watchdog ends it, naming n2's ranks ----------------
+# Every process keeps running; n1's ranks wait in a collective on ranks they no longer hear.
+# Within the case budget (--case-timeout) plus a few seconds their watchdog ends the job (exit 4,
+# srun's kill-on-bad-exit takes the step down), naming ranks 2 and 3 on n2; with the link back,
+# --resume finishes the run. Only with namespaces: in the 127.0.0.x form there is no link to cut.
+if [ "$mode" = netns ]; then
+  cut_started=$SECONDS
+  budget=5
+  job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/cut" \
+    sbatch --parsable --no-requeue --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
+    "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --case-timeout "$budget")" ||
+    fail "sbatch refused the job"
+  job="${job%%;*}"
+  cut_recorded() { first_case_recorded "$tmp/submit/cut"; }
+  wait_for 120 "job $job to record its first case" cut_recorded
+  kept="$(recorded_cases "$tmp/submit/cut")"
+  ip -n "${ns[0]}" link set "${ns[0]}" down || fail "cannot take the veth down"
+  cut_at=$SECONDS
+  say "cut the link between n1 and n2 with $kept case(s) recorded"
+  wait_for 60 "job $job to end after the cut" job_done "$job"
+  took=$((SECONDS - cut_at))
+  say "job $job: JobState=$(job_field "$job" JobState) ExitCode=$(job_field "$job" ExitCode) ${took}s after the cut"
+  cat "$tmp/submit/job-$job.out"
+  [ "$took" -le $((budget + 20)) ] || fail "the cut job took ${took}s to end, more than its ${budget}s budget + 20s"
+  grep -E "minigpu: rank [01]: error: no progress for .* rank 2 \(n2\) stopped answering .*rank 3 \(n2\) stopped answering" \
+    "$tmp/submit/job-$job.out" || fail "no watchdog line from n1 naming ranks 2 and 3 on n2"
+  ip -n "${ns[0]}" link set "${ns[0]}" up || fail "cannot bring the veth back"
+  partial="$(ls -d "$tmp"/submit/cut/two_nodes_kill-*.partial-* 2>/dev/null | head -n 1)"
+  [ -n "$partial" ] || fail "the cut job left no .partial-* directory"
+  # Slurm may have set n2 down while it could not reach it.
+  "${ctl[@]}" scontrol update nodename=n2 state=resume >/dev/null 2>&1
+  wait_for 60 "nodes n1 and n2 to be idle again" nodes_idle
+  resume_started=$SECONDS
+  job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/cut-resumed" \
+    sbatch --parsable --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
+    "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --resume "$partial")" ||
+    fail "sbatch refused the resuming job"
+  job="${job%%;*}"
+  job_completed "$job" "$resume_started"
+  python3 "$root/tests/e2e/check_run.py" --check-dir "$tmp/submit/cut-resumed" --ranks 4 ||
+    fail "the run resumed after the cut does not check out"
+  say "link cut, watchdog and resume in $((SECONDS - cut_started))s"
+fi
 say "PASS in $((SECONDS - started))s ($mode)"
 exit 0

@@ -1,0 +1,69 @@
+// No run hangs silently. Every rank runs a watchdog thread that reads what its rank is doing
+// (core/progress.hpp: the profiling regions, the repetition, the collective waited in) and
+// tells the other ranks over the heartbeat (comm/heartbeat.hpp). When its own rank has made no
+// progress for longer than the running case's budget, the job is stuck: the lowest rank still
+// answering names the ranks that stopped (silent ones first, else ones stuck outside any
+// collective), the case, repetition and phase, and every live rank exits kExitStalled, which
+// ends the job under mpirun and srun alike. Finished cases are on disk already (rank 0 rewrites
+// the run directory after each), so `--resume` finishes the rest.
+#pragma once
+
+#include "comm/communicator.hpp"
+#include "comm/heartbeat.hpp"
+#include "core/progress.hpp"
+
+#include <atomic>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace minigpu {
+
+/// What one rank last said it was doing, and how long it has been silent.
+struct RankNews {
+  int rank = 0;
+  std::string host;
+  double silent_s = 0;
+  bool heard = false;  ///< any datagram came (its own news, for this rank)
+  progress::Snapshot now;
+};
+
+std::string encode_news(const progress::Snapshot& s);
+/// Empty snapshot (heard false) when `text` is not a news line.
+RankNews decode_news(int rank, const std::string& host, double silent_s, const std::string& text);
+
+struct StallVerdict {
+  bool stalled = false;
+  int reporter = -1;           ///< the lowest rank still answering: it says why
+  std::vector<int> culprits;   ///< the ranks that stopped
+  std::string message;         ///< one line, for the reporter to print
+};
+
+/// Pure: whether rank `me`'s own progress is past its case's budget and, if so, who stopped.
+/// A rank silent for more than `silence_s` stopped answering; when none is silent, the ranks
+/// idle outside any collective for over half their budget (they stopped before the ranks that
+/// wait on them) stopped progressing: a kernel or write that never returns; when every rank
+/// waits in a collective, they all do (mismatched collectives).
+StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double silence_s, const std::string& kept_in);
+
+class Watchdog {
+ public:
+  /// Collective over `comm`. `kept_in`: where rank 0 keeps the finished cases (its run
+  /// directory), said in the message whichever rank reports.
+  Watchdog(const comm::Communicator& comm, const std::string& kept_in);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  static constexpr double kTickS = 0.25, kBeatS = 0.5, kSilenceS = 3.0;
+
+ private:
+  void watch();
+
+  comm::Heartbeat heartbeat_;
+  std::string kept_in_;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+}  // namespace minigpu

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# No hung jobs (docs/robustness.md): a rank that stops answering (SIGSTOP) or progressing (a
+# phase that never returns: MINIGPU_INJECT_FAULT=RANK:POINT:hang@K, at a run or at rank 0's
+# write) ends a 2-rank job within its case budget (--case-timeout) plus a few seconds, with
+# exit 4 and a line naming the rank, the case and the phase; the finished cases stay in the
+# run's .partial directory and --resume completes the run, every case verified.
+# Usage: check_stall.sh MPIEXEC MINIGPU INPUT
+set -u
+mpiexec="$1" minigpu="$2" input="$3"
+budget=6 bound=16  # seconds: the case budget, and the most a stalled job may outlive it
+out="$(mktemp -d)"
+leftovers=()
+cleanup() {
+  for pid in "${leftovers[@]}"; do kill -CONT "$pid" 2>/dev/null; kill -KILL "$pid" 2>/dev/null; done
+  rm -rf "$out"
+}
+trap cleanup EXIT
+status=0
+fail() { echo "FAIL $1: $2"; [ -f "$out/$1.log" ] && cat "$out/$1.log"; status=1; }
+
+# The pid of rank RANK of the minigpu processes whose output goes to DIR.
+rank_pid() {
+  local rank="$1" dir="$2" pid
+  for pid in $(pgrep -f "$minigpu run .*$dir"); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$rank"; then
+      echo "$pid"; return
+    fi
+  done
+}
+
+# stall NAME RANK_TO_STOP|- [ENV=VALUE]: runs the input on 2 ranks, stops a rank once a case is on
+# disk (or lets an injected hang do it), and checks the end, the message and what was kept.
+stall() {
+  local name="$1" stop="$2" fault="${3:-}"
+  env ${fault:+MINIGPU_INJECT_FAULT=$fault} timeout 300 "$mpiexec" --oversubscribe -np 2 \
+    "$minigpu" run "$input" --case-timeout "$budget" --output-dir "$out/$name" >"$out/$name.log" 2>&1 &
+  local job=$! waited=0
+  until compgen -G "$out/$name/*/results.csv" >/dev/null; do
+    sleep 0.1
+    waited=$((waited + 1))
+    if [ "$waited" -gt 1200 ] || ! kill -0 "$job" 2>/dev/null; then fail "$name" "no finished case on disk"; return; fi
+  done
+  local start=$SECONDS
+  if [ "$stop" != - ]; then
+    local pid
+    pid="$(rank_pid "$stop" "$out/$name")"
+    [ -n "$pid" ] || { fail "$name" "rank $stop not found"; return; }
+    kill -STOP "$pid"
+    leftovers+=("$pid")
+  fi
+  wait "$job"
+  local rc=$? took=$((SECONDS - start))
+  echo "$name: exit $rc after $took s"
+  [ "$rc" -eq 4 ] || fail "$name" "exit code $rc, expected 4 (124: the job hung)"
+  [ "$took" -le $((budget + bound)) ] || fail "$name" "took $took s, more than the $budget s budget + $bound s"
+  grep -E "minigpu: rank [0-9]+: error: no progress for" "$out/$name.log" || fail "$name" "no watchdog line"
+}
+
+# kept NAME CULPRIT_TEXT...: the watchdog line names them; the .partial directory holds verified cases.
+kept() {
+  local name="$1"
+  shift
+  for text in "$@"; do grep -q -- "$text" "$out/$name.log" || fail "$name" "the message lacks '$text'"; done
+  /usr/bin/python3 - "$out/$name" "$name" <<'PY' || status=1
+import glob, json, sys
+dirs = glob.glob(sys.argv[1] + "/*.partial-*")
+if len(dirs) != 1:
+    sys.exit(f"FAIL {sys.argv[2]}: expected one .partial directory, found {dirs}")
+record = json.load(open(dirs[0] + "/run.json"))
+done = record["results"]
+if not done or not all(r["verified"] for r in done):
+    sys.exit(f"FAIL {sys.argv[2]}: {len(done)} kept cases, all verified expected")
+print(f"{sys.argv[2]}: {len(done)} finished case(s) kept in {dirs[0]}")
+PY
+}
+
+# resumed NAME: --resume on the kept directory runs the rest; every case verified.
+resumed() {
+  local name="$1" dir
+  dir="$(ls -d "$out/$name"/*.partial-*)"
+  timeout 300 "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input" --resume "$dir" \
+    --output-dir "$out/$name-resumed" >"$out/$name-resumed.log" 2>&1 || { fail "$name-resumed" "exit $?"; return; }
+  /usr/bin/python3 - "$out/$name-resumed" "$name" <<'PY' || status=1
+import glob, json, sys
+record = json.load(open(glob.glob(sys.argv[1] + "/*/run.json")[0]))
+kept = [r for r in record["results"] if r["check"].endswith("[resumed]")]
+if record["status"] != "complete" or len(record["results"]) != record["cases_planned"] or not kept \
+        or not all(r["verified"] for r in record["results"]):
+    sys.exit(f"FAIL {sys.argv[2]} resumed: status {record['status']}, {len(record['results'])} of "
+             f"{record['cases_planned']}, {len(kept)} kept")
+print(f"{sys.argv[2]} resumed: {len(kept)} kept, {len(record['results']) - len(kept)} run, all verified")
+PY
+}
+
+stall sigstop 1
+kept sigstop "rank 1 (" "stopped answering" "matmul tiled n="
+resumed sigstop
+stall hang_run - "1:run:hang@3"
+kept hang_run "rank 1 (" "stopped progressing" "waiting for them: rank 0 in MPI_"
+stall hang_write - "0:write:hang@2"
+kept hang_write "rank 0 (" "stopped progressing" "/write"
+exit "$status"

@@ -1,0 +1,139 @@
+// The watchdog's evidence (core/progress.hpp) and its verdict (judge_stall), on hand-made ranks.
+#include "core/errors.hpp"
+#include "core/profile_region.hpp"
+#include "core/progress.hpp"
+#include "engine/stats.hpp"
+#include "engine/watchdog.hpp"
+
+#include <gtest/gtest.h>
+
+namespace minigpu {
+namespace {
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+RankNews rank_doing(int rank, double idle_s, double budget_s, const std::string& waiting_in, double silent_s = 0) {
+  RankNews n;
+  n.rank = rank;
+  n.host = "n" + std::to_string(rank + 1);
+  n.silent_s = silent_s;
+  n.heard = true;
+  n.now.idle_s = idle_s;
+  n.now.budget_s = budget_s;
+  n.now.waiting_in = waiting_in;
+  n.now.case_label = "matmul_scaling summa p=2 n=1024 cpu float64";
+  n.now.repetition = 7;
+  n.now.where = "minigpu/matmul_scaling/summa p=2 n=1024/run";
+  return n;
+}
+
+TEST(Progress, MarksFollowRegionsWaitsAndCases) {
+  const auto before = progress::snapshot();
+  {
+    const progress::Case watched("lazy fenced cpu float32", 12.5);
+    const ProfileRegion outer("minigpu");
+    const ProfileRegion inner("run");
+    progress::repetition(3);
+    const progress::Wait waiting("MPI_Barrier");
+    const auto s = progress::snapshot();
+    EXPECT_EQ(s.case_label, "lazy fenced cpu float32");
+    EXPECT_EQ(s.budget_s, 12.5);
+    EXPECT_EQ(s.repetition, 3);
+    EXPECT_EQ(s.where, "minigpu/run");
+    EXPECT_EQ(s.waiting_in, "MPI_Barrier");
+    EXPECT_EQ(s.marks, before.marks + 5) << "case, two regions, a repetition and a wait are five marks";
+    EXPECT_LT(s.idle_s, 1.0);
+  }
+  const auto after = progress::snapshot();
+  EXPECT_EQ(after.case_label, "");
+  EXPECT_EQ(after.budget_s, 0) << "outside a case nothing is watched";
+  EXPECT_EQ(after.where, before.where);
+  EXPECT_EQ(after.waiting_in, "");
+}
+
+TEST(Watchdog, NewsSurvivesTheWire) {
+  const RankNews sent = rank_doing(1, 4.5, 30, "MPI_Allreduce");
+  const RankNews got = decode_news(1, "n2", 0.5, encode_news(sent.now));
+  EXPECT_TRUE(got.heard);
+  EXPECT_EQ(got.now.idle_s, 4.5);
+  EXPECT_EQ(got.now.budget_s, 30);
+  EXPECT_EQ(got.now.repetition, 7);
+  EXPECT_EQ(got.now.waiting_in, "MPI_Allreduce");
+  EXPECT_EQ(got.now.case_label, sent.now.case_label);
+  EXPECT_EQ(got.now.where, sent.now.where);
+  EXPECT_FALSE(decode_news(1, "n2", 0.5, "not news").heard);
+}
+
+TEST(Watchdog, NoVerdictWithinTheBudget) {
+  const std::vector<RankNews> ranks = {rank_doing(0, 11, 12, "MPI_Allreduce"), rank_doing(1, 11, 12, "", 11)};
+  EXPECT_FALSE(judge_stall(0, ranks, 3, "").stalled);
+  std::vector<RankNews> unwatched = {rank_doing(0, 500, 0, "MPI_Allreduce")};
+  EXPECT_FALSE(judge_stall(0, unwatched, 3, "").stalled) << "outside a case there is no budget";
+}
+
+TEST(Watchdog, ASilentRankIsNamedByTheLowestAnsweringOne) {
+  const std::vector<RankNews> ranks = {rank_doing(0, 41, 12, "MPI_Allreduce"), rank_doing(1, 0.1, 12, "", 40),
+                                       rank_doing(2, 41, 12, "MPI_Allreduce")};
+  for (int me : {0, 2}) {
+    const StallVerdict v = judge_stall(me, ranks, 3, "results/run.partial-abc");
+    ASSERT_TRUE(v.stalled);
+    EXPECT_EQ(v.reporter, 0);
+    EXPECT_EQ(v.culprits, std::vector<int>{1});
+    EXPECT_TRUE(has(v.message, "rank 1 (n2) stopped answering (silent for 40 s)")) << v.message;
+    EXPECT_TRUE(has(v.message, "in matmul_scaling summa p=2 n=1024 cpu float64, repetition 7")) << v.message;
+    EXPECT_TRUE(has(v.message, "waiting for them: rank 0 in MPI_Allreduce, 2 in MPI_Allreduce")) << v.message;
+    EXPECT_TRUE(has(v.message, "exit " + std::to_string(kExitStalled))) << v.message;
+    EXPECT_TRUE(has(v.message, "results/run.partial-abc")) << v.message;
+  }
+}
+
+TEST(Watchdog, WhenRankZeroFallsSilentTheNextOneReports) {
+  const std::vector<RankNews> ranks = {rank_doing(0, 0, 12, "", 30), rank_doing(1, 30, 12, "MPI_Barrier")};
+  const StallVerdict v = judge_stall(1, ranks, 3, "");
+  ASSERT_TRUE(v.stalled);
+  EXPECT_EQ(v.reporter, 1);
+  EXPECT_EQ(v.culprits, std::vector<int>{0});
+}
+
+TEST(Watchdog, ARankStuckOutsideCollectivesIsNamedWhenNoneIsSilent) {
+  // Rank 1 still answers (its watchdog beats) but its kernel or write never returns.
+  const std::vector<RankNews> ranks = {rank_doing(0, 20, 12, "MPI_Barrier"), rank_doing(1, 20, 12, "", 0.3)};
+  const StallVerdict v = judge_stall(0, ranks, 3, "");
+  ASSERT_TRUE(v.stalled);
+  EXPECT_EQ(v.culprits, std::vector<int>{1});
+  EXPECT_TRUE(has(v.message, "rank 1 (n2) stopped progressing in")) << v.message;
+}
+
+TEST(Watchdog, RanksAllWaitingOnEachOtherAreAllNamed) {
+  const std::vector<RankNews> ranks = {rank_doing(0, 20, 12, "MPI_Barrier"), rank_doing(1, 20, 12, "MPI_Allreduce")};
+  const StallVerdict v = judge_stall(1, ranks, 3, "");
+  ASSERT_TRUE(v.stalled);
+  EXPECT_EQ(v.culprits, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(has(v.message, "waits on another rank")) << v.message;
+}
+
+TEST(Watchdog, ABudgetShorterThanTheSilenceWaitsForIt) {
+  // 2 s idle past a 1 s budget: a stopped peer may not look silent yet, so no verdict.
+  const std::vector<RankNews> ranks = {rank_doing(0, 2, 1, "MPI_Barrier"), rank_doing(1, 2, 1, "", 2)};
+  EXPECT_FALSE(judge_stall(0, ranks, 3, "").stalled);
+  const std::vector<RankNews> later = {rank_doing(0, 4.5, 1, "MPI_Barrier"), rank_doing(1, 4.5, 1, "", 4.5)};
+  EXPECT_EQ(judge_stall(0, later, 3, "").culprits, std::vector<int>{1});
+}
+
+TEST(Stragglers, OneRankFarBehindAllOthersIsNamed) {
+  const auto s = find_straggler({0.010, 0.011, 0.020, 0.010});
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->rank, 2);
+  EXPECT_NEAR(s->ratio, 0.020 / 0.011, 1e-12);
+}
+
+TEST(Stragglers, EvenSpreadIdleRanksAndTinyGapsAreNot) {
+  EXPECT_FALSE(find_straggler({0.010, 0.014, 0.012}).has_value()) << "1.4x is spread, not a straggler";
+  // A product on 2 of 4 ranks: the two working ranks are alike, the idle ones never slowest.
+  EXPECT_FALSE(find_straggler({0.100, 0.101, 1e-6, 1e-6}).has_value());
+  EXPECT_FALSE(find_straggler({2e-6, 5e-6}).has_value()) << "2.5x of microseconds is noise";
+  EXPECT_FALSE(find_straggler({0.5}).has_value());
+}
+
+}  // namespace
+}  // namespace minigpu
