@@ -11,8 +11,9 @@
 #   3. a node lost mid-job (n2's slurmd and ranks killed): Slurm ends the job (NODE_FAIL) within
 #      seconds, the finished cases are kept in the run's .partial-* directory, and once n2 is
 #      back a job running `minigpu run --resume` on that directory completes the run
-#   4. the link between the nodes cut mid-job (the veth taken down; namespaces only): the
-#      watchdog ends the job within its case budget, naming n2's ranks; --resume completes it
+#   4. the link between the nodes cut mid-job (the veth taken down; namespaces only), under sbatch
+#      and under mpirun: the watchdog ends the job within its case budget, naming n2's ranks, and
+#      --resume completes it
 # Open MPI uses shared memory only within a node and TCP on the test's addresses between nodes.
 # Without network namespaces (no CAP_NET_ADMIN, no `ip`; or MINIGPU_TEST_NO_NETNS=1, to test this
 # path) it falls back to the FAQ's 127.0.0.x form (n1 127.0.0.1, n2 127.0.0.2, one hostname) and
@@ -243,7 +244,9 @@ chmod 755 "$agent"
 printf '%s slots=2\n%s slots=2\n' "${addr[0]}" "${addr[1]}" > "$tmp/etc/hostfile"
 # mpirun_nodes ARGS...: minigpu ARGS on 4 ranks, 2 per node, mpirun started on n1.
 mpirun_nodes() {
-  on_node 0 env "${common_env[@]}" mpirun --hostfile "$tmp/etc/hostfile" -np 4 --map-by ppr:2:node \
+  on_node 0 env "${common_env[@]}" ${OMPI_MCA_oob_tcp_keepalive_time:+OMPI_MCA_oob_tcp_keepalive_time=$OMPI_MCA_oob_tcp_keepalive_time} \
+    ${OMPI_MCA_oob_tcp_keepalive_intvl:+OMPI_MCA_oob_tcp_keepalive_intvl=$OMPI_MCA_oob_tcp_keepalive_intvl} \
+    ${OMPI_MCA_oob_tcp_keepalive_probes:+OMPI_MCA_oob_tcp_keepalive_probes=$OMPI_MCA_oob_tcp_keepalive_probes} mpirun --hostfile "$tmp/etc/hostfile" -np 4 --map-by ppr:2:node \
     --mca plm_rsh_agent "$agent" -x MINIGPU_EMULATE_GPUS -x "$tag" "$bin" "$@"
 }
 if [ "$mode" = netns ]; then
@@ -398,6 +401,47 @@ if [ "$mode" = netns ]; then
   python3 "$root/tests/e2e/check_run.py" --check-dir "$tmp/submit/cut-resumed" --ranks 4 ||
     fail "the run resumed after the cut does not check out"
   say "link cut, watchdog and resume in $((SECONDS - cut_started))s"
+
+  # The same cut under mpirun across the nodes. mpirun hears its daemon on n2 only over TCP: once
+  # the ranks end, it waits on that daemon until TCP gives up (minutes by default, however the
+  # ranks ended), so the launch sets the daemons' keepalive to seconds, as docs/clusters.md
+  # says. Whichever notices first ends the job within the bound: the ranks' watchdog (exit 4,
+  # naming n2's ranks) or mpirun's keepalive (Open MPI's exit 205, naming n2's address).
+  cut_started=$SECONDS
+  OMPI_MCA_oob_tcp_keepalive_time=3 OMPI_MCA_oob_tcp_keepalive_intvl=1 OMPI_MCA_oob_tcp_keepalive_probes=3 \
+    mpirun_nodes run "$root/tests/inputs/two_nodes_kill.yaml" --case-timeout "$budget" \
+    --output-dir "$tmp/submit/cut-mpirun" > "$tmp/submit/cut-mpirun.out" 2>&1 &
+  mpirun_pid=$!
+  cut_mpirun_recorded() { first_case_recorded "$tmp/submit/cut-mpirun"; }
+  wait_for 120 "mpirun to record its first case" cut_mpirun_recorded
+  ip -n "${ns[0]}" link set "${ns[0]}" down || fail "cannot take the veth down"
+  cut_at=$SECONDS
+  mpirun_ended() { ! kill -0 "$mpirun_pid" 2>/dev/null; }
+  wait_for $((budget + 20)) "mpirun to end after the cut" mpirun_ended
+  wait "$mpirun_pid"
+  rc=$?
+  took=$((SECONDS - cut_at))
+  ip -n "${ns[0]}" link set "${ns[0]}" up || fail "cannot bring the veth back"
+  cat "$tmp/submit/cut-mpirun.out"
+  say "mpirun: exit $rc ${took}s after the cut"
+  [ "$took" -le $((budget + 20)) ] || fail "mpirun took ${took}s to end after the cut"
+  case "$rc" in
+    4) grep -E "minigpu: rank [01]: error: no progress for .* rank 2 \(n2\) stopped answering .*rank 3 \(n2\) stopped answering" \
+         "$tmp/submit/cut-mpirun.out" || fail "no watchdog line from n1 naming ranks 2 and 3 under mpirun" ;;
+    205) grep -A3 "ORTE has lost communication with a remote daemon" "$tmp/submit/cut-mpirun.out" |
+           grep -q "Remote daemon: .* on node ${addr[1]}" || fail "mpirun's exit 205 does not name n2 (${addr[1]})" ;;
+    *) fail "mpirun exited $rc after the cut, expected 4 (the watchdog) or 205 (mpirun's keepalive)" ;;
+  esac
+  # n2's side ended itself too (its ranks heard nobody); whatever is left of it goes now.
+  pkill -KILL -f "$bin run .*cut-mpirun" 2>/dev/null
+  partial="$(ls -d "$tmp"/submit/cut-mpirun/two_nodes_kill-*.partial-* 2>/dev/null | head -n 1)"
+  [ -n "$partial" ] || fail "the cut mpirun run left no .partial-* directory"
+  mpirun_nodes run "$root/tests/inputs/two_nodes_kill.yaml" --resume "$partial" \
+    --output-dir "$tmp/submit/cut-mpirun-resumed" > "$tmp/submit/cut-mpirun-resumed.out" 2>&1 ||
+    { cat "$tmp/submit/cut-mpirun-resumed.out"; fail "mpirun --resume after the cut exited $?"; }
+  python3 "$root/tests/e2e/check_run.py" --check-dir "$tmp/submit/cut-mpirun-resumed" --ranks 4 ||
+    fail "the mpirun run resumed after the cut does not check out"
+  say "link cut under mpirun, watchdog and resume in $((SECONDS - cut_started))s"
 fi
 say "PASS in $((SECONDS - started))s ($mode)"
 exit 0
