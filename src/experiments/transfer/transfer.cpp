@@ -11,7 +11,7 @@
 // Between ranks (2 or more), as OSU and nccl-tests measure them (transfer/rank_transfer.hpp):
 //   pingpong (latency), uni and bi (bandwidth, `messages` in flight), allreduce (busbw), each
 //   over `rank_sizes`, direct (GPU-aware MPI or host memory) and/or staged through the host;
-//   point-to-point pairs as `pairs` asks (transfer/rank_pairs.hpp), each row's `link` saying
+//   point-to-point pairs as `pairs` asks (comm/rank_pairs.hpp), each row's `link` saying
 //   whether its pairs share a node or cross the network.
 #include "ceilings/ceilings.hpp"
 #include "comm/node.hpp"
@@ -29,6 +29,8 @@
 
 namespace minigpu {
 namespace {
+
+using comm::RankPairing;
 
 constexpr std::int64_t kMaxChunks = std::int64_t(1) << 20;
 // 2^50 bytes (1 PiB) per copy is beyond any machine; the bound keeps byte sums exact.
@@ -179,7 +181,7 @@ class TransferExperiment : public CaseList<TransferCase> {
       const bool reduce = pattern == RankPattern::allreduce;
       // Allreduce involves every rank, so pairings do not apply to it.
       for (const auto pairing : reduce ? std::vector<RankPairing>{RankPairing::neighbour} : pairings) {
-        const std::string link = reduce ? node_span(node_of_) : pairing_link(pairing, node_of_);
+        const std::string link = reduce ? comm::node_span(node_of_) : comm::pairing_link(pairing, node_of_);
         if (link.empty()) continue;  // across_nodes on one node: no pairs
         add_rank_cases(name, pattern, pairing, link, paths, sizes, messages);
       }
@@ -200,7 +202,7 @@ class TransferExperiment : public CaseList<TransferCase> {
                                   reduce ? bytes / 4 * 4 : bytes,
                                   reduce ? 1 : messages,
                                   pairing,
-                                  pair_partner(pairing, comm_.rank(), node_of_)};
+                                  comm::pair_partner(pairing, comm_.rank(), node_of_)};
         const std::int64_t slots = reduce || pattern == RankPattern::pingpong ? 1 : messages;
         CaseSpec c;
         c.label = name + " " + comm::to_string(path) + " " +
@@ -303,8 +305,9 @@ class TransferExperiment : public CaseList<TransferCase> {
                                               const CaseResult& best) const {
     const RankTransferCase& rc = *case_of(best.spec).between_ranks;
     const std::string at = io::human_bytes(static_cast<std::uint64_t>(rc.bytes));
-    const std::string pairs = std::to_string(pair_count(rc.pairing, node_of_)) + " " + to_string(rc.pairing) +
-                              " pair(s) of ranks (" + best.spec.param("link") + ") on " + describe(device_);
+    const std::string pairs = std::to_string(comm::pair_count(rc.pairing, node_of_)) + " " +
+                              to_string(rc.pairing) + " pair(s) of ranks (" + best.spec.param("link") +
+                              ") on " + describe(device_);
     if (rc.pattern == RankPattern::allreduce) {
       const double algbw = best.gbps * ranks_ / (2.0 * (ranks_ - 1));
       return {{"", "peak_busbw_gbps_" + group, best.gbps, "GB/s",
