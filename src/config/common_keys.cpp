@@ -1,6 +1,8 @@
 // Shared experiment keys, validated with positions like every other key.
 #include "config/common_keys.hpp"
 
+#include <algorithm>
+
 namespace minigpu {
 
 Device read_device(ConfigNode& node, const std::string& key) {
@@ -13,6 +15,27 @@ Device read_device(ConfigNode& node, const std::string& key) {
   } catch (const std::exception& e) {
     node.fail(key, e.what());
   }
+}
+
+std::vector<Device> read_devices(ConfigNode& node, const std::vector<std::string>& fallback,
+                                 const std::string& key) {
+  std::vector<Device> out;
+  for (const auto& name : node.get_choice_list(key, {"cpu", "gpu"}, fallback)) {
+    // `gpu` falls back to the cpu, which may already be listed.
+    const Device d = name == "gpu" ? try_gpu() : cpu();
+    if (std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<std::int64_t> read_sizes(ConfigNode& node, const std::string& key,
+                                     const std::vector<std::int64_t>& fallback, std::int64_t min,
+                                     std::int64_t max) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t n : node.get_int_list(key, fallback, min, max)) {
+    if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  }
+  return out;
 }
 
 GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal, const std::string& key) {

@@ -1,4 +1,4 @@
-// Keys many experiments share, read one way: `device`, `dtypes`, `kernel`.
+// Keys many experiments share, read one way: `device`, `devices`, `dtypes`, `kernel`, size lists.
 #pragma once
 
 #include "config/config_node.hpp"
@@ -15,6 +15,15 @@ namespace minigpu {
 
 /// `auto` (try_gpu()), `cpu`, `gpu` or `gpu:N`; a device this process lacks is an error.
 Device read_device(ConfigNode& node, const std::string& key = "device");
+/// A list of `cpu` and `gpu` (try_gpu(): the cpu where there is no GPU), each device once, in
+/// the order given; `fallback` when absent.
+std::vector<Device> read_devices(ConfigNode& node, const std::vector<std::string>& fallback = {"cpu", "gpu"},
+                                 const std::string& key = "devices");
+/// A list of integers in [min, max] with repeats dropped (order kept): a size asked twice
+/// would be a second case with the same label, measured twice.
+std::vector<std::int64_t> read_sizes(ConfigNode& node, const std::string& key,
+                                     const std::vector<std::int64_t>& fallback, std::int64_t min,
+                                     std::int64_t max);
 /// `auto` (the default: the faster one measured), `vendor` or `native`: the matrix multiply an
 /// experiment runs. A non-empty `vendor_refusal` (why the device's memory has no vendor GEMM)
 /// makes `vendor` an error at the key (auto then picks native: GemmChooser::pick).

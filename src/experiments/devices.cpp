@@ -10,6 +10,7 @@
 // Accounting: no bytes or flops worth a rate; the times show what each rule costs.
 #include "comm/views.hpp"
 #include "core/errors.hpp"
+#include "engine/case_grid.hpp"
 #include "engine/registry.hpp"
 #include "ops/tensor_factory.hpp"
 #include "ops/tensor_ops.hpp"
@@ -47,13 +48,9 @@ class DevicesExperiment : public Experiment {
   std::vector<CaseSpec> cases() const override {
     std::vector<CaseSpec> out;
     for (std::size_t i = 0; i < rules_.size(); ++i) {
-      CaseSpec c;
-      c.index = i;
-      c.label = name_of(rules_[i]);
-      c.params = {{"rule", c.label}};
-      c.device = try_gpu();
-      c.dtype = DType::f32;
-      out.push_back(c);
+      out.push_back(
+          case_spec(name_of(rules_[i]), {{"rule", name_of(rules_[i])}}, try_gpu(), DType::f32, "", ""));
+      out.back().index = i;
     }
     return out;
   }

@@ -15,6 +15,8 @@
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/checked.hpp"
+#include "engine/case_grid.hpp"
+#include "engine/findings.hpp"
 #include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -22,7 +24,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace minigpu {
 namespace {
@@ -119,12 +120,9 @@ class LazyExperiment : public CaseList<LazyCase> {
       const auto bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(elements_), size_of(dtype),
                                                     "lazy: bytes of one array");
       for (Timing timing : {Timing::fenced, Timing::unfenced, Timing::host_detour, Timing::fused}) {
-        CaseSpec c;
-        c.label = std::string("chain ") + name_of(timing) + " n=" + std::to_string(elements_);
-        c.params = {{"variant", name_of(timing)}, {"elements", std::to_string(elements_)}};
-        c.device = device_;
-        c.dtype = dtype;
-        c.ceiling = stream_ceiling(device_);
+        CaseSpec c = case_spec(std::string("chain ") + name_of(timing) + " n=" + std::to_string(elements_),
+                               {{"variant", name_of(timing)}, {"elements", std::to_string(elements_)}},
+                               device_, dtype, stream_ceiling(device_), "elements");
         c.fence_after_run = timing != Timing::unfenced;
         const bool host_copy_on_device = timing == Timing::host_detour && uses_host_memory(device_);
         c.device_bytes = checked_mul<std::uint64_t>(bytes,
@@ -132,7 +130,6 @@ class LazyExperiment : public CaseList<LazyCase> {
                                                     : timing == Timing::fused ? 2
                                                                               : 3,
                                                     "lazy: bytes of a case");
-        c.size_key = "elements";
         add_case(c, {timing, elements_});
       }
     }
@@ -146,19 +143,17 @@ class LazyExperiment : public CaseList<LazyCase> {
   }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
-    std::map<DType, std::map<Timing, const CaseResult*>> by_dtype;
-    for (const auto& r : results) by_dtype[r.spec.dtype][case_of(r.spec).timing] = &r;
     std::vector<Finding> out;
-    for (const auto& [dtype, timings] : by_dtype) {
-      const auto fenced = timings.find(Timing::fenced);
-      if (fenced == timings.end() || fenced->second->seconds.median <= 0) continue;
-      const double base = fenced->second->seconds.median;
+    for (const auto& [dtype, timings] :
+         rows_by_mode(results, row_dtype, [&](const CaseResult& r) { return case_of(r.spec).timing; })) {
+      const CaseResult* fenced = row_of(timings, Timing::fenced);
+      if (!has_median(fenced)) continue;
+      const double base = fenced->seconds.median;
       const std::string dt = to_string(dtype);
       const std::string prefix = dt + ", " + describe(device_) + ": ";
-      const auto unfenced = timings.find(Timing::unfenced);
-      if (unfenced != timings.end()) {
+      if (const CaseResult* unfenced = row_of(timings, Timing::unfenced)) {
         Finding f = ratio_finding(
-            "unfenced_over_fenced_" + dt, unfenced->second->seconds, fenced->second->seconds,
+            "unfenced_over_fenced_" + dt, unfenced->seconds, fenced->seconds,
             prefix + (runs_synchronously(device_) ? "backend runs kernels synchronously: fenced and "
                                                     "unfenced timings agree up to timing noise"
                                                   : "unfenced time measures only kernel launches"));
@@ -168,22 +163,20 @@ class LazyExperiment : public CaseList<LazyCase> {
           f.mark_unreliable("a synchronous backend times the same work both ways");
         out.push_back(f);
       }
-      const auto fused = timings.find(Timing::fused);
-      if (fused != timings.end() && fused->second->seconds.median > 0) {
-        out.push_back(ratio_finding("unfused_over_fused_" + dt, fenced->second->seconds,
-                                    fused->second->seconds,
+      const CaseResult* fused = row_of(timings, Timing::fused);
+      if (has_median(fused)) {
+        out.push_back(ratio_finding("unfused_over_fused_" + dt, fenced->seconds, fused->seconds,
                                     prefix + "two passes over memory (y written and read back) vs one: " +
-                                        io::significant(fused->second->gbps) + " GB/s fused, " +
-                                        io::significant(fenced->second->gbps) + " GB/s unfused"));
+                                        io::significant(fused->gbps) + " GB/s fused, " +
+                                        io::significant(fenced->gbps) + " GB/s unfused"));
       }
-      const auto detour = timings.find(Timing::host_detour);
-      if (detour != timings.end()) {
+      if (const CaseResult* detour = row_of(timings, Timing::host_detour)) {
         const std::uint64_t y_bytes = static_cast<std::uint64_t>(elements_) * size_of(dtype);
         out.push_back(ratio_finding(
-            "host_detour_over_fenced_" + dt, detour->second->seconds, fenced->second->seconds,
+            "host_detour_over_fenced_" + dt, detour->seconds, fenced->seconds,
             prefix + "y (" + io::human_bytes(y_bytes) + ") to host memory and back between kernels" +
                 (uses_host_memory(device_) ? ", here two host-to-host copies" : "") + ": " +
-                io::significant(detour->second->seconds.median) + " s vs " + io::significant(base) + " s"));
+                io::significant(detour->seconds.median) + " s vs " + io::significant(base) + " s"));
       }
     }
     return out;

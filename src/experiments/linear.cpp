@@ -25,6 +25,7 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
+#include "engine/case_grid.hpp"
 #include "engine/registry.hpp"
 #include "kernels/matmul_vendor.hpp"
 #include "ops/linear_sgd.hpp"
@@ -283,22 +284,19 @@ class LinearExperiment : public CaseList<LinearCase> {
       lc.kernel = pick.kernel;
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";
       const char* loss = lc.parameters ? "-" : lc.sync ? "sync_each_batch" : "on_device";
-      CaseSpec c;
-      c.label = lc.parameters ? std::string("parameters")
-                              : std::string("train ") + data + " " + loss + " " + to_string(pick.kernel);
-      c.params = {{"rule", lc.parameters ? "parameters" : "train"},
-                  {"data", data},
-                  {"loss", loss},
-                  {"batch_size", std::to_string(s_.batch)},
-                  {"samples", std::to_string(s_.samples)},
-                  {"in_features", std::to_string(s_.in)},
-                  {"kernel", to_string(pick.kernel)},
-                  {"kernel_choice", pick.why}};
-      c.device = s_.device;
-      c.dtype = dtype;
-      c.ceiling = gemm_ceiling(s_.device, dtype);
+      CaseSpec c =
+          case_spec(lc.parameters ? std::string("parameters")
+                                  : std::string("train ") + data + " " + loss + " " + to_string(pick.kernel),
+                    {{"rule", lc.parameters ? "parameters" : "train"},
+                     {"data", data},
+                     {"loss", loss},
+                     {"batch_size", std::to_string(s_.batch)},
+                     {"samples", std::to_string(s_.samples)},
+                     {"in_features", std::to_string(s_.in)},
+                     {"kernel", to_string(pick.kernel)},
+                     {"kernel_choice", pick.why}},
+                    s_.device, dtype, gemm_ceiling(s_.device, dtype), "samples");
       c.device_bytes = size_of(dtype) * device_elements(s_, lc.parameters, lc.copy);
-      c.size_key = "samples";
       add_case(c, lc);
     };
     // Per dtype: the parameter rules, then training with data {per batch, resident} x loss

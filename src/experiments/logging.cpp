@@ -14,6 +14,8 @@
 //           stored, then copied to the host), plus steps·2n²·s for the native scaling pass
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
+#include "engine/case_grid.hpp"
+#include "engine/findings.hpp"
 #include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -152,21 +154,17 @@ class LoggingExperiment : public CaseList<LoggingCase> {
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const GemmPick pick = ctx.pick_gemm(choice, device, dtype, n_, n_, n_);
       for (Mode mode : {Mode::sync_each_step, Mode::device_log}) {
-        CaseSpec c;
-        c.label = std::string(name_of(mode)) + " " + to_string(pick.kernel);
-        c.params = {{"n", std::to_string(n_)},
-                    {"steps", std::to_string(steps_)},
-                    {"mode", name_of(mode)},
-                    {"kernel", to_string(pick.kernel)},
-                    {"kernel_choice", pick.why}};
-        c.device = device;
-        c.dtype = dtype;
-        c.ceiling = gemm_ceiling(device, dtype);
+        CaseSpec c = case_spec(std::string(name_of(mode)) + " " + to_string(pick.kernel),
+                               {{"n", std::to_string(n_)},
+                                {"steps", std::to_string(steps_)},
+                                {"mode", name_of(mode)},
+                                {"kernel", to_string(pick.kernel)},
+                                {"kernel_choice", pick.why}},
+                               device, dtype, gemm_ceiling(device, dtype), "n");
         c.flops_estimate = static_cast<double>(steps_) * 2.0 * static_cast<double>(n_) *
                            static_cast<double>(n_) * static_cast<double>(n_);
         c.device_bytes =
             (4 * static_cast<std::uint64_t>(n_ * n_) + static_cast<std::uint64_t>(steps_)) * size_of(dtype);
-        c.size_key = "n";
         add_case(c, {mode, pick.kernel, n_, steps_});
       }
     }
@@ -191,30 +189,25 @@ class LoggingExperiment : public CaseList<LoggingCase> {
   void teardown() override { log_.reset(); }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
-    std::map<DType, std::map<Mode, Stats>> median;
-    std::map<DType, GemmKernel> kernel;
-    bool host_memory = false;
-    for (const auto& r : results) {
-      median[r.spec.dtype][case_of(r.spec).mode] = r.seconds;
-      kernel[r.spec.dtype] = case_of(r.spec).kernel;
-      host_memory = host_memory || uses_host_memory(r.spec.device);
-    }
+    const bool host_memory = std::any_of(results.begin(), results.end(),
+                                         [](const CaseResult& r) { return uses_host_memory(r.spec.device); });
     std::vector<Finding> out;
-    for (const auto& [dtype, by_mode] : median) {
-      const auto sync = by_mode.find(Mode::sync_each_step), log = by_mode.find(Mode::device_log);
-      if (sync == by_mode.end() || log == by_mode.end() || sync->second.median <= 0 ||
-          log->second.median <= 0) {
-        continue;
-      }
+    for (const auto& [dtype, by_mode] :
+         rows_by_mode(results, row_dtype, [&](const CaseResult& r) { return case_of(r.spec).mode; })) {
+      const CaseResult *sync = row_of(by_mode, Mode::sync_each_step),
+                       *log = row_of(by_mode, Mode::device_log);
+      if (!has_median(sync) || !has_median(log)) continue;
       const double per_step_us =
-          (sync->second.median - log->second.median) / static_cast<double>(steps_) * 1e6;
+          (sync->seconds.median - log->seconds.median) / static_cast<double>(steps_) * 1e6;
       const std::string cost = per_step_us > 0
                                    ? "a host sync adds " + io::significant(per_step_us, 2) + " us per step"
                                    : "no measurable cost of a host sync (difference within noise)";
+      // configure() picks one kernel per dtype, for both modes.
+      const GemmKernel kernel = case_of(sync->spec).kernel;
       Finding f =
-          ratio_finding("sync_over_device_log_" + to_string(dtype), sync->second, log->second,
+          ratio_finding("sync_over_device_log_" + to_string(dtype), sync->seconds, log->seconds,
                         to_string(dtype) + ", n=" + std::to_string(n_) + ", " + std::to_string(steps_) +
-                            " steps, " + to_string(kernel[dtype]) + " matmul: " + cost);
+                            " steps, " + to_string(kernel) + " matmul: " + cost);
       // In host memory the "sync" waits for nothing and copies within the host: the ratio is 1
       // plus noise in every run, so it is flagged in every run.
       if (host_memory) f.mark_unreliable("in host memory a host sync waits for nothing");

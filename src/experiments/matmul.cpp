@@ -15,6 +15,8 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
+#include "engine/case_grid.hpp"
+#include "engine/findings.hpp"
 #include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/fill_integers.hpp"
@@ -89,18 +91,11 @@ class MatmulExperiment : public CaseList<MatmulCase> {
  public:
   void setup(const CaseSpec& spec) override { setup_state<MatmulState>(spec); }
   void configure(ConfigNode& node, const RunContext& ctx) override {
-    std::vector<std::int64_t> sizes;
-    for (std::int64_t n : node.get_int_list("sizes", {16, 32, 64, 128, 256, 512, 1024}, 1, kMaxN)) {
-      if (std::find(sizes.begin(), sizes.end(), n) == sizes.end()) sizes.push_back(n);
-    }
+    const auto sizes = read_sizes(node, "sizes", {16, 32, 64, 128, 256, 512, 1024}, 1, kMaxN);
     // A serial host kernel would take hours at the chapter's n = 10000: larger sizes run on the GPU only.
     const std::int64_t cpu_max_size = node.get_int("cpu_max_size", 4096, 1);
     const std::vector<DType> dtypes = read_dtypes(node, ctx.default_dtype);
-    std::vector<Device> devices;
-    for (const auto& s : node.get_choice_list("devices", {"cpu", "gpu"}, {"cpu", "gpu"})) {
-      const Device d = s == "gpu" ? try_gpu() : cpu();
-      if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
-    }
+    const std::vector<Device> devices = read_devices(node);
     has_gpu_ = std::any_of(devices.begin(), devices.end(), [](Device d) { return d.is_gpu(); });
     if (!has_gpu_ && *std::min_element(sizes.begin(), sizes.end()) > cpu_max_size) {
       node.fail("sizes", "every size is above cpu_max_size (" + std::to_string(cpu_max_size) +
@@ -120,29 +115,21 @@ class MatmulExperiment : public CaseList<MatmulCase> {
       node.fail("variants", kernels::vendor_gemm_refusal(devices.front(), "tiled"));
     }
     clear_cases();
-    for (DType dtype : dtypes) {
-      for (Variant v : variants_) {
-        for (std::int64_t n : sizes) {
-          for (Device d : devices) {
-            if ((d.is_cpu() && n > cpu_max_size) || (v == Variant::vendor && !kernels::has_vendor_gemm(d)))
-              continue;
-            CaseSpec spec;
-            spec.label = std::string(name_of(v)) + " n=" + std::to_string(n);
-            spec.params = {{"n", std::to_string(n)}, {"variant", name_of(v)}};
-            spec.device = d;
-            spec.dtype = dtype;
-            spec.ceiling = gemm_ceiling(d, dtype);
-            spec.flops_estimate =
-                2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-            // A, B, C, plus the identity check's four double vectors.
-            spec.device_bytes = 3 * static_cast<std::uint64_t>(n * n) * size_of(dtype) +
-                                4 * static_cast<std::uint64_t>(n) * 8;
-            spec.size_key = "sizes";
-            add_case(spec, {v, n});
-          }
-        }
-      }
-    }
+    for_each_combination(
+        [&](DType dtype, Variant v, std::int64_t n, Device d) {
+          if ((d.is_cpu() && n > cpu_max_size) || (v == Variant::vendor && !kernels::has_vendor_gemm(d)))
+            return;
+          CaseSpec spec = case_spec(std::string(name_of(v)) + " n=" + std::to_string(n),
+                                    {{"n", std::to_string(n)}, {"variant", name_of(v)}}, d, dtype,
+                                    gemm_ceiling(d, dtype), "sizes");
+          spec.flops_estimate =
+              2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+          // A, B, C, plus the identity check's four double vectors.
+          spec.device_bytes =
+              3 * static_cast<std::uint64_t>(n * n) * size_of(dtype) + 4 * static_cast<std::uint64_t>(n) * 8;
+          add_case(spec, {v, n});
+        },
+        dtypes, variants_, sizes, devices);
   }
 
   Work work() const override {
@@ -159,12 +146,13 @@ class MatmulExperiment : public CaseList<MatmulCase> {
 
 std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& results) const {
   std::vector<Finding> out;
-  // Best GFLOP/s of each kind of device and dtype, over variants and sizes.
-  std::map<std::string, const CaseResult*> best;
-  for (const auto& r : results) {
-    const std::string key = std::string(r.spec.device.is_gpu() ? "gpu_" : "cpu_") + to_string(r.spec.dtype);
-    if (!best[key] || r.gflops > best[key]->gflops) best[key] = &r;
-  }
+  // Best GFLOP/s of each kind of device and dtype, over variants and sizes, in key order.
+  const auto best = best_rows(
+      results,
+      [](const CaseResult& r) {
+        return std::string(r.spec.device.is_gpu() ? "gpu_" : "cpu_") + to_string(r.spec.dtype);
+      },
+      &CaseResult::gflops);
   // Exercise 1 compares a GPU with "the CPU": say how much of it that was.
   const int threads = HostExecSpace().concurrency();
   const std::string cpu_is =
@@ -179,11 +167,7 @@ std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& r
                                     ? "; cpu and gpu are the same physical host here (emulated GPU), so this "
                                       "reflects noise, not hardware"
                                     : "";
-  std::vector<DType> dtypes;
-  for (const auto& r : results) {
-    if (std::find(dtypes.begin(), dtypes.end(), r.spec.dtype) == dtypes.end()) dtypes.push_back(r.spec.dtype);
-  }
-  for (DType dt : dtypes) {
+  for (DType dt : dtypes_of(results)) {
     for (Variant v : variants_) {
       const std::string name = std::string("crossover_n_") + name_of(v) + "_" + to_string(dt);
       if (!has_gpu_) {

@@ -10,6 +10,8 @@
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/profile_region.hpp"
+#include "engine/case_grid.hpp"
+#include "engine/findings.hpp"
 #include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
@@ -17,7 +19,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace minigpu {
 namespace {
@@ -92,23 +93,19 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
       const GemmPick pick = ctx.pick_gemm(choice, device, dtype, n_, n_, n_);
       for (bool sequential : {true, false}) {
         const char* mode = sequential ? "sequential" : "concurrent";
-        CaseSpec c;
-        c.label = std::string(mode) + " k=" + std::to_string(ctx_.ranks()) + " n=" + std::to_string(n_) + " " +
-                  to_string(pick.kernel);
-        c.params = {{"mode", mode},
-                    {"k", std::to_string(ctx_.ranks())},
-                    {"n", std::to_string(n_)},
-                    {"multiplies_per_gpu", std::to_string(per_gpu_)},
-                    {"kernel", to_string(pick.kernel)},
-                    {"kernel_choice", pick.why}};
-        c.device = device;
-        c.dtype = dtype;
-        c.ceiling = gemm_ceiling(device, dtype);
+        CaseSpec c = case_spec(std::string(mode) + " k=" + std::to_string(ctx_.ranks()) +
+                                   " n=" + std::to_string(n_) + " " + to_string(pick.kernel),
+                               {{"mode", mode},
+                                {"k", std::to_string(ctx_.ranks())},
+                                {"n", std::to_string(n_)},
+                                {"multiplies_per_gpu", std::to_string(per_gpu_)},
+                                {"kernel", to_string(pick.kernel)},
+                                {"kernel_choice", pick.why}},
+                               device, dtype, gemm_ceiling(device, dtype), "n");
         c.ceiling_scale = sequential ? 1 : ctx_.ranks();
         c.flops_estimate = static_cast<double>(sequential ? per_gpu_ * ctx_.ranks() : per_gpu_) * 2.0 *
                            static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(n_);
         c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
-        c.size_key = "n";
         const std::int64_t mine = sequential ? (ctx_.rank() == 0 ? per_gpu_ * ctx_.ranks() : 0) : per_gpu_;
         add_case(c, {sequential, pick.kernel, n_, mine});
       }
@@ -125,20 +122,20 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
   }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
-    std::map<DType, std::map<bool, Stats>> seconds;  // dtype -> sequential? -> seconds
-    for (const auto& r : results) seconds[r.spec.dtype][case_of(r.spec).sequential] = r.seconds;
     std::vector<Finding> out;
     // Say what the k devices are: "k=2 GPUs" only where they are real.
     const std::string k = std::to_string(ctx_.ranks());
     const std::string what = !device_.is_gpu()     ? "k=" + k + " ranks on cpu"
                              : gpus_are_emulated() ? "k=" + k + " emulated GPUs (host memory)"
                                                    : "k=" + k + " GPUs";
-    for (const auto& [dtype, t] : seconds) {
-      if (t.count(true) == 0 || t.count(false) == 0 || t.at(false).median <= 0) continue;
+    for (const auto& [dtype, by_mode] :
+         rows_by_mode(results, row_dtype, [&](const CaseResult& r) { return case_of(r.spec).sequential; })) {
+      const CaseResult *sequential = row_of(by_mode, true), *concurrent = row_of(by_mode, false);
+      if (!sequential || !has_median(concurrent)) continue;
       const std::string dt = to_string(dtype);
-      Finding efficiency = efficiency_finding("efficiency_" + dt, t.at(true), t.at(false), 1.0 / ctx_.ranks(),
-                                              "speedup/k; ideal 100 %");
-      Finding speedup{"", "speedup_" + dt, t.at(true).median / t.at(false).median, "x",
+      Finding efficiency = efficiency_finding("efficiency_" + dt, sequential->seconds, concurrent->seconds,
+                                              1.0 / ctx_.ranks(), "speedup/k; ideal 100 %");
+      Finding speedup{"", "speedup_" + dt, sequential->seconds.median / concurrent->seconds.median, "x",
                       what + " at once vs one after another on one; ideal " + k};
       if (!efficiency.reliable) speedup.mark_unreliable(efficiency.unreliable_because);
       out.push_back(speedup);

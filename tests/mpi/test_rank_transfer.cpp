@@ -2,6 +2,7 @@
 // transfer experiment's rank cases, their byte accounting and findings, at 1, 2 and 3 ranks
 // (a third rank has no partner and idles in point-to-point cases).
 #include "comm/point_to_point.hpp"
+#include "comm/rank_pairs.hpp"
 #include "core/backend.hpp"
 #include "experiment_harness.hpp"
 #include "experiments/transfer/rank_transfer.hpp"
@@ -21,7 +22,7 @@ INSTANTIATE_TEST_SUITE_P(Paths, RankWindow, ::testing::Values(comm::CommPath::di
 
 TEST_P(RankWindow, EveryMessageLandsInItsOwnSlot) {
   const auto world = comm::Communicator::world();
-  const int me = world.rank(), peer = rank_partner(me, world.size());
+  const int me = world.rank(), peer = comm::rank_partner(me, world.size());
   if (peer == comm::kNoRank) GTEST_SKIP() << "rank " << me << " has no partner";
   const std::int64_t n = 1001;
   const int messages = 5;
@@ -122,29 +123,30 @@ TEST(RankTransferRun, StagedPathWhenAsked) {
 // Placements written out by hand: {node of rank 0, node of rank 1, ...}.
 TEST(RankPairs, AcrossNodesPairsTheSameLocalIndexOnTheNextNode) {
   const std::vector<int> two_by_two = {0, 0, 1, 1};
-  EXPECT_EQ(pair_partner(RankPairing::neighbour, 0, two_by_two), 1);
-  EXPECT_EQ(pair_partner(RankPairing::neighbour, 3, two_by_two), 2);
-  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 0, two_by_two), 2);
-  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 1, two_by_two), 3);
-  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 3, two_by_two), 1);
-  EXPECT_EQ(pairing_link(RankPairing::neighbour, two_by_two), "intra-node");
-  EXPECT_EQ(pairing_link(RankPairing::across_nodes, two_by_two), "inter-node");
-  EXPECT_EQ(node_span(two_by_two), "spans 2 nodes");
+  EXPECT_EQ(comm::pair_partner(comm::RankPairing::neighbour, 0, two_by_two), 1);
+  EXPECT_EQ(comm::pair_partner(comm::RankPairing::neighbour, 3, two_by_two), 2);
+  EXPECT_EQ(comm::pair_partner(comm::RankPairing::across_nodes, 0, two_by_two), 2);
+  EXPECT_EQ(comm::pair_partner(comm::RankPairing::across_nodes, 1, two_by_two), 3);
+  EXPECT_EQ(comm::pair_partner(comm::RankPairing::across_nodes, 3, two_by_two), 1);
+  EXPECT_EQ(comm::pairing_link(comm::RankPairing::neighbour, two_by_two), "intra-node");
+  EXPECT_EQ(comm::pairing_link(comm::RankPairing::across_nodes, two_by_two), "inter-node");
+  EXPECT_EQ(comm::node_span(two_by_two), "spans 2 nodes");
   // Three nodes, uneven: node 2 has no partner node; node 1's second rank none on node 0.
   const std::vector<int> uneven = {0, 1, 1, 2};
-  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 0, uneven), 1);
-  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 2, uneven), comm::kNoRank);
-  EXPECT_EQ(pair_partner(RankPairing::across_nodes, 3, uneven), comm::kNoRank);
-  EXPECT_EQ(pairing_link(RankPairing::neighbour, uneven), "inter-node") << "(0,1) and (2,3) both cross";
-  EXPECT_EQ(pairing_link(RankPairing::neighbour, std::vector<int>{0, 0, 0, 1}), "mixed");
+  EXPECT_EQ(comm::pair_partner(comm::RankPairing::across_nodes, 0, uneven), 1);
+  EXPECT_EQ(comm::pair_partner(comm::RankPairing::across_nodes, 2, uneven), comm::kNoRank);
+  EXPECT_EQ(comm::pair_partner(comm::RankPairing::across_nodes, 3, uneven), comm::kNoRank);
+  EXPECT_EQ(comm::pairing_link(comm::RankPairing::neighbour, uneven), "inter-node")
+      << "(0,1) and (2,3) both cross";
+  EXPECT_EQ(comm::pairing_link(comm::RankPairing::neighbour, std::vector<int>{0, 0, 0, 1}), "mixed");
   const std::vector<int> one_node = {0, 0, 0};
-  EXPECT_EQ(pairing_link(RankPairing::across_nodes, one_node), "") << "no pairs on one node";
-  EXPECT_EQ(pairing_link(RankPairing::neighbour, one_node), "intra-node");
-  EXPECT_EQ(node_span(one_node), "spans 1 node");
-  EXPECT_EQ(pair_count(RankPairing::across_nodes, two_by_two), 2);
-  EXPECT_EQ(pair_count(RankPairing::across_nodes, uneven), 1) << "only ranks 0 and 1";
-  EXPECT_EQ(pair_count(RankPairing::neighbour, one_node), 1) << "rank 2 idles";
-  EXPECT_EQ(pair_count(RankPairing::across_nodes, one_node), 0);
+  EXPECT_EQ(comm::pairing_link(comm::RankPairing::across_nodes, one_node), "") << "no pairs on one node";
+  EXPECT_EQ(comm::pairing_link(comm::RankPairing::neighbour, one_node), "intra-node");
+  EXPECT_EQ(comm::node_span(one_node), "spans 1 node");
+  EXPECT_EQ(comm::pair_count(comm::RankPairing::across_nodes, two_by_two), 2);
+  EXPECT_EQ(comm::pair_count(comm::RankPairing::across_nodes, uneven), 1) << "only ranks 0 and 1";
+  EXPECT_EQ(comm::pair_count(comm::RankPairing::neighbour, one_node), 1) << "rank 2 idles";
+  EXPECT_EQ(comm::pair_count(comm::RankPairing::across_nodes, one_node), 0);
 }
 
 TEST(RankTransferRun, RowsSayTheirLink) {

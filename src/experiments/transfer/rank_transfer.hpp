@@ -1,6 +1,6 @@
 // The rank-to-rank cases of the `transfer` experiment: buffers in one device's memory on each
 // rank, moved by MPI, directly (GPU-aware MPI, or host memory) or staged through the host.
-// Ranks pair up as transfer/rank_pairs.hpp says; a rank without a partner idles in
+// Ranks pair up as comm/rank_pairs.hpp says; a rank without a partner idles in
 // point-to-point cases.
 //   pingpong   the lower rank sends, the partner echoes back, `messages` times: bytes 2·n·m
 //              per pair, one-way latency = time / (2m)
@@ -13,8 +13,8 @@
 #pragma once
 
 #include "comm/point_to_point.hpp"
+#include "comm/rank_pairs.hpp"
 #include "engine/experiment.hpp"
-#include "experiments/transfer/rank_pairs.hpp"
 #include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
 
@@ -30,8 +30,8 @@ struct RankTransferCase {
   comm::CommPath path = comm::CommPath::direct;
   std::int64_t bytes = 0;
   int messages = 1;
-  RankPairing pairing = RankPairing::neighbour;
-  /// This rank's partner in point-to-point cases (pair_partner), or comm::kNoRank.
+  comm::RankPairing pairing = comm::RankPairing::neighbour;
+  /// This rank's partner in point-to-point cases (comm::pair_partner), or comm::kNoRank.
   int partner = comm::kNoRank;
 };
 

@@ -11,13 +11,15 @@
 // Between ranks (2 or more), as OSU and nccl-tests measure them (transfer/rank_transfer.hpp):
 //   pingpong (latency), uni and bi (bandwidth, `messages` in flight), allreduce (busbw), each
 //   over `rank_sizes`, direct (GPU-aware MPI or host memory) and/or staged through the host;
-//   point-to-point pairs as `pairs` asks (transfer/rank_pairs.hpp), each row's `link` saying
+//   point-to-point pairs as `pairs` asks (comm/rank_pairs.hpp), each row's `link` saying
 //   whether its pairs share a node or cross the network.
 #include "ceilings/ceilings.hpp"
 #include "comm/node.hpp"
 #include "config/common_keys.hpp"
 #include "core/backend.hpp"
 #include "core/checked.hpp"
+#include "engine/case_grid.hpp"
+#include "engine/findings.hpp"
 #include "engine/registry.hpp"
 #include "experiments/transfer/host_copy.hpp"
 #include "experiments/transfer/rank_transfer.hpp"
@@ -29,6 +31,8 @@
 
 namespace minigpu {
 namespace {
+
+using comm::RankPairing;
 
 constexpr std::int64_t kMaxChunks = std::int64_t(1) << 20;
 // 2^50 bytes (1 PiB) per copy is beyond any machine; the bound keeps byte sums exact.
@@ -118,20 +122,19 @@ class TransferExperiment : public CaseList<TransferCase> {
           for (auto bytes : sizes) {
             if (k > bytes) continue;  // a chunk must hold at least one byte
             const std::string kind = d2d ? "-" : pinned ? "pinned" : "pageable";
-            CaseSpec c;
-            c.label = name + (d2d ? "" : " " + kind) + " " +
-                      io::human_bytes(static_cast<std::uint64_t>(bytes)) + " x" + std::to_string(k);
-            c.params = {{"direction", name},
-                        {"host_memory", kind},
-                        {"bytes", std::to_string(bytes)},
-                        {"chunks", std::to_string(k)}};
-            c.device = device_;
-            c.ceiling = copy_ceiling(device_, direction == Direction::h2d, direction == Direction::d2h);
+            CaseSpec c = case_spec(
+                name + (d2d ? "" : " " + kind) + " " + io::human_bytes(static_cast<std::uint64_t>(bytes)) +
+                    " x" + std::to_string(k),
+                {{"direction", name},
+                 {"host_memory", kind},
+                 {"bytes", std::to_string(bytes)},
+                 {"chunks", std::to_string(k)}},
+                device_, DType::f32,
+                copy_ceiling(device_, direction == Direction::h2d, direction == Direction::d2h), "sizes");
             // Host buffers count too where the device's memory is the host's.
             c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(bytes),
                                                         d2d || uses_host_memory(device_) ? 2 : 1,
                                                         "transfer: bytes of a case");
-            c.size_key = "sizes";
             add_case(c, {direction, pinned, bytes, k, std::nullopt});
           }
         }
@@ -179,7 +182,7 @@ class TransferExperiment : public CaseList<TransferCase> {
       const bool reduce = pattern == RankPattern::allreduce;
       // Allreduce involves every rank, so pairings do not apply to it.
       for (const auto pairing : reduce ? std::vector<RankPairing>{RankPairing::neighbour} : pairings) {
-        const std::string link = reduce ? node_span(node_of_) : pairing_link(pairing, node_of_);
+        const std::string link = reduce ? comm::node_span(node_of_) : comm::pairing_link(pairing, node_of_);
         if (link.empty()) continue;  // across_nodes on one node: no pairs
         add_rank_cases(name, pattern, pairing, link, paths, sizes, messages);
       }
@@ -200,28 +203,25 @@ class TransferExperiment : public CaseList<TransferCase> {
                                   reduce ? bytes / 4 * 4 : bytes,
                                   reduce ? 1 : messages,
                                   pairing,
-                                  pair_partner(pairing, comm_.rank(), node_of_)};
+                                  comm::pair_partner(pairing, comm_.rank(), node_of_)};
         const std::int64_t slots = reduce || pattern == RankPattern::pingpong ? 1 : messages;
-        CaseSpec c;
-        c.label = name + " " + comm::to_string(path) + " " +
-                  io::human_bytes(static_cast<std::uint64_t>(rc.bytes)) +
-                  (reduce ? " p=" + std::to_string(ranks_) : " x" + std::to_string(rc.messages)) +
-                  (across ? " across nodes" : "");
-        c.params = {{"direction", name},
-                    {"host_memory", "-"},
-                    {"bytes", std::to_string(rc.bytes)},
-                    {"chunks", "1"},
-                    {"path", comm::to_string(path)},
-                    {"messages", std::to_string(rc.messages)},
-                    {"pairs", reduce ? "-" : to_string(pairing)},
-                    {"link", link}};
-        c.device = device_;
         // Staged: bounded by the slower of the copies through pinned host memory.
-        c.ceiling = copy_ceiling(device_, false, path == comm::CommPath::staged);
+        CaseSpec c = case_spec(
+            name + " " + comm::to_string(path) + " " + io::human_bytes(static_cast<std::uint64_t>(rc.bytes)) +
+                (reduce ? " p=" + std::to_string(ranks_) : " x" + std::to_string(rc.messages)) +
+                (across ? " across nodes" : ""),
+            {{"direction", name},
+             {"host_memory", "-"},
+             {"bytes", std::to_string(rc.bytes)},
+             {"chunks", "1"},
+             {"path", comm::to_string(path)},
+             {"messages", std::to_string(rc.messages)},
+             {"pairs", reduce ? "-" : to_string(pairing)},
+             {"link", link}},
+            device_, DType::f32, copy_ceiling(device_, false, path == comm::CommPath::staged), "rank_sizes");
         c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(rc.bytes),
                                                     static_cast<std::uint64_t>(1 + slots),
                                                     "transfer: bytes of a rank-to-rank case");
-        c.size_key = "rank_sizes";
         add_case(c, {Direction::d2d, false, rc.bytes, 1, rc});
       }
     }
@@ -253,20 +253,11 @@ class TransferExperiment : public CaseList<TransferCase> {
   }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
-    std::vector<std::string> order;
-    std::map<std::string, std::vector<const CaseResult*>> groups;
-    for (const auto& r : results) {
-      const std::string group = case_of(r.spec).group();
-      if (!groups.count(group)) order.push_back(group);
-      groups[group].push_back(&r);
-    }
     std::vector<Finding> out;
     std::map<std::string, double> peaks;
-    for (const auto& group : order) {
-      const auto& rows = groups[group];
-      const CaseResult* best =
-          *std::max_element(rows.begin(), rows.end(),
-                            [](const CaseResult* a, const CaseResult* b) { return a->gbps < b->gbps; });
+    for (const auto& [group, rows] :
+         group_rows(results, [&](const CaseResult& r) { return case_of(r.spec).group(); })) {
+      const CaseResult* best = best_row(rows, &CaseResult::gbps);
       const TransferCase& c = case_of(best->spec);
       peaks[group] = best->gbps;
       if (c.between_ranks) {
@@ -298,13 +289,13 @@ class TransferExperiment : public CaseList<TransferCase> {
  private:
   /// Peak bandwidth (busbw for allreduce) and, for ping-pong, the one-way latency of the
   /// smallest message.
-  std::vector<Finding> between_ranks_findings(const std::string& group,
-                                              const std::vector<const CaseResult*>& rows,
+  std::vector<Finding> between_ranks_findings(const std::string& group, const ResultRows& rows,
                                               const CaseResult& best) const {
     const RankTransferCase& rc = *case_of(best.spec).between_ranks;
     const std::string at = io::human_bytes(static_cast<std::uint64_t>(rc.bytes));
-    const std::string pairs = std::to_string(pair_count(rc.pairing, node_of_)) + " " + to_string(rc.pairing) +
-                              " pair(s) of ranks (" + best.spec.param("link") + ") on " + describe(device_);
+    const std::string pairs = std::to_string(comm::pair_count(rc.pairing, node_of_)) + " " +
+                              to_string(rc.pairing) + " pair(s) of ranks (" + best.spec.param("link") +
+                              ") on " + describe(device_);
     if (rc.pattern == RankPattern::allreduce) {
       const double algbw = best.gbps * ranks_ / (2.0 * (ranks_ - 1));
       return {{"", "peak_busbw_gbps_" + group, best.gbps, "GB/s",
@@ -332,8 +323,7 @@ class TransferExperiment : public CaseList<TransferCase> {
   }
 
   /// Time of the most chunks over the fewest at the largest size where both ran.
-  std::optional<Finding> chunk_ratio(const std::string& group,
-                                     const std::vector<const CaseResult*>& rows) const {
+  std::optional<Finding> chunk_ratio(const std::string& group, const ResultRows& rows) const {
     std::map<std::int64_t, std::map<std::int64_t, double>> by_size;  // bytes -> chunks -> median s
     for (const auto* r : rows) {
       const TransferCase& c = case_of(r->spec);

@@ -1,8 +1,9 @@
-// Which ranks pair up in transfer's point-to-point cases, and which links the pairs use.
+// Which ranks pair up for point-to-point measurements (transfer's rank cases), and which
+// links the pairs use: communicator logic only, so it lives beside the communicator.
 //   neighbour     (0,1), (2,3), ...: with several ranks per node these share a node (memory)
 //   across_nodes  node 2j with node 2j+1, the k-th rank of one with the k-th rank of the other,
 //                 so every pair's bytes cross the network between nodes
-// `node_of` is comm::node_of_ranks: each rank's node, nodes numbered in rank order.
+// `node_of` is node_of_ranks (comm/node.hpp): each rank's node, nodes numbered in rank order.
 #pragma once
 
 #include "comm/communicator.hpp"
@@ -11,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace minigpu {
+namespace minigpu::comm {
 
 enum class RankPairing { neighbour, across_nodes };
 
@@ -19,13 +20,13 @@ inline const char* to_string(RankPairing p) {
   return p == RankPairing::neighbour ? "neighbour" : "across_nodes";
 }
 
-/// This rank's partner for point-to-point cases under `neighbour`, or comm::kNoRank.
+/// This rank's partner for point-to-point cases under `neighbour`, or kNoRank.
 inline int rank_partner(int rank, int ranks) {
   const int partner = rank ^ 1;
-  return partner < ranks ? partner : comm::kNoRank;
+  return partner < ranks ? partner : kNoRank;
 }
 
-/// `rank`'s partner under `pairing`, or comm::kNoRank when it has none.
+/// `rank`'s partner under `pairing`, or kNoRank when it has none.
 inline int pair_partner(RankPairing pairing, int rank, const std::vector<int>& node_of) {
   const int ranks = static_cast<int>(node_of.size());
   if (pairing == RankPairing::neighbour) return rank_partner(rank, ranks);
@@ -35,7 +36,7 @@ inline int pair_partner(RankPairing pairing, int rank, const std::vector<int>& n
   for (int r = 0; r < ranks; ++r) {
     if (node_of[static_cast<std::size_t>(r)] == other && index-- == 0) return r;
   }
-  return comm::kNoRank;
+  return kNoRank;
 }
 
 /// "intra-node", "inter-node" or "mixed" over the pairs `pairing` makes; "" when it makes none.
@@ -43,7 +44,7 @@ inline std::string pairing_link(RankPairing pairing, const std::vector<int>& nod
   std::set<std::string> kinds;
   for (int r = 0; r < static_cast<int>(node_of.size()); ++r) {
     const int p = pair_partner(pairing, r, node_of);
-    if (p == comm::kNoRank) continue;
+    if (p == kNoRank) continue;
     kinds.insert(node_of[static_cast<std::size_t>(r)] == node_of[static_cast<std::size_t>(p)] ? "intra-node"
                                                                                               : "inter-node");
   }
@@ -55,7 +56,7 @@ inline std::string pairing_link(RankPairing pairing, const std::vector<int>& nod
 inline int pair_count(RankPairing pairing, const std::vector<int>& node_of) {
   int with_partner = 0;
   for (int r = 0; r < static_cast<int>(node_of.size()); ++r)
-    with_partner += pair_partner(pairing, r, node_of) == comm::kNoRank ? 0 : 1;
+    with_partner += pair_partner(pairing, r, node_of) == kNoRank ? 0 : 1;
   return with_partner / 2;
 }
 
@@ -65,4 +66,4 @@ inline std::string node_span(const std::vector<int>& node_of) {
   return "spans " + std::to_string(nodes.size()) + (nodes.size() == 1 ? " node" : " nodes");
 }
 
-}  // namespace minigpu
+}  // namespace minigpu::comm

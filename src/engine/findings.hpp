@@ -1,0 +1,77 @@
+// What findings() does with results before it says anything: group the rows, pick the best
+// of a group, find the row of one mode. Written once here so that an experiment's findings()
+// reads as which rows it compares and what it says about them.
+#pragma once
+
+#include "core/shape.hpp"
+#include "io/results.hpp"
+
+#include <algorithm>
+#include <map>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace minigpu {
+
+using ResultRows = std::vector<const CaseResult*>;
+
+/// Rows grouped by key_of(row); groups in the order of their first row (the case order), so
+/// findings come out in the order the cases ran.
+template <class KeyOf>
+auto group_rows(const std::vector<CaseResult>& results, KeyOf key_of) {
+  using Key = std::decay_t<decltype(key_of(std::declval<const CaseResult&>()))>;
+  std::vector<std::pair<Key, ResultRows>> groups;
+  for (const auto& r : results) {
+    Key key = key_of(r);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) {
+      groups.push_back({std::move(key), {&r}});
+    } else {
+      it->second.push_back(&r);
+    }
+  }
+  return groups;
+}
+
+/// Each row filed under group_of(row) and then mode_of(row), groups and modes in key order; a
+/// later row of the same group and mode replaces an earlier one (a repeated case: the last run).
+template <class GroupOf, class ModeOf>
+auto rows_by_mode(const std::vector<CaseResult>& results, GroupOf group_of, ModeOf mode_of) {
+  using Group = std::decay_t<decltype(group_of(std::declval<const CaseResult&>()))>;
+  using Mode = std::decay_t<decltype(mode_of(std::declval<const CaseResult&>()))>;
+  std::map<Group, std::map<Mode, const CaseResult*>> out;
+  for (const auto& r : results) out[group_of(r)][mode_of(r)] = &r;
+  return out;
+}
+
+/// The row filed under `mode`, or null when that mode did not run.
+template <class Mode>
+const CaseResult* row_of(const std::map<Mode, const CaseResult*>& modes, const Mode& mode) {
+  const auto it = modes.find(mode);
+  return it == modes.end() ? nullptr : it->second;
+}
+
+/// The row with the highest `rate` (&CaseResult::gbps or &CaseResult::gflops), the first of
+/// equals; null for no rows.
+const CaseResult* best_row(const ResultRows& rows, double CaseResult::*rate);
+
+/// The best row (best_row) of each key_of(row), keys in key order.
+template <class KeyOf>
+auto best_rows(const std::vector<CaseResult>& results, KeyOf key_of, double CaseResult::*rate) {
+  using Key = std::decay_t<decltype(key_of(std::declval<const CaseResult&>()))>;
+  std::map<Key, const CaseResult*> best;
+  for (auto& [key, rows] : group_rows(results, key_of)) best[std::move(key)] = best_row(rows, rate);
+  return best;
+}
+
+/// The dtypes the results hold, each once, in the order they first appear.
+std::vector<DType> dtypes_of(const std::vector<CaseResult>& results);
+
+/// A row's dtype: the usual first key of rows_by_mode.
+inline DType row_dtype(const CaseResult& r) { return r.spec.dtype; }
+
+/// True when the row exists and has a positive median: a time a ratio may divide by.
+inline bool has_median(const CaseResult* r) { return r != nullptr && r->seconds.median > 0; }
+
+}  // namespace minigpu

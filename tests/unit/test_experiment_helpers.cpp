@@ -1,0 +1,137 @@
+// The helpers experiments build their case lists and findings with (engine/case_grid.hpp,
+// engine/findings.hpp) and the shared list readers of config/common_keys: every expected value
+// is worked out by hand from the inputs written here.
+#include "config/common_keys.hpp"
+#include "core/errors.hpp"
+#include "engine/case_grid.hpp"
+#include "engine/findings.hpp"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+namespace minigpu {
+namespace {
+
+CaseResult row(const std::string& label, DType dtype, double gbps, double median = 1) {
+  CaseResult r;
+  r.spec.label = label;
+  r.spec.dtype = dtype;
+  r.gbps = gbps;
+  r.gflops = 100 - gbps;
+  r.seconds.median = median;
+  return r;
+}
+
+std::vector<std::string> labels(const ResultRows& rows) {
+  std::vector<std::string> out;
+  for (const CaseResult* r : rows) out.push_back(r->spec.label);
+  return out;
+}
+
+TEST(CaseGrid, CombinationsComeInNestedLoopOrder) {
+  std::vector<std::string> seen;
+  for_each_combination([&](int i, const std::string& s) { seen.push_back(std::to_string(i) + s); },
+                       std::vector<int>{1, 2}, std::vector<std::string>{"a", "b", "c"});
+  EXPECT_EQ(seen, (std::vector<std::string>{"1a", "1b", "1c", "2a", "2b", "2c"}));
+  int calls = 0;
+  for_each_combination([&](int, bool, char) { ++calls; }, std::vector<int>{1, 2, 3}, std::vector<bool>{},
+                       std::vector<char>{'x'});
+  EXPECT_EQ(calls, 0) << "an empty axis has no combinations";
+  for_each_combination([&](bool, char) { ++calls; }, std::vector<bool>{true, false},
+                       std::vector<char>{'x', 'y'});
+  EXPECT_EQ(calls, 4);
+}
+
+TEST(CaseGrid, SpecCarriesTheFieldsGiven) {
+  const CaseSpec s =
+      case_spec("tiled n=8", {{"n", "8"}, {"variant", "tiled"}}, cpu(), DType::f64, "gemm", "sizes");
+  EXPECT_EQ(s.label, "tiled n=8");
+  EXPECT_EQ(s.param("variant"), "tiled");
+  EXPECT_EQ(s.param("n"), "8");
+  EXPECT_EQ(s.device, cpu());
+  EXPECT_EQ(s.dtype, DType::f64);
+  EXPECT_EQ(s.ceiling, "gemm");
+  EXPECT_EQ(s.size_key, "sizes");
+  EXPECT_EQ(s.device_bytes, 0u) << "left for the case to set";
+  EXPECT_EQ(s.ceiling_scale, 1);
+  EXPECT_TRUE(s.fence_after_run);
+}
+
+TEST(Findings, GroupsKeepTheOrderOfTheirFirstRow) {
+  const std::vector<CaseResult> results = {row("b1", DType::f32, 1), row("a1", DType::f32, 2),
+                                           row("b2", DType::f32, 3)};
+  const auto groups = group_rows(results, [](const CaseResult& r) { return r.spec.label.substr(0, 1); });
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].first, "b");
+  EXPECT_EQ(labels(groups[0].second), (std::vector<std::string>{"b1", "b2"}));
+  EXPECT_EQ(groups[1].first, "a");
+  EXPECT_EQ(labels(groups[1].second), (std::vector<std::string>{"a1"}));
+}
+
+TEST(Findings, RowsByModeFileEachRowAndTheLastOfARepeatWins) {
+  const std::vector<CaseResult> results = {row("f64 slow", DType::f64, 1), row("f32 slow", DType::f32, 2),
+                                           row("f32 fast", DType::f32, 3),
+                                           row("f32 slow again", DType::f32, 4)};
+  const auto by =
+      rows_by_mode(results, row_dtype, [](const CaseResult& r) { return r.spec.label.substr(4, 4); });
+  ASSERT_EQ(by.size(), 2u);
+  EXPECT_EQ(by.begin()->first, DType::f32) << "groups in key order, not row order";
+  const auto& f32 = by.at(DType::f32);
+  EXPECT_EQ(row_of(f32, std::string("slow"))->spec.label, "f32 slow again");
+  EXPECT_EQ(row_of(f32, std::string("fast"))->gbps, 3);
+  EXPECT_EQ(row_of(by.at(DType::f64), std::string("fast")), nullptr);
+}
+
+TEST(Findings, BestRowIsTheHighestRateAndTheFirstOfEquals) {
+  const std::vector<CaseResult> results = {row("r0", DType::f32, 3), row("r1", DType::f32, 7),
+                                           row("r2", DType::f32, 7), row("r3", DType::f32, 2)};
+  const ResultRows rows = {&results[0], &results[1], &results[2], &results[3]};
+  EXPECT_EQ(best_row(rows, &CaseResult::gbps)->spec.label, "r1");
+  EXPECT_EQ(best_row(rows, &CaseResult::gflops)->spec.label, "r3") << "gflops = 100 - gbps: 98 is highest";
+  EXPECT_EQ(best_row({}, &CaseResult::gbps), nullptr);
+  // Per dtype: f64 rows r0 (3) and r2 (7), f32 rows r1 (7) and r3 (2).
+  std::vector<CaseResult> mixed = results;
+  mixed[0].spec.dtype = mixed[2].spec.dtype = DType::f64;
+  const auto best = best_rows(mixed, row_dtype, &CaseResult::gbps);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best.at(DType::f64)->spec.label, "r2");
+  EXPECT_EQ(best.at(DType::f32)->spec.label, "r1");
+}
+
+TEST(Findings, DtypesOnceInTheOrderSeenAndMediansToDivideBy) {
+  const std::vector<CaseResult> results = {row("a", DType::f64, 1), row("b", DType::f32, 1),
+                                           row("c", DType::f64, 1, 0)};
+  EXPECT_EQ(dtypes_of(results), (std::vector<DType>{DType::f64, DType::f32}));
+  EXPECT_TRUE(dtypes_of({}).empty());
+  EXPECT_TRUE(has_median(&results[0]));
+  EXPECT_FALSE(has_median(&results[2])) << "a zero median cannot divide";
+  EXPECT_FALSE(has_median(nullptr));
+}
+
+TEST(CommonKeys, DevicesListedOnceGpuMeaningTryGpu) {
+  ConfigNode given(YAML::Load("{devices: [gpu, cpu, gpu]}"), "in.yaml", "x");
+  const std::vector<Device> want =
+      num_gpus() > 0 ? std::vector<Device>{gpu(0), cpu()} : std::vector<Device>{cpu()};
+  EXPECT_EQ(read_devices(given), want) << "without a GPU, gpu is the cpu again";
+  ConfigNode absent(YAML::Load("{}"), "in.yaml", "x");
+  const std::vector<Device> both =
+      num_gpus() > 0 ? std::vector<Device>{cpu(), gpu(0)} : std::vector<Device>{cpu()};
+  EXPECT_EQ(read_devices(absent), both);
+  ConfigNode bad(YAML::Load("{devices: [tpu]}"), "in.yaml", "x");
+  EXPECT_THROW(read_devices(bad), InputError);
+}
+
+TEST(CommonKeys, SizesDropRepeatsAndKeepOrderAndBounds) {
+  ConfigNode given(YAML::Load("{sizes: [64, 16, 64, 32, 16]}"), "in.yaml", "x");
+  EXPECT_EQ(read_sizes(given, "sizes", {1}, 1, 100), (std::vector<std::int64_t>{64, 16, 32}));
+  ConfigNode absent(YAML::Load("{}"), "in.yaml", "x");
+  EXPECT_EQ(read_sizes(absent, "sizes", {8, 8, 4}, 1, 100), (std::vector<std::int64_t>{8, 4}));
+  ConfigNode big(YAML::Load("{sizes: [101]}"), "in.yaml", "x");
+  EXPECT_THROW(read_sizes(big, "sizes", {1}, 1, 100), InputError);
+}
+
+}  // namespace
+}  // namespace minigpu
