@@ -23,6 +23,11 @@
 namespace minigpu {
 namespace {
 
+using perfmodel::load_hardware_profile;
+using perfmodel::load_run_scaling_model;
+using perfmodel::ModelInputs;
+using perfmodel::Sourced;
+
 constexpr int kDefaultPanelWidth = 256;
 constexpr std::array<const char*, 4> kAlgorithms = {"row", "summa", "summa_overlap", "2.5d_bound"};
 using Estimates = std::array<perfmodel::Estimate, kAlgorithms.size()>;

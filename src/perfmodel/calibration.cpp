@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace minigpu {
+namespace minigpu::perfmodel {
 namespace {
 
 constexpr std::int64_t kSmallElems = 2, kLargeElems = std::int64_t(1) << 20;  // 8 B and 4 MiB of float
@@ -282,4 +282,4 @@ nlohmann::json ScalingModel::record(
   return out;
 }
 
-}  // namespace minigpu
+}  // namespace minigpu::perfmodel

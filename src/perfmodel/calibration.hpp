@@ -37,7 +37,7 @@
 #include <utility>
 #include <vector>
 
-namespace minigpu {
+namespace minigpu::perfmodel {
 
 struct NetworkCalibration {
   perfmodel::Link intra_node, inter_node;
@@ -133,4 +133,4 @@ std::pair<std::int64_t, perfmodel::Estimate> best_summa_panel(const perfmodel::M
                                                               kernels::ProcessGrid grid, bool overlap,
                                                               std::size_t elem, std::int64_t width);
 
-}  // namespace minigpu
+}  // namespace minigpu::perfmodel

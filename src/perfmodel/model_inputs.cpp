@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace minigpu {
+namespace minigpu::perfmodel {
 namespace {
 
 // ---- the YAML profile ----
@@ -179,4 +179,4 @@ ModelInputs load_run_scaling_model(const std::string& run_dir) {
   return in;
 }
 
-}  // namespace minigpu
+}  // namespace minigpu::perfmodel

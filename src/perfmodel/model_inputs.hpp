@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-namespace minigpu {
+namespace minigpu::perfmodel {
 
 /// A figure and where it comes from.
 struct Sourced {
@@ -34,4 +34,4 @@ ModelInputs load_hardware_profile(const std::string& path);
 /// Reads RUN_DIR/run.json's scaling_model section; InputError naming the file and key.
 ModelInputs load_run_scaling_model(const std::string& run_dir);
 
-}  // namespace minigpu
+}  // namespace minigpu::perfmodel

@@ -44,6 +44,10 @@
 namespace minigpu {
 namespace {
 
+using perfmodel::kWidestModelPanel;
+using perfmodel::ModelledProduct;
+using perfmodel::ScalingModel;
+
 constexpr std::int64_t kMaxScalingN = 46340;  // n² elements must fit MPI's int message counts
 constexpr std::int64_t kExactCheckMaxScalingN = 64;
 
