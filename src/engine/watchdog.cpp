@@ -147,16 +147,14 @@ void Watchdog::watch() {
     const StallVerdict v = judge_stall(heartbeat_.rank(), ranks, kSilenceS, kept_in_);
     if (!v.stalled) continue;
     // The reporter says why; the others give it a moment, so the launcher that tears the job
-    // down once a rank exits does not take the reporter before its line is out.
-    if (v.reporter == heartbeat_.rank()) {
-      std::cout.flush();
-      std::fflush(stdout);
-      const std::string line = "minigpu: rank " + std::to_string(v.reporter) + ": error: " + v.message + "\n";
-      std::fputs(line.c_str(), stderr);
-      std::fflush(stderr);
-    } else {
-      std::this_thread::sleep_for(std::chrono::seconds(2));
-    }
+    // down once a rank exits does not take the reporter before its line is out. One still here
+    // after that says it too: the reporter may be a rank still progressing, that never judges.
+    if (v.reporter != heartbeat_.rank()) std::this_thread::sleep_for(std::chrono::seconds(2));
+    std::cout.flush();
+    std::fflush(stdout);
+    const std::string line = "minigpu: rank " + std::to_string(heartbeat_.rank()) + ": error: " + v.message + "\n";
+    std::fputs(line.c_str(), stderr);
+    std::fflush(stderr);
     ::_exit(kExitStalled);
   }
 }

@@ -4,9 +4,10 @@
 # write) ends a 2-rank job within its case budget (--case-timeout) plus a few seconds, with
 # exit 4 and a line naming the rank, the case and the phase; the finished cases stay in the
 # run's .partial directory and --resume completes the run, every case verified.
-# Usage: check_stall.sh MPIEXEC MINIGPU INPUT
+# And no false alarm: the 2-rank quickstart beside four busy loops, with the default budgets.
+# Usage: check_stall.sh MPIEXEC MINIGPU INPUT QUICKSTART
 set -u
-mpiexec="$1" minigpu="$2" input="$3"
+mpiexec="$1" minigpu="$2" input="$3" quickstart="$4"
 budget=6 bound=16  # seconds: the case budget, and the most a stalled job may outlive it
 out="$(mktemp -d)"
 leftovers=()
@@ -91,6 +92,22 @@ if record["status"] != "complete" or len(record["results"]) != record["cases_pla
 print(f"{sys.argv[2]} resumed: {len(kept)} kept, {len(record['results']) - len(kept)} run, all verified")
 PY
 }
+
+# No false alarm: the 2-rank quickstart with the default budgets, beside four busy loops
+# fighting its ranks for the two cores, must finish verified without a watchdog line.
+contention() {
+  local hogs=() i
+  for i in 1 2 3 4; do (while :; do :; done) & hogs+=($!); done
+  timeout 600 "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$quickstart" --output-dir "$out/busy" \
+    >"$out/busy.log" 2>&1
+  local rc=$?
+  kill "${hogs[@]}" 2>/dev/null
+  wait "${hogs[@]}" 2>/dev/null
+  [ "$rc" -eq 0 ] || fail busy "the quickstart under contention exited $rc"
+  if grep -q "no progress for" "$out/busy.log"; then fail busy "the watchdog tripped on a busy machine"; fi
+  echo "busy: the quickstart beside 4 busy loops finished, exit $rc, no watchdog line"
+}
+contention
 
 stall sigstop 1
 kept sigstop "rank 1 (" "stopped answering" "matmul tiled n="

@@ -339,15 +339,18 @@ say "$left case(s) kept in $partial"
 # n2 comes back; the same job script finishes the run from what the lost job kept.
 start_slurmd 1
 wait_for 30 "node n2 to return" nodes_idle
-resume_started=$SECONDS
-job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/resumed" \
-  sbatch --parsable --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
-  "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --resume "$partial")" ||
-  fail "sbatch refused the resuming job"
-job="${job%%;*}"
-job_completed "$job" "$resume_started"
-python3 "$root/tests/e2e/check_run.py" --check-dir "$tmp/submit/resumed" --ranks 4 ||
-  fail "the resumed run does not check out"
+# resume_job OUT PARTIAL: a job that resumes PARTIAL into OUT completes, every row verified.
+resume_job() {
+  local resume_started=$SECONDS
+  job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$1" \
+    sbatch --parsable --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
+    "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --resume "$2")" ||
+    fail "sbatch refused the resuming job"
+  job="${job%%;*}"
+  job_completed "$job" "$resume_started"
+  python3 "$root/tests/e2e/check_run.py" --check-dir "$1" --ranks 4 || fail "the run resumed into $1 does not check out"
+}
+resume_job "$tmp/submit/resumed" "$partial"
 python3 - "$tmp/submit/resumed" "$partial" "$left" <<'EOF' || fail "the resumed run did not keep the finished cases"
 import glob, json, sys
 [path] = glob.glob(sys.argv[1] + "/*/run.json")
@@ -391,15 +394,7 @@ if [ "$mode" = netns ]; then
   # Slurm may have set n2 down while it could not reach it.
   "${ctl[@]}" scontrol update nodename=n2 state=resume >/dev/null 2>&1
   wait_for 60 "nodes n1 and n2 to be idle again" nodes_idle
-  resume_started=$SECONDS
-  job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/cut-resumed" \
-    sbatch --parsable --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
-    "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --resume "$partial")" ||
-    fail "sbatch refused the resuming job"
-  job="${job%%;*}"
-  job_completed "$job" "$resume_started"
-  python3 "$root/tests/e2e/check_run.py" --check-dir "$tmp/submit/cut-resumed" --ranks 4 ||
-    fail "the run resumed after the cut does not check out"
+  resume_job "$tmp/submit/cut-resumed" "$partial"
   say "link cut, watchdog and resume in $((SECONDS - cut_started))s"
 
   # The same cut under mpirun across the nodes. mpirun hears its daemon on n2 only over TCP: once
