@@ -82,7 +82,8 @@ Heartbeat::Heartbeat(const Communicator& comm) : rank_(comm.rank()) {
       Address a;
       a.where.sin_family = AF_INET;
       a.where.sin_port = htons(static_cast<std::uint16_t>(std::stoi(fields[1])));
-      if (!text.empty() && inet_pton(AF_INET, text.c_str(), &a.where.sin_addr) == 1) addresses_[r].push_back(a);
+      if (!text.empty() && inet_pton(AF_INET, text.c_str(), &a.where.sin_addr) == 1)
+        addresses_[r].push_back(a);
     }
   }
 }
@@ -131,7 +132,8 @@ void Heartbeat::receive() {
 std::vector<Heartbeat::Peer> Heartbeat::peers() const {
   std::vector<Peer> out = peers_;
   const double now = now_s() - start_;
-  for (std::size_t r = 0; r < out.size(); ++r) out[r].silent_s = static_cast<int>(r) == rank_ ? 0 : now - heard_at_[r];
+  for (std::size_t r = 0; r < out.size(); ++r)
+    out[r].silent_s = static_cast<int>(r) == rank_ ? 0 : now - heard_at_[r];
   return out;
 }
 

@@ -24,11 +24,11 @@ void end_case();
 void repetition(int k);
 
 struct Snapshot {
-  std::uint64_t marks = 0;    ///< moves on every mark: progress
-  double idle_s = 0;          ///< seconds since the last mark
-  std::string where;          ///< "minigpu/matmul/vendor n=64/run", regions joined by '/'
-  std::string waiting_in;     ///< the collective waited in, "" when not waiting on others
-  std::string case_label;     ///< "" outside a case
+  std::uint64_t marks = 0;  ///< moves on every mark: progress
+  double idle_s = 0;        ///< seconds since the last mark
+  std::string where;        ///< "minigpu/matmul/vendor n=64/run", regions joined by '/'
+  std::string waiting_in;   ///< the collective waited in, "" when not waiting on others
+  std::string case_label;   ///< "" outside a case
   int repetition = 0;
   double budget_s = 0;
 };

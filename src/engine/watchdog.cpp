@@ -29,14 +29,16 @@ std::string place(const progress::Snapshot& s) {
   return text;
 }
 
-std::string who(const RankNews& n) { return "rank " + std::to_string(n.rank) + (n.host.empty() ? "" : " (" + n.host + ")"); }
+std::string who(const RankNews& n) {
+  return "rank " + std::to_string(n.rank) + (n.host.empty() ? "" : " (" + n.host + ")");
+}
 
 }  // namespace
 
 std::string encode_news(const progress::Snapshot& s) {
   std::ostringstream out;
-  out << s.marks << kSep << s.idle_s << kSep << s.budget_s << kSep << s.repetition << kSep << s.waiting_in << kSep
-      << s.case_label << kSep << s.where;
+  out << s.marks << kSep << s.idle_s << kSep << s.budget_s << kSep << s.repetition << kSep << s.waiting_in
+      << kSep << s.case_label << kSep << s.where;
   return out.str();
 }
 
@@ -62,7 +64,8 @@ RankNews decode_news(int rank, const std::string& host, double silent_s, const s
   return n;
 }
 
-StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double silence_s, const std::string& kept_in) {
+StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double silence_s,
+                         const std::string& kept_in) {
   StallVerdict v;
   const progress::Snapshot& mine = ranks.at(me).now;
   // Never before a stopped rank can have fallen silent: with a budget shorter than the silence
@@ -79,7 +82,8 @@ StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double sile
     // Its idle time now (its news is up to a beat old), against half the budget: it stopped
     // first, so it may be a little short of the full budget when this rank's runs out.
     const bool past = n.now.budget_s > 0 && n.now.idle_s + n.silent_s > 0.5 * n.now.budget_s;
-    if ((n.rank == me || n.silent_s <= silence_s) && past && n.now.waiting_in.empty()) stuck.push_back(n.rank);
+    if ((n.rank == me || n.silent_s <= silence_s) && past && n.now.waiting_in.empty())
+      stuck.push_back(n.rank);
   }
   std::string what;
   if (!silent.empty()) {
@@ -92,14 +96,15 @@ StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double sile
     for (const auto& n : ranks) v.culprits.push_back(n.rank);
     what = "waits on another rank";
   }
-  std::string text = "no progress for " + seconds(mine.idle_s) + ", past the case's " + seconds(mine.budget_s) +
-                     " budget (run.case_timeout): ";
+  std::string text = "no progress for " + seconds(mine.idle_s) + ", past the case's " +
+                     seconds(mine.budget_s) + " budget (run.case_timeout): ";
   for (std::size_t i = 0; i < v.culprits.size(); ++i) {
     const RankNews& n = ranks.at(v.culprits[i]);
     text += (i ? "; " : "") + who(n) + " " + what;
-    if (n.rank != me && n.silent_s > silence_s)
-      text += " (silent for " + seconds(n.silent_s) + (n.heard ? "" : ", never heard") + ")";
-    if (n.heard || n.rank == me) text += " in " + place(n.now);
+    // A silent rank's news is its last datagram: up to a beat older than its stop.
+    const bool silent = n.rank != me && n.silent_s > silence_s;
+    if (silent) text += " (silent for " + seconds(n.silent_s) + (n.heard ? "" : ", never heard") + ")";
+    if (n.heard || n.rank == me) text += (silent ? " last heard in " : " in ") + place(n.now);
   }
   std::string waiting;
   for (const auto& n : ranks) {
@@ -109,7 +114,8 @@ StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double sile
   }
   if (!waiting.empty()) text += "; waiting for them: rank " + waiting;
   text += ". The job ends (exit " + std::to_string(kExitStalled) + ")";
-  if (!kept_in.empty()) text += "; finished cases are kept in " + kept_in + " (--resume it to finish the run)";
+  if (!kept_in.empty())
+    text += "; finished cases are kept in " + kept_in + " (--resume it to finish the run)";
   v.message = text;
   return v;
 }
@@ -152,7 +158,8 @@ void Watchdog::watch() {
     if (v.reporter != heartbeat_.rank()) std::this_thread::sleep_for(std::chrono::seconds(2));
     std::cout.flush();
     std::fflush(stdout);
-    const std::string line = "minigpu: rank " + std::to_string(heartbeat_.rank()) + ": error: " + v.message + "\n";
+    const std::string line =
+        "minigpu: rank " + std::to_string(heartbeat_.rank()) + ": error: " + v.message + "\n";
     std::fputs(line.c_str(), stderr);
     std::fflush(stderr);
     ::_exit(kExitStalled);

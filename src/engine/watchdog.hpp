@@ -34,9 +34,9 @@ RankNews decode_news(int rank, const std::string& host, double silent_s, const s
 
 struct StallVerdict {
   bool stalled = false;
-  int reporter = -1;           ///< the lowest rank still answering: it says why
-  std::vector<int> culprits;   ///< the ranks that stopped
-  std::string message;         ///< one line, for the reporter to print
+  int reporter = -1;          ///< the lowest rank still answering: it says why
+  std::vector<int> culprits;  ///< the ranks that stopped
+  std::string message;        ///< one line, for the reporter to print
 };
 
 /// Pure: whether rank `me`'s own progress is past its case's budget and, if so, who stopped.
@@ -44,7 +44,8 @@ struct StallVerdict {
 /// idle outside any collective for over half their budget (they stopped before the ranks that
 /// wait on them) stopped progressing: a kernel or write that never returns; when every rank
 /// waits in a collective, they all do (mismatched collectives).
-StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double silence_s, const std::string& kept_in);
+StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double silence_s,
+                         const std::string& kept_in);
 
 class Watchdog {
  public:

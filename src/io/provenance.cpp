@@ -23,23 +23,34 @@ RankPlacement rank_placement(int rank, const std::string& host) {
   std::string name = describe(try_gpu());
   if (id >= 0 && !gpus_are_emulated()) name += " = " + gpu_properties(id).name;
   if (id >= 0 && gpus_are_emulated()) name = "emulated GPU " + std::to_string(id);
-  return {rank, host, b.local_rank, id, name, cpu_list_text(b.cpus),
+  return {rank,
+          host,
+          b.local_rank,
+          id,
+          name,
+          cpu_list_text(b.cpus),
           Kokkos::DefaultHostExecutionSpace().concurrency()};
 }
 
 Provenance provenance() {
   Provenance p;
-  p.build = {MINIGPU_VERSION,           MINIGPU_GIT_HASH,       MINIGPU_HOST_COMPILER,
-             MINIGPU_BUILD_TYPE,        MINIGPU_HOST_FLAGS,     kokkos_version_string(),
-             Kokkos::DefaultExecutionSpace::name(), kokkos_backends()};
+  p.build = {MINIGPU_VERSION,
+             MINIGPU_GIT_HASH,
+             MINIGPU_HOST_COMPILER,
+             MINIGPU_BUILD_TYPE,
+             MINIGPU_HOST_FLAGS,
+             kokkos_version_string(),
+             Kokkos::DefaultExecutionSpace::name(),
+             kokkos_backends()};
   const HostInfo host = host_info();
   const CpuCaches& caches = cpu_caches();
-  p.host = {host.hostname, host.cpu_model, kHostVectorIsa, host.logical_cores, kHostVectorBytes,
-            host.memory_bytes, caches.l1d, caches.l2, caches.l3};
+  p.host = {host.hostname,     host.cpu_model, kHostVectorIsa, host.logical_cores, kHostVectorBytes,
+            host.memory_bytes, caches.l1d,     caches.l2,      caches.l3};
   const HostBlasInfo blas = host_blas_info();
   p.blas = {blas.library, blas.config, blas.core, blas.kernel_warning, blas.threads};
   p.kokkos_host_threads = Kokkos::DefaultHostExecutionSpace().concurrency();
-  for (const char* name : {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "KOKKOS_NUM_THREADS"}) {
+  for (const char* name :
+       {"OPENBLAS_CORETYPE", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "KOKKOS_NUM_THREADS"}) {
     const char* value = std::getenv(name);
     p.environment.emplace_back(name, value ? value : "");
   }
@@ -50,15 +61,13 @@ Provenance provenance() {
 }
 
 nlohmann::json to_json(const RankPlacement& p) {
-  return {{"rank", p.rank},           {"host", p.host},     {"local_rank", p.local_rank},
-          {"device_id", p.device_id}, {"device", p.device}, {"cores", p.cores},
-          {"threads", p.threads}};
+  return {{"rank", p.rank},     {"host", p.host},   {"local_rank", p.local_rank}, {"device_id", p.device_id},
+          {"device", p.device}, {"cores", p.cores}, {"threads", p.threads}};
 }
 
 RankPlacement placement_from_json(const nlohmann::json& j) {
-  return {j.at("rank").get<int>(),         j.at("host").get<std::string>(),
-          j.at("local_rank").get<int>(),   j.at("device_id").get<int>(),
-          j.at("device").get<std::string>(), j.at("cores").get<std::string>(),
+  return {j.at("rank").get<int>(),      j.at("host").get<std::string>(),   j.at("local_rank").get<int>(),
+          j.at("device_id").get<int>(), j.at("device").get<std::string>(), j.at("cores").get<std::string>(),
           j.at("threads").get<int>()};
 }
 

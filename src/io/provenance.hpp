@@ -41,7 +41,8 @@ struct Provenance {
     int threads = 1;
   } blas;
   int kokkos_host_threads = 1;
-  std::vector<std::pair<std::string, std::string>> environment;  ///< the variables that change threads and kernels
+  std::vector<std::pair<std::string, std::string>>
+      environment;  ///< the variables that change threads and kernels
   int num_gpus = 0;
   std::vector<std::string> gpus;
   bool gpus_emulated = false;

@@ -47,7 +47,7 @@ struct RunRecord {
   CeilingTable ceilings;
   std::optional<GemmChoiceRecord> gemm_auto;  ///< only when a case asked for `kernel: auto`
   RunStatus status = RunStatus::running;
-  std::string failure;      ///< why a write failed (status failed)
+  std::string failure;            ///< why a write failed (status failed)
   std::string started, finished;  ///< UTC, ISO 8601; finished "" while running
   std::optional<int> cases_planned;
   std::string stop_reason;  ///< "" unless a signal stopped the run

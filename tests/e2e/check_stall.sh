@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# No hung jobs (docs/robustness.md): a rank that stops answering (SIGSTOP) or progressing (a
-# phase that never returns: MINIGPU_INJECT_FAULT=RANK:POINT:hang@K, at a run or at rank 0's
-# write) ends a 2-rank job within its case budget (--case-timeout) plus a few seconds, with
+# No hung jobs (docs/robustness.md): a rank that stops answering (SIGSTOP of rank 1, then of
+# rank 0, whose partner must then report) or progressing (a phase that never returns:
+# MINIGPU_INJECT_FAULT=RANK:POINT:hang@K, at a run or at rank 0's write) ends a 2-rank job
+# within its case budget (--case-timeout) plus a few seconds, with
 # exit 4 and a line naming the rank, the case and the phase; the finished cases stay in the
 # run's .partial directory and --resume completes the run, every case verified.
 # And no false alarm: the 2-rank quickstart beside four busy loops, with the default budgets.
@@ -112,6 +113,9 @@ contention
 stall sigstop 1
 kept sigstop "rank 1 (" "stopped answering" "matmul tiled n="
 resumed sigstop
+# Rank 0 itself stopped: rank 1 reports.
+stall sigstop_root 0
+kept sigstop_root "minigpu: rank 1: error" "rank 0 (" "stopped answering"
 stall hang_run - "1:run:hang@3"
 kept hang_run "rank 1 (" "stopped progressing" "waiting for them: rank 0 in MPI_"
 stall hang_write - "0:write:hang@2"
