@@ -6,7 +6,6 @@
 #include "app/stop_signals.hpp"
 #include "comm/collectives.hpp"
 #include "core/errors.hpp"
-#include "core/fault_injection.hpp"
 #include "core/profile_region.hpp"
 #include "engine/plan_estimate.hpp"
 #include "engine/plan_loading.hpp"
@@ -74,7 +73,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi) {
   const auto save = [&](const std::vector<CaseResult>& results, const std::vector<Finding>& findings,
                         io::RunStatus status) {
     const ProfileRegion region("write");
-    maybe_inject_fault("write", ctx.rank());
+    ctx.faults->at("write", ctx.rank());
     save_run(*directory, record, results, findings, status);
   };
   record.started = utc_now_iso8601();

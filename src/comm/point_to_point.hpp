@@ -68,6 +68,34 @@ inline void acknowledge(int from, int to, const Communicator& comm) {
   if (comm.rank() == to) MPI_Recv(nullptr, 0, MPI_BYTE, from, kTag, comm.raw(), MPI_STATUS_IGNORE);
 }
 
+/// OSU's patterns between this rank and `peer` (kNoRank: this rank sits the pattern out), the
+/// lower rank of the pair `leading`. ping_pong: `messages` round trips, the leader sending and
+/// the peer echoing what it received (so both end holding the leader's data in `recv`).
+template <class View>
+void ping_pong(const View& send, const View& recv, int peer, bool leading, int messages,
+               const Communicator& comm, const Transport<typename View::non_const_value_type>& t) {
+  if (peer == kNoRank) return;
+  for (int k = 0; k < messages; ++k) {
+    if (leading) {
+      exchange_window(send, peer, recv, kNoRank, 1, comm, t);
+      exchange_window(send, kNoRank, recv, peer, 1, comm, t);
+    } else {
+      exchange_window(send, kNoRank, recv, peer, 1, comm, t);
+      exchange_window(recv, peer, recv, kNoRank, 1, comm, t);
+    }
+  }
+}
+
+/// The leader streams `messages` copies of `send` in flight into the peer's `recv` slots and
+/// the peer acknowledges the last one, so the leader's clock covers delivery.
+template <class View>
+void stream_one_way(const View& send, const View& recv, int peer, bool leading, int messages,
+                    const Communicator& comm, const Transport<typename View::non_const_value_type>& t) {
+  if (peer == kNoRank) return;
+  exchange_window(send, leading ? peer : kNoRank, recv, leading ? kNoRank : peer, messages, comm, t);
+  acknowledge(leading ? peer : comm.rank(), leading ? comm.rank() : peer, comm);
+}
+
 /// recv = the element-wise sum of every rank's `send` (MPI_Allreduce, out of place, so `send`
 /// keeps its values from one repetition to the next). A staged transport needs 2 · n.
 template <class SendView, class RecvView>

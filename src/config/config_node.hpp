@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace minigpu {
@@ -58,6 +59,21 @@ class ConfigNode {
   /// A list whose items are each one of `choices` (repeats dropped, order kept).
   std::vector<std::string> get_choice_list(const std::string& key, const std::vector<std::string>& choices,
                                            const std::vector<std::string>& fallback);
+  /// get_choice_list with each name mapped to its value: `names` lists {name, value} pairs.
+  template <class Value>
+  std::vector<Value> get_named_list(const std::string& key,
+                                    const std::vector<std::pair<std::string, Value>>& names,
+                                    const std::vector<std::string>& fallback) {
+    std::vector<std::string> choices;
+    for (const auto& named : names) choices.push_back(named.first);
+    std::vector<Value> out;
+    for (const auto& chosen : get_choice_list(key, choices, fallback)) {
+      for (const auto& named : names) {
+        if (named.first == chosen) out.push_back(named.second);
+      }
+    }
+    return out;
+  }
   /// Records that `key`'s default is not a constant but comes from `source` ("run.dtype",
   /// "the job size"): the default recorded for it is then only this run's.
   void default_from(const std::string& key, const std::string& source);

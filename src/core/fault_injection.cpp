@@ -10,21 +10,24 @@
 
 namespace minigpu {
 
-void maybe_inject_fault(const char* point, int rank) {
-  const char* spec = std::getenv("MINIGPU_INJECT_FAULT");
-  if (!spec) return;
-  const std::string text = spec;
+FaultInjection FaultInjection::from_environment() {
+  FaultInjection f;
+  if (const char* spec = std::getenv("MINIGPU_INJECT_FAULT")) f.spec_ = spec;
+  return f;
+}
+
+void FaultInjection::at(const char* point, int rank) {
+  if (spec_.empty()) return;
   const std::string here = std::to_string(rank) + ":" + point;
-  if (text.rfind(here + ":hang", 0) == 0) {
+  if (spec_.rfind(here + ":hang", 0) == 0) {
     // ":hang@K": the K-th time this point is reached, so earlier cases can finish first.
-    static int reached = 0;
-    const std::string rest = text.substr(here.size() + 5);
+    const std::string rest = spec_.substr(here.size() + 5);
     const int at = rest.size() > 1 && rest[0] == '@' ? std::atoi(rest.c_str() + 1) : 1;
-    if (++reached < at) return;
+    if (++hang_points_reached_ < at) return;
     for (;;) pause();  // signals still end the process; nothing else does
   }
-  if (text != here) return;
-  throw std::runtime_error("injected fault (MINIGPU_INJECT_FAULT=" + text + ") at " + point + " on rank " +
+  if (spec_ != here) return;
+  throw std::runtime_error("injected fault (MINIGPU_INJECT_FAULT=" + spec_ + ") at " + point + " on rank " +
                            std::to_string(rank));
 }
 

@@ -12,10 +12,20 @@ namespace minigpu {
 /// check that `minigpu compare` calls them slower. Throws InputError on a malformed value.
 double injected_delay_s(const std::string& experiment);
 
-/// Throws std::runtime_error naming the rank and point when MINIGPU_INJECT_FAULT asks for
-/// exactly this rank and point; does nothing otherwise (the variable unset, as always in use).
-/// "RANK:POINT:hang" instead never returns there (":hang@K": the K-th time it gets there): a
-/// kernel, fence or write that never comes back, for the watchdog's tests.
-void maybe_inject_fault(const char* point, int rank);
+/// MINIGPU_INJECT_FAULT as one run reads it. `at(point, rank)` throws std::runtime_error naming
+/// the rank and point when the variable asks for exactly this rank and point, and does nothing
+/// otherwise (the variable unset, as always in use). "RANK:POINT:hang" instead never returns
+/// there (":hang@K": the K-th time it gets there, counted by this object, which the run owns):
+/// a kernel, fence or write that never comes back, for the watchdog's tests.
+class FaultInjection {
+ public:
+  /// The variable as it is now (unset or empty: no fault).
+  static FaultInjection from_environment();
+  void at(const char* point, int rank);
+
+ private:
+  std::string spec_;
+  int hang_points_reached_ = 0;
+};
 
 }  // namespace minigpu

@@ -18,11 +18,28 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace minigpu {
 
 enum class Decomposition { row, summa, scalapack };
+
+/// One product of a scaling sweep: which algorithm multiplies, on how many ranks, at which n.
+struct ScalingCase {
+  Decomposition decomposition = Decomposition::row;
+  int p = 1;
+  std::int64_t n = 0;
+  kernels::ProcessGrid grid;
+  SummaOptions summa;  ///< summa only
+};
+
+/// The case's name in findings and model curves: "summa" is the default (overlapped) schedule.
+inline std::string algorithm_name(const ScalingCase& c) {
+  if (c.decomposition != Decomposition::summa)
+    return c.decomposition == Decomposition::row ? "row" : "scalapack";
+  return c.summa.overlap ? "summa" : "summa_blocking";
+}
 
 namespace detail {
 

@@ -7,6 +7,7 @@
 #include "config/config_node.hpp"
 #include "core/device.hpp"
 #include "core/dispatch.hpp"
+#include "core/fault_injection.hpp"
 #include "core/shape.hpp"
 #include "engine/phase_clock.hpp"
 #include "gemm/choice.hpp"
@@ -30,7 +31,11 @@ struct RunContext {
   /// `kernel: auto`'s chooser for this run, shared by the context's copies (rank 0 of `comm`
   /// measures for all). This one caches nothing; `minigpu run` (app/run_command.cpp) hands the
   /// experiments one that caches beside the ceilings.
-  std::shared_ptr<GemmChooser> gemm = std::make_shared<GemmChooser>(time_gemm_pair, nullptr, comm.rank() == 0);
+  std::shared_ptr<GemmChooser> gemm =
+      std::make_shared<GemmChooser>(time_gemm_pair, nullptr, comm.rank() == 0);
+  /// The test hook MINIGPU_INJECT_FAULT as this run read it; the context's copies share its count.
+  std::shared_ptr<FaultInjection> faults =
+      std::make_shared<FaultInjection>(FaultInjection::from_environment());
   /// This rank and the job's size: the communicator's, the one place that knows them.
   int rank() const { return comm.rank(); }
   int ranks() const { return comm.size(); }

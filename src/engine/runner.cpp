@@ -21,8 +21,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <numeric>
 #include <ctime>
+#include <numeric>
 #include <optional>
 #include <stdexcept>
 
@@ -113,11 +113,11 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   const ProfileRegion case_region(spec.label);
   {
     const ProfileRegion region("setup");
-    maybe_inject_fault("setup", ctx.rank());
+    ctx.faults->at("setup", ctx.rank());
     e.setup(spec);
     Kokkos::fence();
   }
-  maybe_inject_fault("run", ctx.rank());
+  ctx.faults->at("run", ctx.rank());
   const double delay = injected_delay_s(planned.name);
   const auto stopped = [&] {
     if (agreed_stop(stop, ctx.comm) == 0) return false;
@@ -183,8 +183,9 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   r.rank_means.median = r.rank_means.mean;
   // A slow node shows here long before it stalls a job: the row names it.
   if (const auto s = find_straggler(means)) {
-    r.mark_unreliable(std::string(kStragglerTag) + "rank " + std::to_string(s->rank) + " (" + hosts.at(s->rank) +
-                      ") took " + io::significant(s->ratio, 2) + "x the next slowest rank's mean time");
+    r.mark_unreliable(std::string(kStragglerTag) + "rank " + std::to_string(s->rank) + " (" +
+                      hosts.at(s->rank) + ") took " + io::significant(s->ratio, 2) +
+                      "x the next slowest rank's mean time");
   }
   r.phases = reduce_phases(phase_reps, ctx.comm);
   r.work = e.work();
@@ -194,7 +195,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   }
   {
     const ProfileRegion region("verify");
-    maybe_inject_fault("verify", ctx.rank());
+    ctx.faults->at("verify", ctx.rank());
     Check local_check = e.verify();
     r.check.passed = comm::all_ranks(local_check.passed, ctx.comm);
     r.check.detail = local_check.detail;
@@ -254,7 +255,8 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       if ((outcome.stop_signal = agreed_stop(stop, ctx.comm)) != 0) break;
       // The watchdog's budget runs from here to the end of the observer (rank 0's write).
       std::optional<progress::Case> watched(
-          std::in_place, planned.name + " " + spec.label + " " + describe(spec.device) + " " + to_string(spec.dtype),
+          std::in_place,
+          planned.name + " " + spec.label + " " + describe(spec.device) + " " + to_string(spec.dtype),
           case_budget_s(planned, spec, plan.ceilings));
       std::optional<CaseResult> measured;
       const auto earlier = resumed.find(io::resume_key(planned.name, spec));

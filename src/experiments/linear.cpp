@@ -26,6 +26,7 @@
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
 #include "engine/case_grid.hpp"
+#include "engine/findings.hpp"
 #include "engine/registry.hpp"
 #include "kernels/matmul_vendor.hpp"
 #include "ops/linear_sgd.hpp"
@@ -33,7 +34,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <memory>
 
 namespace minigpu {
@@ -136,51 +136,15 @@ class ParameterRule : public CaseState {
   Tensor<T> x_, out_;
 };
 
-/// The same SGD in double on the host, from the same initial weights.
-struct HostFit {
-  std::vector<double> w;
-  double b = 0;
-  std::vector<double> losses;
-};
-
-template <class T>
-HostFit host_sgd(const RegressionData<T>& d, const Settings& s) {
-  Kokkos::View<T*, Kokkos::HostSpace> w0("minigpu::linear::w0_host", s.in);
-  kernels::fill_uniform(w0, kInitSeed, T(-0.01), T(0.01));
-  Kokkos::fence();
-  HostFit f{std::vector<double>(w0.data(), w0.data() + s.in), 0.0, {}};
-  std::vector<double> err(s.batch), gw(s.in);
-  for (std::int64_t epoch = 0; epoch < s.epochs; ++epoch) {
-    for (std::int64_t start = 0; start < s.samples; start += s.batch) {
-      const std::int64_t rows = std::min(s.batch, s.samples - start);
-      const double n = static_cast<double>(rows);
-      double loss = 0, gb = 0;
-      std::fill(gw.begin(), gw.end(), 0.0);
-      for (std::int64_t i = 0; i < rows; ++i) {
-        const T* x = d.x.data() + (start + i) * s.in;
-        double e = f.b - d.y(start + i);
-        for (std::int64_t j = 0; j < s.in; ++j) e += x[j] * f.w[j];
-        loss += e * e / (2.0 * n);
-        gb += e / n;
-        for (std::int64_t j = 0; j < s.in; ++j) gw[j] += x[j] * e / n;
-      }
-      for (std::int64_t j = 0; j < s.in; ++j) f.w[j] -= s.lr * gw[j];
-      f.b -= s.lr * gb;
-      f.losses.push_back(loss);
-    }
-  }
-  return f;
-}
-
 template <class T, class Space>
 class Training : public CaseState {
  public:
   Training(const Settings& s, const RegressionData<T>& data, bool copy, bool sync)
       : s_(s),
         data_(data),
+        options_(options(s, copy, sync)),
         layer_(s.in, s.device),
-        trainer_(layer_, data, options(s, copy, sync)),
-        sync_(sync) {}
+        trainer_(layer_, data, options_) {}
 
   void run() override { trainer_.train(); }
 
@@ -188,7 +152,7 @@ class Training : public CaseState {
     // The reference is the host's own SGD in double from the same data and initialisation:
     // the device must end where it ends. Recovering w* and b* is reported, not required,
     // since a short training (little data, few epochs, small lr) honestly stops short of them.
-    const HostFit ref = host_sgd(data_, s_);
+    const SgdReference ref = reference_sgd(data_, options_);
     const std::vector<T> w = layer_.weight_values(), w_true = true_weights<T>(s_.in);
     const double b = double(layer_.bias_value());
     const double tol = sizeof(T) == 4 ? 1e-3 : 1e-9;
@@ -225,7 +189,7 @@ class Training : public CaseState {
     detail += w_err <= kTolerance && b_err <= kTolerance
                   ? fmt("recovered w*, b* (max|w-w*| %.1e, |b-b*| %.1e)", w_err, b_err)
                   : fmt("stopped short of w*, b* (max|w-w*| %.1e, |b-b*| %.1e): train longer", w_err, b_err);
-    if (sync_ || !same)
+    if (options_.sync_loss || !same)
       detail += same ? "; host copies = device log" : "; host copies DIFFER from device log";
     return {passed, detail};
   }
@@ -245,9 +209,9 @@ class Training : public CaseState {
 
   Settings s_;
   RegressionData<T> data_;
+  SgdOptions options_;
   Linear<T> layer_;
   SgdTrainer<T, Space> trainer_;
-  bool sync_;
 };
 
 std::unique_ptr<CaseState> make_case(const Settings& s, DType dtype, const LinearCase& c) {
@@ -274,7 +238,7 @@ class LinearExperiment : public CaseList<LinearCase> {
     // Past a few units every input here diverges to inf: a typo, not an experiment.
     constexpr double kMaxLearningRate = 100;
     s_.lr = node.get_number("lr", 0.2, 0, kMaxLearningRate, /*open_min=*/true);
-    dtypes_ = read_dtypes(node, ctx.default_dtype);
+    const std::vector<DType> dtypes = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);
     const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(s_.device, "native"));
     clear_cases();
@@ -301,7 +265,7 @@ class LinearExperiment : public CaseList<LinearCase> {
     };
     // Per dtype: the parameter rules, then training with data {per batch, resident} x loss
     // {synced per batch, logged on the device}.
-    for (DType dtype : dtypes_) {
+    for (DType dtype : dtypes) {
       add(dtype, {true, false, false});
       for (bool copy : {true, false}) {
         for (bool sync : {true, false}) add(dtype, {false, copy, sync});
@@ -329,30 +293,26 @@ class LinearExperiment : public CaseList<LinearCase> {
   }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
-    std::map<std::string, double> median;  // "dtype data loss" -> seconds
-    for (const auto& r : results) {
-      const LinearCase& c = case_of(r.spec);
-      if (c.parameters) continue;
-      median[to_string(r.spec.dtype) + (c.copy ? " per_batch_copy" : " on_device") +
-             (c.sync ? " sync_each_batch" : " on_device")] = r.seconds.median;
-    }
+    // Per dtype, the training rows by "data loss": each choice's cost with the other held fixed.
+    const auto by_dtype = rows_by_mode(results, row_dtype, [](const CaseResult& r) {
+      return r.spec.param("data") + " " + r.spec.param("loss");
+    });
     std::vector<Finding> out;
-    const auto ratio = [&](const std::string& name, const std::string& slow, const std::string& fast,
-                           const std::string& note) {
-      const auto a = median.find(slow), b = median.find(fast);
-      if (a == median.end() || b == median.end() || b->second <= 0) return;
-      out.push_back({"", name, a->second / b->second, "x", note});
-    };
-    for (DType dtype : dtypes_) {
+    for (DType dtype : dtypes_of(results)) {
+      const auto& modes = by_dtype.at(dtype);
       const std::string t = to_string(dtype);
-      for (const char* loss : {"sync_each_batch", "on_device"}) {
-        ratio("per_batch_copy_over_on_device_data." + t + ".loss_" + loss, t + " per_batch_copy " + loss,
-              t + " on_device " + loss, "median time, dataset copied per batch vs resident on the device");
+      const auto ratio = [&](const std::string& name, const std::string& slow, const std::string& fast,
+                             const char* note) {
+        const CaseResult *a = row_of(modes, slow), *b = row_of(modes, fast);
+        if (a != nullptr && has_median(b)) out.push_back(ratio_finding(name, a->seconds, b->seconds, note));
+      };
+      for (const std::string loss : {"sync_each_batch", "on_device"}) {
+        ratio("per_batch_copy_over_on_device_data." + t + ".loss_" + loss, "per_batch_copy " + loss,
+              "on_device " + loss, "median time, dataset copied per batch vs resident on the device");
       }
-      for (const char* data : {"per_batch_copy", "on_device"}) {
-        ratio("sync_each_batch_over_on_device_loss." + t + ".data_" + data,
-              t + " " + data + " sync_each_batch", t + " " + data + " on_device",
-              "median time, loss copied to the host per batch vs once at the end");
+      for (const std::string data : {"per_batch_copy", "on_device"}) {
+        ratio("sync_each_batch_over_on_device_loss." + t + ".data_" + data, data + " sync_each_batch",
+              data + " on_device", "median time, loss copied to the host per batch vs once at the end");
       }
     }
     return out;
@@ -360,7 +320,6 @@ class LinearExperiment : public CaseList<LinearCase> {
 
  private:
   Settings s_;
-  std::vector<DType> dtypes_;
 };
 
 }  // namespace

@@ -234,24 +234,17 @@ Check LoggingExperiment::verify() {
   if (static_cast<std::int64_t>(reference.size()) < host_steps) reference = log_->host_reference(host_steps);
   // The device sums in T, the host in double: rounding of sums of n and n² terms.
   const double eps = log_->epsilon();
-  const double host_tol = 32.0 * n * eps;
-  const double host_err = max_rel_diff(got, reference, static_cast<std::size_t>(host_steps));
-  bool ok = host_err <= host_tol;
-  std::string detail = "first " + std::to_string(host_steps) +
-                       " steps vs host: " + io::significant(host_err, 2) + (ok ? " <= " : " > ") +
-                       io::significant(host_tol, 2);
+  Check check =
+      tolerance_check("first " + std::to_string(host_steps) + " steps vs host: ",
+                      max_rel_diff(got, reference, static_cast<std::size_t>(host_steps)), 32.0 * n * eps);
   // The other mode ran the same kernels in the same order, so the logs should agree to rounding.
   const auto other = logs_.find(dtype);
   if (other != logs_.end() && other->second.first != mode) {
-    const double cross_tol = 16.0 * eps;
-    const double cross = max_rel_diff(got, other->second.second, got.size());
-    ok = ok && cross <= cross_tol;
-    detail += std::string("; all steps vs ") + name_of(other->second.first) + ": " +
-              io::significant(cross, 2) + (cross <= cross_tol ? " <= " : " > ") +
-              io::significant(cross_tol, 2);
+    check.also(tolerance_check(std::string("all steps vs ") + name_of(other->second.first) + ": ",
+                               max_rel_diff(got, other->second.second, got.size()), 16.0 * eps));
   }
   logs_[dtype] = {mode, got};
-  return {ok, detail};
+  return check;
 }
 
 }  // namespace

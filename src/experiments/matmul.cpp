@@ -76,10 +76,8 @@ class MatmulState : public CaseState {
       return {false, std::to_string(wrong) + " of " + std::to_string(n * n) +
                          " entries differ from host triple loop"};
     }
-    const double err = kernels::matmul_identity_error(c_, a_, b_, n, n, n);
-    const double tol = kernels::matmul_identity_tolerance<T>(n);
-    return {err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) + (err <= tol ? " <= " : " > ") +
-                            io::significant(tol, 2)};
+    return tolerance_check("|Cv-A(Bv)|/|A(Bv)| = ", kernels::matmul_identity_error(c_, a_, b_, n, n, n),
+                           kernels::matmul_identity_tolerance<T>(n));
   }
 
  private:
@@ -101,13 +99,10 @@ class MatmulExperiment : public CaseList<MatmulCase> {
       node.fail("sizes", "every size is above cpu_max_size (" + std::to_string(cpu_max_size) +
                              ") and there is no GPU to run them on");
     }
-    variants_.clear();
-    for (const auto& v :
-         node.get_choice_list("variants", {"reference", "tiled", "vendor"}, {"vendor", "tiled"})) {
-      variants_.push_back(v == "tiled"    ? Variant::tiled
-                          : v == "vendor" ? Variant::vendor
-                                          : Variant::reference);
-    }
+    variants_ = node.get_named_list<Variant>(
+        "variants",
+        {{"reference", Variant::reference}, {"tiled", Variant::tiled}, {"vendor", Variant::vendor}},
+        {"vendor", "tiled"});
     const bool want_vendor =
         std::find(variants_.begin(), variants_.end(), Variant::vendor) != variants_.end();
     if (want_vendor &&

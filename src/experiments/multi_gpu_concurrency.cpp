@@ -132,12 +132,9 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
          rows_by_mode(results, row_dtype, [&](const CaseResult& r) { return case_of(r.spec).sequential; })) {
       const CaseResult *sequential = row_of(by_mode, true), *concurrent = row_of(by_mode, false);
       if (!sequential || !has_median(concurrent)) continue;
-      const std::string dt = to_string(dtype);
-      Finding efficiency = efficiency_finding("efficiency_" + dt, sequential->seconds, concurrent->seconds,
-                                              1.0 / ctx_.ranks(), "speedup/k; ideal 100 %");
-      Finding speedup{"", "speedup_" + dt, sequential->seconds.median / concurrent->seconds.median, "x",
-                      what + " at once vs one after another on one; ideal " + k};
-      if (!efficiency.reliable) speedup.mark_unreliable(efficiency.unreliable_because);
+      auto [speedup, efficiency] = speedup_and_efficiency(
+          to_string(dtype), sequential->seconds, concurrent->seconds, 1.0 / ctx_.ranks(),
+          what + " at once vs one after another on one; ideal " + k, "speedup/k; ideal 100 %");
       out.push_back(speedup);
       out.push_back(efficiency);
     }

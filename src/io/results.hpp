@@ -58,7 +58,19 @@ struct Work {
 struct Check {
   bool passed = false;
   std::string detail;  ///< e.g. "max rel err 3e-7 <= 1e-5"
+
+  /// Both must pass; the details joined by "; ".
+  void also(const Check& other) {
+    passed = passed && other.passed;
+    detail += "; " + other.detail;
+  }
 };
+
+/// Passed when err <= tol (NaN fails); the detail reads `what` then "3e-07 <= 1e-05" (or " > ").
+inline Check tolerance_check(const std::string& what, double err, double tol) {
+  const bool within = err <= tol;
+  return {within, what + io::significant(err, 2) + (within ? " <= " : " > ") + io::significant(tol, 2)};
+}
 
 /// Summary statistics of a sample of seconds.
 struct Stats {
@@ -200,6 +212,21 @@ inline Finding efficiency_finding(const std::string& name, const Stats& referenc
                       " reaches above 100 %: not told apart from superlinear");
   }
   return f;
+}
+
+/// speedup_<suffix> = t(reference)/t(measured) and efficiency_<suffix> (efficiency_finding with
+/// `work_ratio`), in that order. The speedup is the same measurement as the efficiency, so it
+/// stands or falls with it: flagged whenever the efficiency is.
+inline std::pair<Finding, Finding> speedup_and_efficiency(const std::string& suffix, const Stats& reference,
+                                                          const Stats& measured, double work_ratio,
+                                                          std::string speedup_note,
+                                                          std::string efficiency_note) {
+  Finding efficiency =
+      efficiency_finding("efficiency_" + suffix, reference, measured, work_ratio, std::move(efficiency_note));
+  Finding speedup{"", "speedup_" + suffix, std::nullopt, "x", std::move(speedup_note)};
+  if (measured.median > 0) speedup.value = reference.median / measured.median;
+  if (!efficiency.reliable) speedup.mark_unreliable(efficiency.unreliable_because);
+  return {speedup, efficiency};
 }
 
 }  // namespace minigpu

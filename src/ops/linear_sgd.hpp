@@ -59,6 +59,44 @@ inline std::int64_t sgd_steps(std::int64_t samples, std::int64_t batch, std::int
   return epochs * ((samples + batch - 1) / batch);
 }
 
+/// The same minibatch SGD in double on the host, from the weights SgdTrainer starts from (the
+/// same draw of `init_seed`) and a zero bias: the independent reference a device run must match.
+struct SgdReference {
+  std::vector<double> w;
+  double b = 0;
+  std::vector<double> losses;  ///< each batch's loss, in step order
+};
+
+template <class T>
+SgdReference reference_sgd(const RegressionData<T>& d, const SgdOptions& o) {
+  const std::int64_t in = d.in;
+  Kokkos::View<T*, Kokkos::HostSpace> w0("minigpu::linear::w0_host", in);
+  kernels::fill_uniform(w0, o.init_seed, T(-0.01), T(0.01));
+  Kokkos::fence();
+  SgdReference f{std::vector<double>(w0.data(), w0.data() + in), 0.0, {}};
+  std::vector<double> gw(static_cast<std::size_t>(in));
+  for (std::int64_t epoch = 0; epoch < o.epochs; ++epoch) {
+    for (std::int64_t start = 0; start < d.samples; start += o.batch_size) {
+      const std::int64_t rows = std::min(o.batch_size, d.samples - start);
+      const double n = static_cast<double>(rows);
+      double loss = 0, gb = 0;
+      std::fill(gw.begin(), gw.end(), 0.0);
+      for (std::int64_t i = 0; i < rows; ++i) {
+        const T* x = d.x.data() + (start + i) * in;
+        double e = f.b - d.y(start + i);
+        for (std::int64_t j = 0; j < in; ++j) e += x[j] * f.w[j];
+        loss += e * e / (2.0 * n);
+        gb += e / n;
+        for (std::int64_t j = 0; j < in; ++j) gw[j] += x[j] * e / n;
+      }
+      for (std::int64_t j = 0; j < in; ++j) f.w[j] -= o.lr * gw[j];
+      f.b -= o.lr * gb;
+      f.losses.push_back(loss);
+    }
+  }
+  return f;
+}
+
 /// Trains `layer` in place; Space is the memory space of the layer's device.
 template <class T, class Space>
 class SgdTrainer {

@@ -15,6 +15,19 @@
 #include <vector>
 
 namespace minigpu::perfmodel {
+
+ModelledProduct modelled_product(const ScalingCase& c, DType dtype, std::int64_t panel_width,
+                                 std::int64_t block_size) {
+  const bool scalapack = c.decomposition == Decomposition::scalapack;
+  return {c.decomposition != Decomposition::row,
+          !scalapack && c.summa.overlap,
+          c.p,
+          c.n,
+          c.grid,
+          dtype,
+          scalapack ? block_size : panel_width,
+          scalapack};
+}
 namespace {
 
 constexpr std::int64_t kSmallElems = 2, kLargeElems = std::int64_t(1) << 20;  // 8 B and 4 MiB of float
@@ -105,7 +118,8 @@ double GemmTimer::time_once(const Shape& shape) const {
         c("minigpu::calibration::C", mc * nc);
     kernels::fill_small_integers(a, 1);
     kernels::fill_small_integers(b, 2);
-    return best_fenced_seconds([&] { kernels::gemm(kernel_, c, a, b, dense_gemm(mc, nc, kc), true); }, kGemmRuns);
+    return best_fenced_seconds([&] { kernels::gemm(kernel_, c, a, b, dense_gemm(mc, nc, kc), true); },
+                               kGemmRuns);
   });
 }
 

@@ -16,12 +16,13 @@
 // Calibration runs in untimed setup, never inside a timed repetition.
 #pragma once
 
-#include "gemm/choice.hpp"
 #include "comm/communicator.hpp"
 #include "comm/gpu_aware.hpp"
 #include "core/device.hpp"
 #include "core/gemm_dims.hpp"
 #include "core/shape.hpp"
+#include "distributed/distributed_matmul.hpp"
+#include "gemm/choice.hpp"
 #include "io/results.hpp"
 #include "kernels/block_partition.hpp"
 #include "perfmodel/scaling_model.hpp"
@@ -92,6 +93,13 @@ struct ModelledProduct {
   /// native kernel's rate put its rows 78 % below what they measured.
   bool host_blas = false;
 };
+
+/// `c` as the model sees it, SUMMA's panel `panel_width` wide (0: the model chooses). ScaLAPACK
+/// is modelled as blocking SUMMA in panels of its block size: PBLAS broadcasts and multiplies nb
+/// columns at a time, and its rank-nb updates run slower than the wide panels the model would
+/// otherwise pick (at the best panel its rows were modelled 21-29 % fast).
+ModelledProduct modelled_product(const ScalingCase& c, DType dtype, std::int64_t panel_width,
+                                 std::int64_t block_size);
 
 /// A scaling study's model across its cases: calibrated once per run, a plan per case (panel
 /// width and estimate) that all ranks agree on, each row's model values, and run.json's record.

@@ -44,6 +44,30 @@ TEST_P(RankWindow, EveryMessageLandsInItsOwnSlot) {
   }
 }
 
+TEST_P(RankWindow, PingPongEchoesTheLeaderAndOneWayFillsOnlyThePeer) {
+  const auto world = comm::Communicator::world();
+  const int me = world.rank(), peer = comm::rank_partner(me, world.size());
+  if (peer == comm::kNoRank) GTEST_SKIP() << "rank " << me << " has no partner";
+  const std::int64_t n = 777;
+  const int messages = 3;
+  const bool leading = me < peer;
+  const int leader = leading ? me : peer;
+  HostBytes send("test::send", n), recv("test::recv", n);
+  kernels::fill_pattern(send, 200 + me);
+  comm::Transport<unsigned char> t(GetParam(), n * (messages + 1), "test::stage");
+  // After the round trips both hold the leader's bytes: the partner received them, the leader got them back.
+  comm::ping_pong(send, recv, peer, leading, messages, world, t);
+  EXPECT_EQ(kernels::find_pattern_mismatch(recv.data(), n, 200 + leader), -1);
+  HostBytes fresh("test::fresh", n * messages);
+  comm::stream_one_way(send, fresh, peer, leading, messages, world, t);
+  for (int m = 0; m < messages; ++m) {
+    const std::int64_t bad = kernels::find_pattern_mismatch(fresh.data() + m * n, n, 200 + leader);
+    EXPECT_EQ(bad == -1, !leading) << "slot " << m << ": only the partner receives";
+  }
+  // A rank without a partner does nothing and returns.
+  comm::ping_pong(send, fresh, comm::kNoRank, false, messages, world, t);
+}
+
 TEST_P(RankWindow, AllreduceSumsEveryRankAndKeepsTheInput) {
   const auto world = comm::Communicator::world();
   const std::int64_t n = 777;

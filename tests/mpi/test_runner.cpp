@@ -163,6 +163,40 @@ TEST(Findings, EfficiencyCarriesItsIntervalAndFlagsWhatMayBeSuperlinear) {
   EXPECT_FALSE(efficiency_finding("efficiency_x", one_rank, stats(0, 0, 0), 0.5, "n").value.has_value());
 }
 
+TEST(Findings, SpeedupStandsOrFallsWithItsEfficiency) {
+  const auto stats = [](double median, double low, double high) {
+    Stats s;
+    s.median = median, s.median_ci_low = low, s.median_ci_high = high;
+    return s;
+  };
+  // 4 s on 1 rank, 1.25 s on 4: speedup 3.2, efficiency 3.2/4 = 80 %.
+  const auto [speedup, efficiency] =
+      speedup_and_efficiency("summa_f32_p4", stats(4, 3.9, 4.1), stats(1.25, 1.2, 1.3), 0.25, "s", "e");
+  EXPECT_EQ(speedup.name, "speedup_summa_f32_p4");
+  EXPECT_EQ(efficiency.name, "efficiency_summa_f32_p4");
+  ASSERT_TRUE(speedup.value && efficiency.value);
+  EXPECT_DOUBLE_EQ(*speedup.value, 3.2);
+  EXPECT_DOUBLE_EQ(*efficiency.value, 80.0);
+  EXPECT_TRUE(speedup.reliable && efficiency.reliable);
+  // 0.95 s: 105 % efficiency, superlinear: both flagged for the same reason.
+  const auto [fast, super] =
+      speedup_and_efficiency("x", stats(4, 3.9, 4.1), stats(0.95, 0.94, 0.96), 0.25, "s", "e");
+  EXPECT_FALSE(fast.reliable);
+  EXPECT_EQ(fast.unreliable_because, super.unreliable_because);
+  EXPECT_FALSE(speedup_and_efficiency("x", stats(4, 4, 4), stats(0, 0, 0), 1, "s", "e").first.value);
+}
+
+TEST(Checks, ToleranceAndTheirJoin) {
+  Check c = tolerance_check("err = ", 1e-7, 1e-5);
+  EXPECT_TRUE(c.passed);
+  EXPECT_EQ(c.detail, "err = 1e-07 <= 1e-05");
+  EXPECT_FALSE(tolerance_check("err = ", 2e-5, 1e-5).passed);
+  EXPECT_FALSE(tolerance_check("err = ", std::nan(""), 1e-5).passed) << "NaN is no result";
+  c.also(tolerance_check("other ", 3, 2));
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.detail, "err = 1e-07 <= 1e-05; other 3 > 2");
+}
+
 TEST(Runner, RepeatsPastTheMinimumOnlyWhenAskedAndSaysWhyItStopped) {
   PlannedExperiment fixed;
   fixed.repetitions = 3;

@@ -133,5 +133,18 @@ TEST(CommonKeys, SizesDropRepeatsAndKeepOrderAndBounds) {
   EXPECT_THROW(read_sizes(big, "sizes", {1}, 1, 100), InputError);
 }
 
+TEST(ConfigNames, ListsMapToTheirValuesInTheGivenOrder) {
+  enum class Shape { square, round, flat };
+  const std::vector<std::pair<std::string, Shape>> names = {
+      {"square", Shape::square}, {"round", Shape::round}, {"flat", Shape::flat}};
+  ConfigNode given(YAML::Load("{shapes: [flat, square, flat]}"), "in.yaml", "x");
+  EXPECT_EQ(given.get_named_list<Shape>("shapes", names, {"round"}),
+            (std::vector<Shape>{Shape::flat, Shape::square}));
+  ConfigNode absent(YAML::Load("{}"), "in.yaml", "x");
+  EXPECT_EQ(absent.get_named_list<Shape>("shapes", names, {"round"}), (std::vector<Shape>{Shape::round}));
+  ConfigNode bad(YAML::Load("{shapes: [oval]}"), "in.yaml", "x");
+  EXPECT_THROW(bad.get_named_list<Shape>("shapes", names, {"round"}), InputError);
+}
+
 }  // namespace
 }  // namespace minigpu

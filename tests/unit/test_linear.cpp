@@ -176,6 +176,36 @@ void expect_input_error(const std::string& extra, const std::string& key) {
   testing::expect_key_error("linear", extra, key);
 }
 
+TEST(LinearReference, LossAndOneStepAsWorkedOutHere) {
+  // Three samples, two features, one batch: the reference's loss and update against the
+  // formulas L = sum e^2 / (2n), w -= lr * X^T e / n, b -= lr * mean(e), with e = X w + b - y.
+  const RegressionData<double> data = make_regression_data<double>(3, {1.5, -2.0}, 0.25, 0.0, 99);
+  SgdOptions o;
+  o.batch_size = 3;
+  o.epochs = 1;
+  o.lr = 0;
+  const SgdReference still = reference_sgd(data, o);  // lr 0: w stays where it starts, b at 0
+  ASSERT_EQ(still.w.size(), 2u);
+  ASSERT_EQ(still.losses.size(), 1u);
+  std::vector<double> e(3);
+  double loss = 0;
+  for (int i = 0; i < 3; ++i) {
+    e[i] = data.x(2 * i) * still.w[0] + data.x(2 * i + 1) * still.w[1] - data.y(i);
+    loss += e[i] * e[i] / 6.0;
+  }
+  EXPECT_NEAR(still.losses[0], loss, 1e-12);
+  EXPECT_EQ(still.b, 0.0);
+  o.lr = 0.5;
+  const SgdReference moved = reference_sgd(data, o);
+  for (int j = 0; j < 2; ++j) {
+    double g = 0;
+    for (int i = 0; i < 3; ++i) g += data.x(2 * i + j) * e[i] / 3.0;
+    EXPECT_NEAR(moved.w[j], still.w[j] - 0.5 * g, 1e-12) << "w[" << j << "]";
+  }
+  EXPECT_NEAR(moved.b, -0.5 * (e[0] + e[1] + e[2]) / 3.0, 1e-12);
+  EXPECT_NEAR(moved.losses[0], loss, 1e-12) << "the loss is taken before the step";
+}
+
 TEST(LinearConfig, BadValuesNameTheirKey) {
   expect_input_error("    in_features: 0\n", "in_features");
   expect_input_error("    epochs: 0\n", "epochs");

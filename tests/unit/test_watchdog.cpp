@@ -1,11 +1,15 @@
 // The watchdog's evidence (core/progress.hpp) and its verdict (judge_stall), on hand-made ranks.
 #include "core/errors.hpp"
+#include "core/fault_injection.hpp"
 #include "core/profile_region.hpp"
 #include "core/progress.hpp"
 #include "engine/stats.hpp"
 #include "engine/watchdog.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <stdexcept>
 
 namespace minigpu {
 namespace {
@@ -80,7 +84,8 @@ TEST(Watchdog, ASilentRankIsNamedByTheLowestAnsweringOne) {
     ASSERT_TRUE(v.stalled);
     EXPECT_EQ(v.reporter, 0);
     EXPECT_EQ(v.culprits, std::vector<int>{1});
-    EXPECT_TRUE(has(v.message, "rank 1 (n2) stopped answering (silent for 40 s) last heard in matmul_scaling"))
+    EXPECT_TRUE(
+        has(v.message, "rank 1 (n2) stopped answering (silent for 40 s) last heard in matmul_scaling"))
         << v.message;
     EXPECT_TRUE(has(v.message, "in matmul_scaling summa p=2 n=1024 cpu float64, repetition 7")) << v.message;
     EXPECT_TRUE(has(v.message, "waiting for them: rank 0 in MPI_Allreduce, 2 in MPI_Allreduce")) << v.message;
@@ -136,6 +141,24 @@ TEST(Stragglers, EvenSpreadIdleRanksAndTinyGapsAreNot) {
   EXPECT_FALSE(find_straggler({0.100, 0.101, 1e-6, 1e-6}).has_value());
   EXPECT_FALSE(find_straggler({2e-6, 5e-6}).has_value()) << "2.5x of microseconds is noise";
   EXPECT_FALSE(find_straggler({0.5}).has_value());
+}
+
+TEST(FaultInjection, ThrowsOnlyAtTheRankAndPointAskedAndIsReadWhenMade) {
+  ::setenv("MINIGPU_INJECT_FAULT", "1:verify", 1);
+  FaultInjection faults = FaultInjection::from_environment();
+  ::unsetenv("MINIGPU_INJECT_FAULT");
+  EXPECT_NO_THROW(faults.at("verify", 0));
+  EXPECT_NO_THROW(faults.at("run", 1));
+  EXPECT_THROW(faults.at("verify", 1), std::runtime_error) << "the variable is read when the run starts";
+  FaultInjection none = FaultInjection::from_environment();
+  EXPECT_NO_THROW(none.at("verify", 1));
+  // A hang asked for the 3rd time a point is reached lets the first two pass.
+  ::setenv("MINIGPU_INJECT_FAULT", "0:run:hang@3", 1);
+  FaultInjection later = FaultInjection::from_environment();
+  ::unsetenv("MINIGPU_INJECT_FAULT");
+  EXPECT_NO_THROW(later.at("run", 0));
+  EXPECT_NO_THROW(later.at("run", 0));
+  EXPECT_NO_THROW(later.at("setup", 0));
 }
 
 }  // namespace

@@ -58,27 +58,16 @@ class PeerState : public CaseState {
   }
 
   void run() override {
-    if (peer_ == comm::kNoRank) return;
-    const int none = comm::kNoRank, m = case_.messages;
+    const int m = case_.messages;
     switch (case_.pattern) {
       case RankPattern::pingpong:
-        for (int k = 0; k < m; ++k) {
-          if (leader_) {
-            comm::exchange_window(send_, peer_, recv_, none, 1, comm_, transport_);
-            comm::exchange_window(send_, none, recv_, peer_, 1, comm_, transport_);
-          } else {
-            comm::exchange_window(send_, none, recv_, peer_, 1, comm_, transport_);
-            comm::exchange_window(recv_, peer_, recv_, none, 1, comm_, transport_);
-          }
-        }
+        comm::ping_pong(send_, recv_, peer_, leader_, m, comm_, transport_);
         break;
       case RankPattern::uni:
-        comm::exchange_window(send_, leader_ ? peer_ : none, recv_, leader_ ? none : peer_, m, comm_,
-                              transport_);
-        comm::acknowledge(leader_ ? peer_ : me_, leader_ ? me_ : peer_, comm_);
+        comm::stream_one_way(send_, recv_, peer_, leader_, m, comm_, transport_);
         break;
-      case RankPattern::bi:
-        comm::exchange_window(send_, peer_, recv_, peer_, m, comm_, transport_);
+      case RankPattern::bi:  // both ways at once
+        if (peer_ != comm::kNoRank) comm::exchange_window(send_, peer_, recv_, peer_, m, comm_, transport_);
         break;
       case RankPattern::allreduce:  // AllreduceState's
         break;

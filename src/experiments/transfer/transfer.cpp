@@ -156,9 +156,9 @@ class TransferExperiment : public CaseList<TransferCase> {
     }
     const auto sizes = node.get_byte_list("rank_sizes", default_sizes);
     const int messages = static_cast<int>(node.get_int("messages", 8, 1, kMaxMessages));
-    std::vector<RankPairing> pairings;
-    for (const auto& name : node.get_choice_list("pairs", {"neighbour", "across_nodes"}, {"neighbour"}))
-      pairings.push_back(name == "neighbour" ? RankPairing::neighbour : RankPairing::across_nodes);
+    const auto pairings = node.get_named_list<RankPairing>(
+        "pairs", {{"neighbour", RankPairing::neighbour}, {"across_nodes", RankPairing::across_nodes}},
+        {"neighbour"});
     for (auto bytes : sizes) {
       if (bytes > kMaxMessageBytes / messages)
         node.fail("rank_sizes", "every size times `messages` must be below 2 GiB (one MPI message window)");

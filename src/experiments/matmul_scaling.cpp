@@ -31,7 +31,6 @@
 #include "distributed/distributed_matmul.hpp"
 #include "distributed/scalapack_matmul.hpp"
 #include "engine/registry.hpp"
-#include "experiments/matmul_scaling/scaling_case.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
 #include "perfmodel/calibration.hpp"
@@ -78,13 +77,11 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
         node.fail("n", "n_p = " + std::to_string(n) + " at p=" + std::to_string(p) + " exceeds " +
                            std::to_string(kMaxScalingN));
     }
-    decompositions_.clear();
-    for (const auto& s :
-         node.get_choice_list("decompositions", {"row", "summa", "scalapack"}, {"row", "summa"})) {
-      decompositions_.push_back(s == "row"     ? Decomposition::row
-                                : s == "summa" ? Decomposition::summa
-                                               : Decomposition::scalapack);
-    }
+    decompositions_ = node.get_named_list<Decomposition>("decompositions",
+                                                         {{"row", Decomposition::row},
+                                                          {"summa", Decomposition::summa},
+                                                          {"scalapack", Decomposition::scalapack}},
+                                                         {"row", "summa"});
     block_size_ = node.get_int("block_size", kScalapackDefaultBlock, 1, kMaxScalingN);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     const std::string overlap = node.get_choice("overlap", {"true", "false", "both"}, "true");
@@ -152,10 +149,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
     if (!engine_)
       return {true,
               "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(case_.p)};
-    const double err = engine_->identity_error();
-    const double tol = kernels::matmul_identity_tolerance(dtype_, case_.n);
-    Check check{err <= tol, "|Cv-A(Bv)|/|A(Bv)| = " + io::significant(err, 2) +
-                                (err <= tol ? " <= " : " > ") + io::significant(tol, 2)};
+    Check check = tolerance_check("|Cv-A(Bv)|/|A(Bv)| = ", engine_->identity_error(),
+                                  kernels::matmul_identity_tolerance(dtype_, case_.n));
     if (case_.n <= kExactCheckMaxScalingN) {
       const auto c = engine_->gather_c();
       if (!c.empty()) {
@@ -222,13 +217,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
     add_case(c, sc);
   }
 
-  // ScaLAPACK is modelled as blocking SUMMA in panels of its block size: PBLAS broadcasts and
-  // multiplies nb columns at a time, and its rank-nb updates run slower than the wide panels the
-  // model would otherwise pick (at the best panel its rows were modelled 21-29 % fast).
   ModelledProduct product(const ScalingCase& c, DType dt) const {
-    const bool sl = c.decomposition == Decomposition::scalapack;
-    const bool summa_like = c.decomposition != Decomposition::row;
-    return {summa_like, !sl && c.summa.overlap, c.p, c.n, c.grid, dt, sl ? block_size_ : panel_width_, sl};
+    return perfmodel::modelled_product(c, dt, panel_width_, block_size_);
   }
   std::int64_t size_for(std::int64_t p) const {
     return weak_ ? std::llround(static_cast<double>(n_) * std::cbrt(static_cast<double>(p))) : n_;
@@ -356,17 +346,13 @@ std::vector<Finding> MatmulScalingExperiment::findings(const std::vector<CaseRes
                        base, *r, 1));
       } else if (!baseline) {
         const double work_ratio = static_cast<double>(p1) / p;
-        Finding efficiency =
-            with_model(efficiency_finding("efficiency_" + suffix, base.seconds, r->seconds, work_ratio,
-                                          "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" +
-                                              std::to_string(p) + "·t(p=" + std::to_string(p) + "))"),
-                       base, *r, work_ratio);
-        // The speedup is the same measurement: it stands or falls with the efficiency.
-        Finding speedup{"", "speedup_" + suffix, t1 / tp, "x",
-                        "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where};
-        if (!efficiency.reliable) speedup.mark_unreliable(efficiency.unreliable_because);
+        const auto [speedup, efficiency] =
+            speedup_and_efficiency(suffix, base.seconds, r->seconds, work_ratio,
+                                   "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where,
+                                   "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" + std::to_string(p) +
+                                       "·t(p=" + std::to_string(p) + "))");
         out.push_back(speedup);
-        out.push_back(efficiency);
+        out.push_back(with_model(efficiency, base, *r, work_ratio));
       }
       const double comm = r->phase_median("comm").value_or(0),
                    compute = r->phase_median("compute").value_or(0);
