@@ -33,18 +33,18 @@ int main(int argc, char** argv) {
       }
       return minigpu::kExitBadInput;
     }
-    const auto& binding = minigpu::bind_rank(world);
+    const minigpu::DeviceBinding binding = minigpu::bind_rank(world);
     minigpu::KokkosSession kokkos(
         argc, argv, minigpu::gpus_are_emulated() ? -1 : binding.device_id,
         minigpu::default_host_threads(static_cast<int>(binding.cpus.size()), binding.cpu_sharing_ranks));
-    for (const auto& warning : minigpu::binding_warnings()) {
+    for (const auto& warning : minigpu::binding_warnings(binding)) {
       if (binding.local_rank == 0) say("minigpu: warning: " + minigpu::processor_name() + ": " + warning);
     }
     if (mpi.is_root() && minigpu::gpus_are_emulated()) {
       say("minigpu: note: " + std::to_string(minigpu::num_gpus()) +
           " emulated GPU(s) from MINIGPU_EMULATE_GPUS; their memory is host memory");
     }
-    return minigpu::run_cli(argc, argv, mpi);
+    return minigpu::run_cli(argc, argv, mpi, binding);
   } catch (const minigpu::InputError& e) {
     // Input is judged identically on every rank, so every rank fails the same way: no abort.
     if (mpi.is_root()) say(std::string("minigpu: error: ") + e.what());

@@ -38,7 +38,7 @@ int devices_command(const MpiSession& mpi) {
 
 }  // namespace
 
-int run_cli(int argc, char** argv, const MpiSession& mpi) {
+int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& binding) {
   CLI::App app{
       "miniGPU: the GPU chapter of Dive into Deep Learning as Kokkos + MPI experiments.\n"
       "Kokkos options (--kokkos-*) are passed through to Kokkos.",
@@ -188,7 +188,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi) {
       run_options.overrides.push_back(std::string("run.") + key + "=" + *value);
       run_options.overrides.push_back(std::string("experiments.*.") + key + "=" + *value);
     }
-    return run_command(run_options, mpi);
+    return run_command(run_options, mpi, binding);
   }
   throw InputError("no subcommand given (try --help)");
 }

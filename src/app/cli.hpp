@@ -2,10 +2,11 @@
 #pragma once
 
 #include "comm/mpi_session.hpp"
+#include "core/binding.hpp"
 
 namespace minigpu {
 
 /// Parses argv (Kokkos flags already consumed) and runs a subcommand; returns the exit code.
-int run_cli(int argc, char** argv, const MpiSession& mpi);
+int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& binding);
 
 }  // namespace minigpu

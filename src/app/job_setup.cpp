@@ -22,7 +22,7 @@ EnvironmentCheck check_environment_everywhere(const comm::Communicator& world) {
   return check;
 }
 
-const DeviceBinding& bind_rank(const comm::Communicator& world) {
+DeviceBinding bind_rank(const comm::Communicator& world) {
   const comm::Communicator node = world.split_node();
   const int gpus = gpus_are_emulated() ? emulated_gpu_count() : visible_gpu_count();
   DeviceBinding binding = plan_binding(node.rank(), node.size(), gpus);
@@ -31,8 +31,7 @@ const DeviceBinding& bind_rank(const comm::Communicator& world) {
   for (const auto& text : comm::allgather_strings(cpu_list_text(binding.cpus), node))
     masks.push_back(parse_cpu_list(text));
   binding.cpu_sharing_ranks = ranks_sharing(binding.cpus, masks);
-  set_rank_binding(binding);
-  return rank_binding();
+  return binding;
 }
 
 }  // namespace minigpu

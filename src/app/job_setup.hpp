@@ -20,7 +20,7 @@ EnvironmentCheck check_environment_everywhere(const comm::Communicator& world);
 
 /// Collective. Binds this rank to a GPU of its node (emulated GPUs like real ones: each rank
 /// owns one), counts the node's ranks whose affinity masks overlap its own and returns the
-/// binding, warnings included.
-const DeviceBinding& bind_rank(const comm::Communicator& world);
+/// binding, warnings included: main keeps it and hands it to the run (RunContext::binding).
+DeviceBinding bind_rank(const comm::Communicator& world);
 
 }  // namespace minigpu

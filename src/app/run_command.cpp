@@ -21,9 +21,10 @@
 
 namespace minigpu {
 
-int run_command(const RunOptions& options, const MpiSession& mpi) {
+int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBinding& binding) {
   // 1. Validate the whole input (and memory needs) before anything runs or is written.
   RunContext ctx;
+  ctx.binding = binding;
   // `kernel: auto` may measure while configuring: its chooser caches beside the ceilings.
   ctx.gemm = std::make_shared<GemmChooser>(time_gemm_pair, host_build_cache_key(), ctx.rank() == 0);
   PlanOptions plan_options;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "comm/mpi_session.hpp"
+#include "core/binding.hpp"
 
 #include <string>
 #include <vector>
@@ -14,12 +15,12 @@ struct RunOptions {
   std::vector<std::string> only;
   std::vector<std::string> overrides;  ///< --set PATH=VALUE, and the --repetitions/--warmups shortcuts
   bool dry_run = false;
-  bool plot = false;   ///< run scripts/plot.py on the results directory when done
-  std::string resume;  ///< a run directory of this input: its finished cases are not run again
+  bool plot = false;          ///< run scripts/plot.py on the results directory when done
+  std::string resume;         ///< a run directory of this input: its finished cases are not run again
   double case_timeout_s = 0;  ///< > 0: every case's watchdog budget (--case-timeout)
 };
 
 /// Returns kExitOk when every case verified, kExitVerifyFailed otherwise.
-int run_command(const RunOptions& options, const MpiSession& mpi);
+int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBinding& binding);
 
 }  // namespace minigpu

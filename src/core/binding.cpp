@@ -10,15 +10,6 @@
 #include <map>
 
 namespace minigpu {
-namespace {
-
-DeviceBinding& stored_binding() {
-  static DeviceBinding binding;
-  return binding;
-}
-
-}  // namespace
-
 int select_device_id(int local_rank, int visible_gpus) {
   return visible_gpus > 0 && local_rank >= 0 ? local_rank % visible_gpus : -1;
 }
@@ -40,23 +31,18 @@ DeviceBinding plan_binding(int local_rank, int local_size, int visible_gpus) {
   return b;
 }
 
-void set_rank_binding(const DeviceBinding& binding) { stored_binding() = binding; }
-
-const DeviceBinding& rank_binding() { return stored_binding(); }
-
-std::vector<std::string> binding_warnings() {
-  const DeviceBinding& b = stored_binding();
+std::vector<std::string> binding_warnings(const DeviceBinding& b) {
   std::vector<std::string> warnings = b.warnings;
-  const std::string threads = host_thread_oversubscription(static_cast<int>(b.cpus.size()), b.cpu_sharing_ranks,
-                                                           HostExecSpace().concurrency());
+  const std::string threads = host_thread_oversubscription(
+      static_cast<int>(b.cpus.size()), b.cpu_sharing_ranks, HostExecSpace().concurrency());
   if (!threads.empty()) warnings.push_back(threads);
   const std::string pinned = pinned_blas_threads(host_blas_info().threads);
   if (!pinned.empty()) warnings.push_back(pinned);
   return warnings;
 }
 
-int bound_device_id() {
-  if (gpus_are_emulated()) return select_device_id(stored_binding().local_rank, emulated_gpu_count());
+int bound_device_id(const DeviceBinding& binding) {
+  if (gpus_are_emulated()) return select_device_id(binding.local_rank, emulated_gpu_count());
   return kHasGpuBackend && num_gpus() > 0 ? active_gpu_id() : -1;
 }
 

@@ -11,9 +11,9 @@ namespace minigpu {
 struct DeviceBinding {
   int local_rank = 0;
   int local_size = 1;
-  int visible_gpus = 0;  ///< GPUs this process can see (CUDA_VISIBLE_DEVICES respected)
-  int device_id = -1;    ///< -1: no GPU to bind
-  std::vector<int> cpus;  ///< this rank's affinity mask (affinity_cpus())
+  int visible_gpus = 0;       ///< GPUs this process can see (CUDA_VISIBLE_DEVICES respected)
+  int device_id = -1;         ///< -1: no GPU to bind
+  std::vector<int> cpus;      ///< this rank's affinity mask (affinity_cpus())
   int cpu_sharing_ranks = 1;  ///< node-local ranks whose masks overlap `cpus`, this one included
   std::vector<std::string> warnings;
 };
@@ -25,16 +25,12 @@ int select_device_id(int local_rank, int visible_gpus);
 /// The binding with warnings for oversubscribed GPUs and for GPUs left idle.
 DeviceBinding plan_binding(int local_rank, int local_size, int visible_gpus);
 
-/// Records this rank's node-local position (set once in main, before Kokkos starts).
-void set_rank_binding(const DeviceBinding& binding);
-/// The binding recorded by set_rank_binding (default: a lone rank, no GPU).
-const DeviceBinding& rank_binding();
 /// The binding's warnings, and whether this rank's host threads (Kokkos's host concurrency, so
 /// call it after Kokkos starts) oversubscribe the CPUs it shares.
-std::vector<std::string> binding_warnings();
+std::vector<std::string> binding_warnings(const DeviceBinding& binding);
 /// The device id this rank computes on: the CUDA device Kokkos was initialised on, the
-/// emulated GPU it owns (local rank modulo the emulated count), or -1 on the CPU.
-int bound_device_id();
+/// emulated GPU it owns (its local rank modulo the emulated count), or -1 on the CPU.
+int bound_device_id(const DeviceBinding& binding);
 
 /// This rank's physical GPU as a key equal across ranks exactly when they use the same device:
 /// host, the visible-device list (mpirun hands every rank of a node the same one; srun

@@ -2,14 +2,15 @@
 
 #include "core/stopwatch.hpp"
 
+#include <atomic>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
 
 namespace minigpu::progress {
-namespace {
 
-struct Board {
-  std::mutex lock;
+struct Board::State {
+  mutable std::mutex lock;
   std::uint64_t marks = 0;
   Clock::time_point last = Clock::now();
   std::vector<std::string> regions;
@@ -18,15 +19,22 @@ struct Board {
   double budget_s = 0;
 };
 
-Board& board() {
-  static Board b;
-  return b;
-}
+struct BoardAccess {
+  static Board::State& state(Board& b) { return *b.state_; }
+};
+
+namespace {
+
+// The board of the Recording alive now, if any: the one pointer marks need, since the code
+// that marks (regions, MPI waits) holds no handle to the run that watches it.
+std::atomic<Board*> recording_board{nullptr};
 
 // Every mark is progress: the counter moves and the idle clock restarts.
 template <class Change>
 void mark(Change change) {
-  Board& b = board();
+  Board* board = recording_board.load(std::memory_order_acquire);
+  if (board == nullptr) return;
+  Board::State& b = BoardAccess::state(*board);
   const std::lock_guard<std::mutex> hold(b.lock);
   change(b);
   ++b.marks;
@@ -35,40 +43,11 @@ void mark(Change change) {
 
 }  // namespace
 
-void enter(const std::string& name) {
-  mark([&](Board& b) { b.regions.push_back(name); });
-}
-void leave() {
-  mark([](Board& b) {
-    if (!b.regions.empty()) b.regions.pop_back();
-  });
-}
-void wait_begins(const char* what) {
-  mark([&](Board& b) { b.waiting_in = what; });
-}
-void wait_ends() {
-  mark([](Board& b) { b.waiting_in.clear(); });
-}
-void begin_case(const std::string& label, double budget_s) {
-  mark([&](Board& b) {
-    b.case_label = label;
-    b.budget_s = budget_s;
-    b.repetition = 0;
-  });
-}
-void end_case() {
-  mark([](Board& b) {
-    b.case_label.clear();
-    b.budget_s = 0;
-    b.repetition = 0;
-  });
-}
-void repetition(int k) {
-  mark([&](Board& b) { b.repetition = k; });
-}
+Board::Board() : state_(std::make_unique<State>()) {}
+Board::~Board() = default;
 
-Snapshot snapshot() {
-  Board& b = board();
+Snapshot Board::snapshot() const {
+  const State& b = *state_;
   const std::lock_guard<std::mutex> hold(b.lock);
   Snapshot s;
   s.marks = b.marks;
@@ -79,6 +58,47 @@ Snapshot snapshot() {
   s.repetition = b.repetition;
   s.budget_s = b.budget_s;
   return s;
+}
+
+Recording::Recording(Board& board) {
+  Board* none = nullptr;
+  if (!recording_board.compare_exchange_strong(none, &board, std::memory_order_acq_rel)) {
+    throw std::logic_error("progress::Recording: another board is already recording");
+  }
+}
+
+Recording::~Recording() { recording_board.store(nullptr, std::memory_order_release); }
+
+void enter(const std::string& name) {
+  mark([&](Board::State& b) { b.regions.push_back(name); });
+}
+void leave() {
+  mark([](Board::State& b) {
+    if (!b.regions.empty()) b.regions.pop_back();
+  });
+}
+void wait_begins(const char* what) {
+  mark([&](Board::State& b) { b.waiting_in = what; });
+}
+void wait_ends() {
+  mark([](Board::State& b) { b.waiting_in.clear(); });
+}
+void begin_case(const std::string& label, double budget_s) {
+  mark([&](Board::State& b) {
+    b.case_label = label;
+    b.budget_s = budget_s;
+    b.repetition = 0;
+  });
+}
+void end_case() {
+  mark([](Board::State& b) {
+    b.case_label.clear();
+    b.budget_s = 0;
+    b.repetition = 0;
+  });
+}
+void repetition(int k) {
+  mark([&](Board::State& b) { b.repetition = k; });
 }
 
 }  // namespace minigpu::progress

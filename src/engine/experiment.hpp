@@ -5,6 +5,7 @@
 
 #include "comm/communicator.hpp"
 #include "config/config_node.hpp"
+#include "core/binding.hpp"
 #include "core/device.hpp"
 #include "core/dispatch.hpp"
 #include "core/fault_injection.hpp"
@@ -36,6 +37,9 @@ struct RunContext {
   /// The test hook MINIGPU_INJECT_FAULT as this run read it; the context's copies share its count.
   std::shared_ptr<FaultInjection> faults =
       std::make_shared<FaultInjection>(FaultInjection::from_environment());
+  /// Where this rank sits on its node and the GPU and CPUs it is bound to: main's, from
+  /// bind_rank (by default a lone rank without a GPU, as in a unit test).
+  DeviceBinding binding;
   /// This rank and the job's size: the communicator's, the one place that knows them.
   int rank() const { return comm.rank(); }
   int ranks() const { return comm.size(); }

@@ -18,10 +18,9 @@
 
 namespace minigpu {
 
-void check_memory_fits(const RunPlan& plan) {
+void check_memory_fits(const RunPlan& plan, const DeviceBinding& b) {
   // Ranks on one node share its host memory (cpu and emulated GPUs) and, when there are more
   // ranks than GPUs, share GPUs too: a case must fit that many times over.
-  const DeviceBinding& b = rank_binding();
   const std::uint64_t host_sharers = static_cast<std::uint64_t>(std::max(1, b.local_size));
   const std::uint64_t gpu_sharers =
       b.visible_gpus > 0 ? static_cast<std::uint64_t>((b.local_size + b.visible_gpus - 1) / b.visible_gpus)
@@ -97,14 +96,15 @@ auto agreed_everywhere(const RunContext& ctx, Load load) -> decltype(load()) {
 
 }  // namespace
 
-RunSettings load_settings_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx) {
+RunSettings load_settings_everywhere(const std::string& input, const PlanOptions& options,
+                                     const RunContext& ctx) {
   return agreed_everywhere(ctx, [&] { return load_run_settings(input, options); });
 }
 
 RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx) {
   RunPlan plan = agreed_everywhere(ctx, [&] {
     RunPlan loaded = load_run_plan(input, ctx, options);
-    check_memory_fits(loaded);
+    check_memory_fits(loaded, ctx.binding);
     return loaded;
   });
   require_same_cases_everywhere(plan, ctx);
@@ -135,7 +135,7 @@ std::map<std::string, CaseResult> load_resumed_everywhere(const std::string& dir
 io::RunRecord plan_record(const RunPlan& plan, const RunContext& ctx) {
   io::RunRecord record;
   record.provenance = io::provenance();
-  const std::string mine = io::to_json(io::rank_placement(ctx.rank(), processor_name())).dump();
+  const std::string mine = io::to_json(io::rank_placement(ctx.rank(), processor_name(), ctx.binding)).dump();
   for (const auto& text : comm::allgather_strings(mine, ctx.comm))
     record.ranks.push_back(io::placement_from_json(nlohmann::json::parse(text)));
   record.input_file = plan.input_file;

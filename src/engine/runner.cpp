@@ -63,8 +63,7 @@ int agreed_stop(const StopPoll& stop, const comm::Communicator& comm) {
 
 // "" or why every timing of this rank is suspect: the ranks sharing its affinity mask run more
 // threads than the mask has CPUs (a bound layout is judged by its own cores, not the node's).
-std::string oversubscription() {
-  const DeviceBinding& b = rank_binding();
+std::string oversubscription(const DeviceBinding& b) {
   const bool known = !b.cpus.empty();
   const int cpus = known ? static_cast<int>(b.cpus.size()) : static_cast<int>(affinity_cpus().size());
   const int ranks = known ? b.cpu_sharing_ranks : std::max(1, b.local_size);
@@ -240,7 +239,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
   for (const auto& planned : plan.experiments) total += static_cast<int>(planned.cases.size());
   outcome.cases_planned = total;
   const auto t0 = Clock::now();
-  const std::string crowded = oversubscription();
+  const std::string crowded = oversubscription(ctx.binding);
   // Collective: ranks bound to one physical GPU time each other's kernels (gpu_check.sh runs
   // two ranks on one GPU on purpose); their GPU rows say so.
   const std::string shared_gpu =

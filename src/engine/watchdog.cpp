@@ -134,7 +134,7 @@ void Watchdog::watch() {
   auto last_beat = Clock::now() - std::chrono::seconds(1);
   while (!stopping_) {
     std::this_thread::sleep_for(std::chrono::duration<double>(kTickS));
-    const progress::Snapshot mine = progress::snapshot();
+    const progress::Snapshot mine = board_.snapshot();
     if (seconds_since(last_beat) >= kBeatS) {
       heartbeat_.send(encode_news(mine));
       last_beat = Clock::now();

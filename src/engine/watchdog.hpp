@@ -61,6 +61,9 @@ class Watchdog {
  private:
   void watch();
 
+  // The board this rank's marks go to while the watchdog lives, read by its thread.
+  progress::Board board_;
+  progress::Recording recording_{board_};
   comm::Heartbeat heartbeat_;
   std::string kept_in_;
   std::atomic<bool> stopping_{false};

@@ -17,9 +17,8 @@
 
 namespace minigpu::io {
 
-RankPlacement rank_placement(int rank, const std::string& host) {
-  const DeviceBinding& b = rank_binding();
-  const int id = bound_device_id();
+RankPlacement rank_placement(int rank, const std::string& host, const DeviceBinding& b) {
+  const int id = bound_device_id(b);
   std::string name = describe(try_gpu());
   if (id >= 0 && !gpus_are_emulated()) name += " = " + gpu_properties(id).name;
   if (id >= 0 && gpus_are_emulated()) name = "emulated GPU " + std::to_string(id);

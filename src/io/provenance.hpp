@@ -2,6 +2,8 @@
 // each rank's place, so each result can reproduce itself. Typed here; JSON only in run.json.
 #pragma once
 
+#include "core/binding.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -49,7 +51,7 @@ struct Provenance {
 };
 
 /// This rank's place; `host` is the node's name.
-RankPlacement rank_placement(int rank, const std::string& host);
+RankPlacement rank_placement(int rank, const std::string& host, const DeviceBinding& binding);
 /// This process's build, machine and environment.
 Provenance provenance();
 

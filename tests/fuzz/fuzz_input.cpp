@@ -5,8 +5,8 @@
 #include "comm/mpi_session.hpp"
 #include "core/errors.hpp"
 #include "core/kokkos_session.hpp"
-#include "engine/plan_loading.hpp"
 #include "engine/plan.hpp"
+#include "engine/plan_loading.hpp"
 
 #include <unistd.h>
 
@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     minigpu::settle_devices(minigpu::load_run_settings(input_path(), {}));
     minigpu::RunPlan plan = minigpu::load_run_plan(input_path(), ctx, {});
-    minigpu::check_memory_fits(plan);
+    minigpu::check_memory_fits(plan, minigpu::DeviceBinding{});
   } catch (const minigpu::InputError&) {
     // the right answer to bad input
   }

@@ -1,11 +1,13 @@
 // Rank-to-GPU binding against known node layouts, and the node-local rank from MPI.
 #include "comm/collectives.hpp"
 #include "comm/node.hpp"
+#include "core/backend.hpp"
 #include "core/binding.hpp"
+#include "core/device.hpp"
 #include "core/host_threads.hpp"
 
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -51,6 +53,19 @@ TEST(Binding, RanksOnOnePhysicalGpuAreNamedAndOthersAreNot) {
   EXPECT_EQ(shared_gpu_reason({"n1||0", "n2||0", "", ""}), "");
   EXPECT_EQ(shared_gpu_reason({"n1||0", "n1||1", "n1||0", "n1||0"}),
             "ranks 0, 2 and 3 share one GPU (n1, device 0)");
+}
+
+TEST(Binding, TheBoundGpuComesFromTheBindingHandedIn) {
+  // Emulated GPUs are dealt like real ones: local rank modulo their count.
+  set_emulated_gpus(2);
+  DeviceBinding second, third;
+  second.local_rank = 1;
+  third.local_rank = 2;
+  EXPECT_EQ(bound_device_id(second), 1);
+  EXPECT_EQ(bound_device_id(third), 0);
+  set_emulated_gpus(0);
+  if (!kHasGpuBackend) EXPECT_EQ(bound_device_id(third), -1) << "a host-only build computes on the cpu";
+  reset_emulated_gpus();
 }
 
 TEST(HostThreads, CpuListsReadAndWriteTasksetsForm) {
@@ -103,7 +118,8 @@ TEST(HostThreads, AThreadedHostSpaceGetsThisRanksShareOfTheCores) {
 #else
   const int expected = 1;  // Serial
 #endif
-  EXPECT_EQ(Kokkos::DefaultHostExecutionSpace().concurrency(), expected) << size << " rank(s) on " << cpus << " CPU(s)";
+  EXPECT_EQ(Kokkos::DefaultHostExecutionSpace().concurrency(), expected)
+      << size << " rank(s) on " << cpus << " CPU(s)";
 }
 
 TEST(Binding, NodeLocalRankComesFromMpi) {

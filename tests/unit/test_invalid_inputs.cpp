@@ -72,7 +72,7 @@ std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> snapshot(co
 /// The error a run of `options` ends with: its message, or a failure when it ends otherwise.
 std::string input_error_of(const RunOptions& options) {
   try {
-    run_command(options, testing::mpi_session());
+    run_command(options, testing::mpi_session(), DeviceBinding{});
   } catch (const InputError& e) {
     return e.what();
   } catch (const std::exception& e) {

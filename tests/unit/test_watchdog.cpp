@@ -33,14 +33,16 @@ RankNews rank_doing(int rank, double idle_s, double budget_s, const std::string&
 }
 
 TEST(Progress, MarksFollowRegionsWaitsAndCases) {
-  const auto before = progress::snapshot();
+  progress::Board board;
+  const progress::Recording recording(board);
+  const auto before = board.snapshot();
   {
     const progress::Case watched("lazy fenced cpu float32", 12.5);
     const ProfileRegion outer("minigpu");
     const ProfileRegion inner("run");
     progress::repetition(3);
     const progress::Wait waiting("MPI_Barrier");
-    const auto s = progress::snapshot();
+    const auto s = board.snapshot();
     EXPECT_EQ(s.case_label, "lazy fenced cpu float32");
     EXPECT_EQ(s.budget_s, 12.5);
     EXPECT_EQ(s.repetition, 3);
@@ -49,11 +51,29 @@ TEST(Progress, MarksFollowRegionsWaitsAndCases) {
     EXPECT_EQ(s.marks, before.marks + 5) << "case, two regions, a repetition and a wait are five marks";
     EXPECT_LT(s.idle_s, 1.0);
   }
-  const auto after = progress::snapshot();
+  const auto after = board.snapshot();
   EXPECT_EQ(after.case_label, "");
   EXPECT_EQ(after.budget_s, 0) << "outside a case nothing is watched";
   EXPECT_EQ(after.where, before.where);
   EXPECT_EQ(after.waiting_in, "");
+}
+
+TEST(Progress, MarksGoOnlyToTheBoardRecordingNow) {
+  progress::Board first, second;
+  {
+    const progress::Recording recording(first);
+    progress::enter("minigpu");
+    EXPECT_THROW(progress::Recording again(second), std::logic_error) << "one recording at a time";
+    progress::leave();
+  }
+  EXPECT_EQ(first.snapshot().marks, 2u);
+  progress::enter("unrecorded");  // no board records: the mark goes nowhere
+  progress::leave();
+  EXPECT_EQ(first.snapshot().marks, 2u);
+  EXPECT_EQ(second.snapshot().marks, 0u);
+  const progress::Recording recording(second);
+  progress::repetition(1);
+  EXPECT_EQ(second.snapshot().marks, 1u) << "a new recording may start once the last one ended";
 }
 
 TEST(Watchdog, NewsSurvivesTheWire) {
