@@ -25,6 +25,8 @@ void say(const std::string& line) {
 int main(int argc, char** argv) {
   minigpu::MpiSession mpi(&argc, &argv);
   try {
+    // The GPUs this process has when they are emulated (MINIGPU_EMULATE_GPUS, checked next).
+    minigpu::GpuEmulation emulation;
     const auto& world = minigpu::comm::Communicator::world();
     const auto environment = minigpu::check_environment_everywhere(world);
     if (!environment.usable_everywhere) {

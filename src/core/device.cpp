@@ -5,6 +5,7 @@
 #include "core/errors.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -15,9 +16,14 @@
 namespace minigpu {
 namespace {
 
-std::optional<int>& emulated_override() {
-  static std::optional<int> value;
-  return value;
+// main's GpuEmulation: the one pointer the chapter's device functions need, since they take
+// no handle (num_gpus(), try_gpu() as the chapter writes them).
+std::atomic<GpuEmulation*> living_emulation{nullptr};
+
+GpuEmulation& living() {
+  GpuEmulation* e = living_emulation.load(std::memory_order_acquire);
+  if (e == nullptr) throw std::logic_error("no GpuEmulation lives: main makes one before devices are used");
+  return *e;
 }
 
 int emulated_from_environment() {
@@ -71,21 +77,36 @@ Device parse_device(const std::string& text) {
   throw std::invalid_argument("'" + text + "' is not a device (expected cpu, gpu or gpu:N)");
 }
 
-int emulated_gpu_count() {
-  auto& value = emulated_override();
-  if (!value) value = emulated_from_environment();
-  return *value;
+GpuEmulation::GpuEmulation() {
+  GpuEmulation* none = nullptr;
+  if (!living_emulation.compare_exchange_strong(none, this, std::memory_order_acq_rel)) {
+    throw std::logic_error("a GpuEmulation already lives: one per process, made by main");
+  }
 }
 
-void set_emulated_gpus(int n) {
+GpuEmulation::~GpuEmulation() { living_emulation.store(nullptr, std::memory_order_release); }
+
+int GpuEmulation::count() {
+  if (!count_) count_ = emulated_from_environment();
+  return *count_;
+}
+
+void GpuEmulation::set(int n) {
   if (n < 0 || n > kMaxEmulatedGpus) {
     throw std::invalid_argument("emulated GPU count must be in [0, " + std::to_string(kMaxEmulatedGpus) +
                                 "]");
   }
-  emulated_override() = n;
+  count_ = n;
 }
 
-void reset_emulated_gpus() { emulated_override().reset(); }
+int emulated_gpu_count() {
+  GpuEmulation* e = living_emulation.load(std::memory_order_acquire);
+  return e == nullptr ? 0 : e->count();
+}
+
+void set_emulated_gpus(int n) { living().set(n); }
+
+void reset_emulated_gpus() { living().reset(); }
 
 bool gpus_are_emulated() { return emulated_gpu_count() > 0; }
 

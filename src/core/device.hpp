@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,14 +58,37 @@ void require_available(Device d);
 
 /// The most emulated GPUs MINIGPU_EMULATE_GPUS or `run.emulate_gpus` may ask for.
 constexpr int kMaxEmulatedGpus = 1024;
-/// True when GPUs are host-emulated (MINIGPU_EMULATE_GPUS or set_emulated_gpus).
+
+/// GPUs emulated in host memory. main makes one before anything asks for devices and keeps it
+/// for the program's life (a test binary's main does the same); while it lives, the device
+/// functions above (num_gpus(), gpu(i), try_gpu(), ...) see its GPUs, and with none alive
+/// (a tool linking the library) a process has its real GPUs only. Its count is
+/// MINIGPU_EMULATE_GPUS, read at first use, until set() (an input's `run.emulate_gpus`).
+/// One lives at a time: a second throws std::logic_error.
+class GpuEmulation {
+ public:
+  GpuEmulation();
+  ~GpuEmulation();
+  GpuEmulation(const GpuEmulation&) = delete;
+  GpuEmulation& operator=(const GpuEmulation&) = delete;
+  /// 0 is off. A variable that is not an integer in [0, kMaxEmulatedGpus] throws InputError.
+  int count();
+  /// n in [0, kMaxEmulatedGpus], else std::invalid_argument.
+  void set(int n);
+  /// Forgets set(): the next count() reads MINIGPU_EMULATE_GPUS again.
+  void reset() { count_.reset(); }
+
+ private:
+  std::optional<int> count_;
+};
+
+/// True when GPUs are host-emulated.
 bool gpus_are_emulated();
-/// Emulated GPU count: MINIGPU_EMULATE_GPUS on first use unless set here; 0 is off.
-/// A variable that is not an integer in [0, kMaxEmulatedGpus] throws InputError.
+/// The living GpuEmulation's count (0 when none lives).
 int emulated_gpu_count();
-/// Overrides the emulated GPU count (the YAML `run.emulate_gpus` key); n >= 0.
+/// set() / reset() of the living GpuEmulation (std::logic_error when none lives): how
+/// settle_devices applies `run.emulate_gpus`, and how tests emulate.
 void set_emulated_gpus(int n);
-/// Forgets set_emulated_gpus, so the next query reads MINIGPU_EMULATE_GPUS again.
 void reset_emulated_gpus();
 /// True when tensors on `d` are stored in host memory (cpu, or an emulated GPU).
 bool uses_host_memory(Device d);

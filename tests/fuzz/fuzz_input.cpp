@@ -3,6 +3,7 @@
 // memory check included. An InputError is the expected answer to bad input; any other
 // exception, a crash or a sanitizer report is a bug.
 #include "comm/mpi_session.hpp"
+#include "core/device.hpp"
 #include "core/errors.hpp"
 #include "core/kokkos_session.hpp"
 #include "engine/plan.hpp"
@@ -27,6 +28,7 @@ std::string& input_path() {
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   static minigpu::MpiSession mpi(argc, argv);
   static minigpu::KokkosSession kokkos(*argc, *argv);
+  static minigpu::GpuEmulation emulation;  // what minigpu's main owns
   return 0;
 }
 

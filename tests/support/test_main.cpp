@@ -3,6 +3,7 @@
 // on any rank fails the test binary on every rank.
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"
+#include "core/device.hpp"
 #include "core/host_threads.hpp"
 #include "core/kokkos_session.hpp"
 #include "test_support.hpp"
@@ -43,6 +44,7 @@ const minigpu::MpiSession& minigpu::testing::mpi_session() { return *the_mpi_ses
 int main(int argc, char** argv) {
   minigpu::MpiSession mpi(&argc, &argv);
   the_mpi_session = &mpi;
+  minigpu::GpuEmulation emulation;  // as minigpu's main: the tests' emulated GPUs live here
   int failed = 0;
   auto* recorder = new FailureRecorder;  // owned by gtest's listener list
   {

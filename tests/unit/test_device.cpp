@@ -84,6 +84,14 @@ TEST_F(EmulatedGpus, AreNeverSilent) {
   EXPECT_TRUE(uses_host_memory(gpu(0)));
 }
 
+TEST(Device, TheFunctionsSeeTheOneEmulationMainMade) {
+  EXPECT_THROW({ GpuEmulation second; }, std::logic_error) << "the test main's lives: one per process";
+  set_emulated_gpus(3);
+  EXPECT_EQ(num_gpus(), 3) << "the refused second one left the first in place";
+  EXPECT_EQ(emulated_gpu_count(), 3);
+  reset_emulated_gpus();
+}
+
 TEST(Device, EmulationComesFromTheEnvironment) {
   ::setenv("MINIGPU_EMULATE_GPUS", "3", 1);
   reset_emulated_gpus();
