@@ -4,6 +4,7 @@
 #include "comm/collectives.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "core/stopwatch.hpp"
 #include "engine/runner.hpp"
 #include "io/console_writer.hpp"
 #include "minigpu_build_info.hpp"

@@ -7,6 +7,7 @@
 #include "comm/collectives.hpp"
 #include "core/errors.hpp"
 #include "core/profile_region.hpp"
+#include "core/stopwatch.hpp"
 #include "engine/plan_estimate.hpp"
 #include "engine/plan_loading.hpp"
 #include "engine/runner.hpp"

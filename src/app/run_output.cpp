@@ -6,6 +6,7 @@
 #include "comm/collectives.hpp"
 #include "config/config_node.hpp"
 #include "core/errors.hpp"
+#include "core/stopwatch.hpp"
 #include "engine/runner.hpp"
 
 #include <unistd.h>
@@ -74,8 +75,9 @@ void record_outcome(io::RunRecord& record, const RunOutcome& outcome) {
   record.status = io::RunStatus::complete;
   if (outcome.stop_signal == 0) return;
   record.status = io::RunStatus::interrupted;
-  record.stop_reason = "signal " + std::to_string(outcome.stop_signal) + " (" + strsignal(outcome.stop_signal) +
-                       "): stopped after " + std::to_string(outcome.results.size()) + " of " +
+  record.stop_reason = "signal " + std::to_string(outcome.stop_signal) + " (" +
+                       strsignal(outcome.stop_signal) + "): stopped after " +
+                       std::to_string(outcome.results.size()) + " of " +
                        std::to_string(outcome.cases_planned) + " cases";
 }
 
@@ -93,6 +95,8 @@ bool live_progress() {
 }
 
 // The figures come from the project's own plotting script, installed or in the source tree.
-bool plot_results(const std::string& dir) { return run_python_script(data_paths().scripts / "plot.py", {dir}) == 0; }
+bool plot_results(const std::string& dir) {
+  return run_python_script(data_paths().scripts / "plot.py", {dir}) == 0;
+}
 
 }  // namespace minigpu

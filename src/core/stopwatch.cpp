@@ -1,5 +1,7 @@
 #include "core/stopwatch.hpp"
 
+#include <ctime>
+
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -18,6 +20,15 @@ double best_fenced_seconds(const std::function<void()>& once, int repetitions, i
     best = i == 0 ? s : std::min(best, s);
   }
   return best;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
 }
 
 }  // namespace minigpu

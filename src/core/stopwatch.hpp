@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <string>
 
 namespace minigpu {
 
@@ -17,5 +18,8 @@ inline double seconds_since(Clock::time_point t0) {
 /// (Kokkos::fence) before its clock starts and before it stops: what is reachable, for bounds
 /// and for choosing between kernels.
 double best_fenced_seconds(const std::function<void()>& once, int repetitions, int warmups = 1);
+
+/// The wall-clock time now, "2026-11-20T23:05:00Z": what records and caches are stamped with.
+std::string utc_now_iso8601();
 
 }  // namespace minigpu

@@ -51,7 +51,4 @@ double time_one_repetition(Experiment& experiment, bool fence_after, const comm:
 RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer,
                     const StopPoll& stop = {}, const std::map<std::string, CaseResult>& resumed = {});
 
-/// "2026-11-20T23:05:00Z".
-std::string utc_now_iso8601();
-
 }  // namespace minigpu

@@ -102,9 +102,9 @@ StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double sile
     const RankNews& n = ranks.at(v.culprits[i]);
     text += (i ? "; " : "") + who(n) + " " + what;
     // A silent rank's news is its last datagram: up to a beat older than its stop.
-    const bool silent = n.rank != me && n.silent_s > silence_s;
-    if (silent) text += " (silent for " + seconds(n.silent_s) + (n.heard ? "" : ", never heard") + ")";
-    if (n.heard || n.rank == me) text += (silent ? " last heard in " : " in ") + place(n.now);
+    const bool quiet = std::find(silent.begin(), silent.end(), n.rank) != silent.end();
+    if (quiet) text += " (silent for " + seconds(n.silent_s) + (n.heard ? "" : ", never heard") + ")";
+    if (n.heard || n.rank == me) text += (quiet ? " last heard in " : " in ") + place(n.now);
   }
   std::string waiting;
   for (const auto& n : ranks) {

@@ -4,6 +4,7 @@
 #include "ceilings/ceilings.hpp"
 #include "core/backend.hpp"
 #include "core/environment.hpp"
+#include "core/stopwatch.hpp"
 #include "kernels/matmul_vendor.hpp"
 
 #include <algorithm>
@@ -17,13 +18,6 @@ namespace {
 std::string times(double ratio) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2gx", ratio);
-  return text;
-}
-
-std::string utc_now() {
-  char text[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return text;
 }
 
@@ -90,7 +84,8 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
   if (choice == GemmChoice::vendor) return {GemmKernel::vendor, "vendor: named in the input"};
   if (choice == GemmChoice::native) return {GemmKernel::native, "native: named in the input"};
   if (!kernels::has_vendor_gemm(device)) {
-    return {GemmKernel::native, "auto→native (no vendor GEMM on " + describe(device) + " memory in this build)"};
+    return {GemmKernel::native,
+            "auto→native (no vendor GEMM on " + describe(device) + " memory in this build)"};
   }
   load(share);
   const bool gpu_memory = !uses_host_memory(device);
@@ -104,7 +99,7 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
       const GemmPairTiming t = measure_(gpu_memory, dtype, shape);
       mine = {{"vendor_s", t.vendor_s},
               {"native_s", t.native_s},
-              {"measured", utc_now()},
+              {"measured", utc_now_iso8601()},
               {"on", processor_name(gpu_memory)}};
     }
     const nlohmann::json e = nlohmann::json::parse(share(mine.dump()));
@@ -112,7 +107,7 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
                      e.at("measured").get<std::string>(), e.at("on").get<std::string>()};
     if (root_ && !cache_key_.is_null()) {
       std::string why;
-      store_cached("gemm-choices", cache_key_, {{"entries", cache_entries()}}, why);
+      store_cached("gemm-choices", cache_key_, {{"entries", io::gemm_choice_entries_json(record())}}, why);
     }
   }
   const Entry& e = entries_.at(key);
@@ -121,17 +116,7 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
   const std::string winner = native ? "native" : "vendor", loser = native ? "vendor" : "native";
   return {native ? GemmKernel::native : GemmKernel::vendor,
           "auto→" + winner + " (" + winner + " " + times(ratio) + " " + loser + (exact ? " at " : " at n~") +
-              size + ", " + to_string(dtype) + ", measured " + e.measured + " on " + e.on +
-              ")"};
-}
-
-nlohmann::json GemmChooser::cache_entries() const {
-  nlohmann::json entries = nlohmann::json::object();
-  for (const auto& [key, e] : entries_) {
-    entries[key] = {
-        {"vendor_s", e.vendor_s}, {"native_s", e.native_s}, {"measured", e.measured}, {"on", e.on}};
-  }
-  return entries;
+              size + ", " + to_string(dtype) + ", measured " + e.measured + " on " + e.on + ")"};
 }
 
 io::GemmChoiceRecord GemmChooser::record() const {

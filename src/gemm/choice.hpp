@@ -1,12 +1,12 @@
 // The gemm room's choice (the kernels themselves: kernels/gemm*.hpp, the vendor calls:
-// core/backend_blas.hpp). `kernel: auto`: which GEMM, vendor or native, is faster for a device, dtype and size class,
-// measured once per host and build and cached beside the ceilings (same key, same directory).
-// A product of at most kExactVolume (256³) is its own class, timed at its own shape: small
-// products have cliffs a class would hide (OpenBLAS 0.3.21's AVX-512 sgemm takes an unpacked
-// path up to 100³, 146 GFLOP/s at n = 100 where miniGPU's native ran 112-129, while at 128 native
-// is the faster). A larger one's class is the power of two nearest the cube root of m·n·k,
-// timed as a square product of that size (at most kMaxTimedN: larger products behave like it).
-// Each class is timed when first asked for, so a run measures only the sizes it uses.
+// core/backend_blas.hpp). `kernel: auto`: which GEMM, vendor or native, is faster for a device, dtype and
+// size class, measured once per host and build and cached beside the ceilings (same key, same directory). A
+// product of at most kExactVolume (256³) is its own class, timed at its own shape: small products have cliffs
+// a class would hide (OpenBLAS 0.3.21's AVX-512 sgemm takes an unpacked path up to 100³, 146 GFLOP/s at n =
+// 100 where miniGPU's native ran 112-129, while at 128 native is the faster). A larger one's class is the
+// power of two nearest the cube root of m·n·k, timed as a square product of that size (at most kMaxTimedN:
+// larger products behave like it). Each class is timed when first asked for, so a run measures only the sizes
+// it uses.
 #pragma once
 
 #include "core/device.hpp"
@@ -38,9 +38,7 @@ struct GemmPairTiming {
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   bool operator==(const GemmShape& o) const { return m == o.m && n == o.n && k == o.k; }
-  bool operator<(const GemmShape& o) const {
-    return m != o.m ? m < o.m : n != o.n ? n < o.n : k < o.k;
-  }
+  bool operator<(const GemmShape& o) const { return m != o.m ? m < o.m : n != o.n ? n < o.n : k < o.k; }
 };
 
 /// Times vendor and native at `shape` on host or GPU memory (gemm/timing.cpp).
@@ -80,7 +78,6 @@ class GemmChooser {
   };
   static std::string class_key(bool gpu_memory, DType dtype, const std::string& size);
   void load(const Share& share);
-  nlohmann::json cache_entries() const;  ///< the cache file's "entries"
 
   Measure measure_;
   nlohmann::json cache_key_;

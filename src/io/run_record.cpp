@@ -177,23 +177,19 @@ std::string results_csv(const std::vector<CaseResult>& results) {
 
 std::string to_string(RunStatus status) {
   switch (status) {
-    case RunStatus::running: return "running";
-    case RunStatus::complete: return "complete";
-    case RunStatus::interrupted: return "interrupted";
-    case RunStatus::failed: return "failed";
+    case RunStatus::running:
+      return "running";
+    case RunStatus::complete:
+      return "complete";
+    case RunStatus::interrupted:
+      return "interrupted";
+    case RunStatus::failed:
+      return "failed";
   }
   return "unknown";
 }
 
 namespace {
-
-nlohmann::json gemm_choices_json(const GemmChoiceRecord& g) {
-  nlohmann::json entries = nlohmann::json::object();
-  for (const auto& e : g.entries) {
-    entries[e.key] = {{"vendor_s", e.vendor_s}, {"native_s", e.native_s}, {"measured", e.measured}, {"on", e.on}};
-  }
-  return {{"entries", entries}, {"source", g.source}};
-}
 
 // Everything but the results and findings, keys as docs/run.schema.json names them.
 nlohmann::json record_json(const RunRecord& r) {
@@ -207,14 +203,17 @@ nlohmann::json record_json(const RunRecord& r) {
   j["overrides"] = r.overrides;
   j["experiments"] = nlohmann::json::array();
   for (const auto& e : r.experiments) {
-    j["experiments"].push_back({{"name", e.name},
-                                {"description", e.description},
-                                {"figure", e.figure.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.figure)}});
+    j["experiments"].push_back(
+        {{"name", e.name},
+         {"description", e.description},
+         {"figure", e.figure.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.figure)}});
   }
   if (!r.resumed_from.empty()) j["resumed_from"] = r.resumed_from;
   j["ceilings"] = r.ceilings.to_json();
   j["ceilings_source"] = r.ceilings.source;
-  j["gemm_auto"] = r.gemm_auto ? gemm_choices_json(*r.gemm_auto) : nlohmann::json();
+  j["gemm_auto"] = r.gemm_auto ? nlohmann::json{{"entries", gemm_choice_entries_json(*r.gemm_auto)},
+                                                {"source", r.gemm_auto->source}}
+                               : nlohmann::json();
   j["status"] = to_string(r.status);
   if (!r.failure.empty()) j["failure"] = r.failure;
   j["started"] = r.started;
@@ -226,6 +225,15 @@ nlohmann::json record_json(const RunRecord& r) {
 }
 
 }  // namespace
+
+nlohmann::json gemm_choice_entries_json(const GemmChoiceRecord& record) {
+  nlohmann::json entries = nlohmann::json::object();
+  for (const auto& e : record.entries) {
+    entries[e.key] = {
+        {"vendor_s", e.vendor_s}, {"native_s", e.native_s}, {"measured", e.measured}, {"on", e.on}};
+  }
+  return entries;
+}
 
 nlohmann::json run_json(const RunRecord& run, const std::vector<CaseResult>& results,
                         const std::vector<Finding>& findings) {

@@ -56,6 +56,9 @@ struct RunRecord {
   std::vector<std::pair<std::string, nlohmann::json>> sections;
 };
 
+/// `kernel: auto`'s measurements by key, as run.json's gemm_auto.entries and the choices'
+/// cache file both hold them.
+nlohmann::json gemm_choice_entries_json(const GemmChoiceRecord& record);
 /// One tidy CSV: fixed columns plus one column per parameter name seen in any case.
 std::string results_csv(const std::vector<CaseResult>& results);
 /// The run record as JSON.
