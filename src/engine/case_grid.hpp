@@ -1,6 +1,7 @@
 // Declared case lists: an experiment's cases are the combinations of its axes (dtypes,
-// devices, sizes, its own modes). These helpers walk the combinations in nested-loop order and
-// fill the spec fields every case sets, so configure() says which axes and what each case is.
+// devices, sizes, its own modes). These helpers name an axis's values once, walk the
+// combinations in nested-loop order and fill the spec fields every case sets, so configure()
+// says which axes and what each case is.
 #pragma once
 
 #include "core/device.hpp"
@@ -24,6 +25,20 @@ void for_each_combination(F&& f, const std::vector<T>& first, const Lists&... re
   for (const T& item : first) {
     for_each_combination([&](const auto&... others) { f(item, others...); }, rest...);
   }
+}
+
+/// An axis's values with their names, declared once: read from the input by
+/// ConfigNode::get_named_list, written into labels and params by name_of.
+template <class Value>
+using Names = std::vector<std::pair<std::string, Value>>;
+
+/// The name `names` gives `value`, "" when it gives none.
+template <class Value>
+std::string name_of(const Names<Value>& names, const Value& value) {
+  for (const auto& [name, v] : names) {
+    if (v == value) return name;
+  }
+  return {};
 }
 
 using CaseParams = std::vector<std::pair<std::string, std::string>>;

@@ -7,6 +7,7 @@
 #include "io/results.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <type_traits>
 #include <utility>
@@ -64,6 +65,17 @@ auto best_rows(const std::vector<CaseResult>& results, KeyOf key_of, double Case
   for (auto& [key, rows] : group_rows(results, key_of)) best[std::move(key)] = best_row(rows, rate);
   return best;
 }
+
+/// Where one side of a comparison overtakes the other over a sweep of sizes, from each size's
+/// median seconds on the two sides (size -> {first side, second side}).
+struct Crossover {
+  std::vector<std::int64_t> sizes;  ///< the sizes where both sides have a positive median, increasing
+  /// The index in `sizes` of the smallest size from which the second side is faster at every
+  /// larger size; sizes.size() when it is not faster at the largest (no crossover).
+  std::size_t first = 0;
+  bool found() const { return first < sizes.size(); }
+};
+Crossover find_crossover(const std::map<std::int64_t, std::pair<double, double>>& seconds);
 
 /// The dtypes the results hold, each once, in the order they first appear.
 std::vector<DType> dtypes_of(const std::vector<CaseResult>& results);

@@ -37,12 +37,10 @@ constexpr std::int64_t kMaxSamples = std::int64_t(1) << 20;
 constexpr std::int64_t kMaxElements = std::int64_t(1) << 40;
 
 enum class Timing { fenced, unfenced, host_detour, fused };
-const char* name_of(Timing t) {
-  return t == Timing::fenced     ? "fenced"
-         : t == Timing::unfenced ? "unfenced"
-         : t == Timing::fused    ? "fused"
-                                 : "host_detour";
-}
+const Names<Timing> kTimings = {{"fenced", Timing::fenced},
+                                {"unfenced", Timing::unfenced},
+                                {"host_detour", Timing::host_detour},
+                                {"fused", Timing::fused}};
 
 struct LazyCase {
   Timing timing = Timing::fenced;
@@ -119,10 +117,10 @@ class LazyExperiment : public CaseList<LazyCase> {
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const auto bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(elements_), size_of(dtype),
                                                     "lazy: bytes of one array");
-      for (Timing timing : {Timing::fenced, Timing::unfenced, Timing::host_detour, Timing::fused}) {
-        CaseSpec c = case_spec(std::string("chain ") + name_of(timing) + " n=" + std::to_string(elements_),
-                               {{"variant", name_of(timing)}, {"elements", std::to_string(elements_)}},
-                               device_, dtype, stream_ceiling(device_), "elements");
+      for (const auto& [name, timing] : kTimings) {
+        CaseSpec c = case_spec("chain " + name + " n=" + std::to_string(elements_),
+                               {{"variant", name}, {"elements", std::to_string(elements_)}}, device_, dtype,
+                               stream_ceiling(device_), "elements");
         c.fence_after_run = timing != Timing::unfenced;
         const bool host_copy_on_device = timing == Timing::host_detour && uses_host_memory(device_);
         c.device_bytes = checked_mul<std::uint64_t>(bytes,
