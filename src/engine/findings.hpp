@@ -35,14 +35,22 @@ auto group_rows(const std::vector<CaseResult>& results, KeyOf key_of) {
   return groups;
 }
 
-/// Each row filed under group_of(row) and then mode_of(row), groups and modes in key order; a
-/// later row of the same group and mode replaces an earlier one (a repeated case: the last run).
-template <class GroupOf, class ModeOf>
-auto rows_by_mode(const std::vector<CaseResult>& results, GroupOf group_of, ModeOf mode_of) {
+/// A row, from the results or from a group of them.
+inline const CaseResult& row_at(const CaseResult& r) { return r; }
+inline const CaseResult& row_at(const CaseResult* r) { return *r; }
+
+/// Each row (of the results, or of ResultRows) filed under group_of(row) and then mode_of(row),
+/// groups and modes in key order; a later row of the same group and mode replaces an earlier
+/// one (a repeated case: the last run).
+template <class Rows, class GroupOf, class ModeOf>
+auto rows_by_mode(const Rows& rows, GroupOf group_of, ModeOf mode_of) {
   using Group = std::decay_t<decltype(group_of(std::declval<const CaseResult&>()))>;
   using Mode = std::decay_t<decltype(mode_of(std::declval<const CaseResult&>()))>;
   std::map<Group, std::map<Mode, const CaseResult*>> out;
-  for (const auto& r : results) out[group_of(r)][mode_of(r)] = &r;
+  for (const auto& item : rows) {
+    const CaseResult& r = row_at(item);
+    out[group_of(r)][mode_of(r)] = &r;
+  }
   return out;
 }
 

@@ -22,7 +22,6 @@
 //           gradient and loss 2·in+3 per row, update 2 per parameter); parameters: B·(2·in + 1)
 //   bytes = host↔device traffic only: per_batch_copy epochs·samples·(in+1)·sizeof(T), plus
 //           steps·sizeof(T) of losses in either loss mode (one copy each, or one copy in all)
-#include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
 #include "engine/case_grid.hpp"
@@ -202,18 +201,16 @@ class LinearExperiment : public CaseList<LinearCase> {
       lc.kernel = pick.kernel;
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";
       const char* loss = lc.parameters ? "-" : lc.sync ? "sync_each_batch" : "on_device";
-      CaseSpec c =
-          case_spec(lc.parameters ? std::string("parameters")
-                                  : std::string("train ") + data + " " + loss + " " + to_string(pick.kernel),
-                    {{"rule", lc.parameters ? "parameters" : "train"},
-                     {"data", data},
-                     {"loss", loss},
-                     {"batch_size", std::to_string(s_.sgd.batch_size)},
-                     {"samples", std::to_string(s_.samples)},
-                     {"in_features", std::to_string(s_.in)},
-                     {"kernel", to_string(pick.kernel)},
-                     {"kernel_choice", pick.why}},
-                    s_.device, dtype, gemm_ceiling(s_.device, dtype), "samples");
+      CaseSpec c = gemm_case_spec(
+          lc.parameters ? std::string("parameters")
+                        : std::string("train ") + data + " " + loss + " " + to_string(pick.kernel),
+          {{"rule", lc.parameters ? "parameters" : "train"},
+           {"data", data},
+           {"loss", loss},
+           {"batch_size", s_.sgd.batch_size},
+           {"samples", s_.samples},
+           {"in_features", s_.in}},
+          pick, s_.device, dtype, "samples");
       c.device_bytes = size_of(dtype) * device_elements(s_, lc.parameters, lc.copy);
       add_case(c, lc);
     };

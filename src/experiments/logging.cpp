@@ -12,7 +12,6 @@
 //   flops = steps·(2n³ + 3n²)   (matmul; the scaling; squares and sum for the norm)
 //   bytes = steps·(4n²+2)·s     (matmul reads A, X, writes Y: 3n²; norm reads Y: n²; the entry
 //           stored, then copied to the host), plus steps·2n²·s for the native scaling pass
-#include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "engine/case_grid.hpp"
 #include "engine/findings.hpp"
@@ -129,15 +128,9 @@ class LoggingExperiment : public CaseList<LoggingCase> {
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const GemmPick pick = ctx.pick_gemm(choice, device, dtype, n_, n_, n_);
       for (const auto& [name, mode] : kModes) {
-        CaseSpec c = case_spec(name + " " + to_string(pick.kernel),
-                               {{"n", std::to_string(n_)},
-                                {"steps", std::to_string(steps_)},
-                                {"mode", name},
-                                {"kernel", to_string(pick.kernel)},
-                                {"kernel_choice", pick.why}},
-                               device, dtype, gemm_ceiling(device, dtype), "n");
-        c.flops_estimate = static_cast<double>(steps_) * 2.0 * static_cast<double>(n_) *
-                           static_cast<double>(n_) * static_cast<double>(n_);
+        CaseSpec c = gemm_case_spec(name + " " + to_string(pick.kernel),
+                                    {{"n", n_}, {"steps", steps_}, {"mode", name}}, pick, device, dtype, "n");
+        c.flops_estimate = static_cast<double>(steps_) * gemm_flops(n_, n_, n_);
         c.device_bytes =
             (4 * static_cast<std::uint64_t>(n_ * n_) + static_cast<std::uint64_t>(steps_)) * size_of(dtype);
         add_case(c, {mode, pick.kernel, n_, steps_});

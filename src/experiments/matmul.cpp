@@ -69,12 +69,9 @@ class MatmulState : public CaseState {
 
   Check verify() override {
     const std::int64_t n = case_.n;
-    if (n <= kExactCheckMaxN) {
-      const std::int64_t wrong = kernels::matmul_mismatches_host(c_, a_, b_, n, n, n);
-      if (wrong == 0) return {true, "exact match with host triple loop"};
-      return {false, std::to_string(wrong) + " of " + std::to_string(n * n) +
-                         " entries differ from host triple loop"};
-    }
+    if (n <= kExactCheckMaxN)
+      return exact_match_check(kernels::matmul_mismatches_host(c_, a_, b_, n, n, n), "host triple loop",
+                               n * n);
     return tolerance_check("|Cv-A(Bv)|/|A(Bv)| = ", kernels::matmul_identity_error(c_, a_, b_, n, n, n),
                            kernels::matmul_identity_tolerance<T>(n));
   }
@@ -111,10 +108,9 @@ class MatmulExperiment : public CaseList<MatmulCase> {
           if ((d.is_cpu() && n > cpu_max_size) || (v == Variant::vendor && !kernels::has_vendor_gemm(d)))
             return;
           CaseSpec spec = case_spec(name_of(kVariants, v) + " n=" + std::to_string(n),
-                                    {{"n", std::to_string(n)}, {"variant", name_of(kVariants, v)}}, d, dtype,
+                                    {{"n", n}, {"variant", name_of(kVariants, v)}}, d, dtype,
                                     gemm_ceiling(d, dtype), "sizes");
-          spec.flops_estimate =
-              2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+          spec.flops_estimate = gemm_flops(n, n, n);
           // A, B, C, plus the identity check's four double vectors.
           spec.device_bytes =
               3 * static_cast<std::uint64_t>(n * n) * size_of(dtype) + 4 * static_cast<std::uint64_t>(n) * 8;

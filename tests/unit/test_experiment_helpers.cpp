@@ -63,6 +63,39 @@ TEST(CaseGrid, SpecCarriesTheFieldsGiven) {
   EXPECT_TRUE(s.fence_after_run);
 }
 
+TEST(CaseGrid, ParamsAreTextAsGivenAndIntegersInDecimal) {
+  const CaseSpec s = case_spec("x",
+                               {{"n", std::int64_t{4096}},
+                                {"k", 2},
+                                {"neg", -3},
+                                {"mode", "a"},
+                                {"name", std::string("b")},
+                                {"big", std::uint64_t{1} << 40}},
+                               cpu(), DType::f32, "", "");
+  EXPECT_EQ(
+      s.params,
+      (std::vector<std::pair<std::string, std::string>>{
+          {"n", "4096"}, {"k", "2"}, {"neg", "-3"}, {"mode", "a"}, {"name", "b"}, {"big", "1099511627776"}}))
+      << "in the order given";
+}
+
+TEST(CaseGrid, GemmCasesSayTheirKernelLastAndAreBoundByTheGemmCeiling) {
+  const GemmPick pick{GemmKernel::native, "auto: native 1.2x vendor"};
+  const CaseSpec s =
+      gemm_case_spec("sync native", {{"n", 64}, {"mode", "sync"}}, pick, cpu(), DType::f64, "n");
+  EXPECT_EQ(s.label, "sync native");
+  EXPECT_EQ(s.params, (std::vector<std::pair<std::string, std::string>>{
+                          {"n", "64"},
+                          {"mode", "sync"},
+                          {"kernel", "native"},
+                          {"kernel_choice", "auto: native 1.2x vendor"}}));
+  EXPECT_EQ(s.ceiling, "host_dgemm") << "a cpu case in float64";
+  EXPECT_EQ(s.device, cpu());
+  EXPECT_EQ(s.dtype, DType::f64);
+  EXPECT_EQ(s.size_key, "n");
+  EXPECT_EQ(gemm_case_spec("x", {}, pick, cpu(), DType::f32, "n").ceiling, "host_sgemm");
+}
+
 TEST(CaseGrid, NamesNameTheirValuesForLabelsAndForReading) {
   const Names<int> names = {{"one", 1}, {"two", 2}, {"four", 4}};
   EXPECT_EQ(name_of(names, 2), "two");
@@ -95,6 +128,24 @@ TEST(Findings, RowsByModeFileEachRowAndTheLastOfARepeatWins) {
   EXPECT_EQ(row_of(f32, std::string("slow"))->spec.label, "f32 slow again");
   EXPECT_EQ(row_of(f32, std::string("fast"))->gbps, 3);
   EXPECT_EQ(row_of(by.at(DType::f64), std::string("fast")), nullptr);
+  // The same from a group of rows: only those rows are filed.
+  const ResultRows some = {&results[1], &results[3]};
+  const auto by_some =
+      rows_by_mode(some, row_dtype, [](const CaseResult& r) { return r.spec.label.substr(4, 4); });
+  ASSERT_EQ(by_some.size(), 1u);
+  EXPECT_EQ(row_of(by_some.at(DType::f32), std::string("slow"))->spec.label, "f32 slow again");
+  EXPECT_EQ(row_of(by_some.at(DType::f32), std::string("fast")), nullptr);
+}
+
+TEST(Checks, ExactMatchSaysHowManyEntriesDiffer) {
+  const Check ok = exact_match_check(0, "host triple loop", 4096);
+  EXPECT_TRUE(ok.passed);
+  EXPECT_EQ(ok.detail, "exact match with host triple loop");
+  const Check some = exact_match_check(3, "host triple loop", 4096);
+  EXPECT_FALSE(some.passed);
+  EXPECT_EQ(some.detail, "3 of 4096 entries differ from host triple loop");
+  EXPECT_EQ(exact_match_check(1, "host triple loop").detail, "1 entries differ from host triple loop")
+      << "without a total";
 }
 
 TEST(Findings, BestRowIsTheHighestRateAndTheFirstOfEquals) {

@@ -64,6 +64,13 @@ struct TransferCase {
   }
 };
 
+/// An h2d copy into Dev from host memory Host, or a d2h copy the other way.
+template <class Dev, class Host>
+std::unique_ptr<CaseState> host_copy(const TransferCase& c) {
+  if (c.direction == Direction::h2d) return std::make_unique<CopyState<Dev, Host>>(c.bytes, c.chunks);
+  return std::make_unique<CopyState<Host, Dev>>(c.bytes, c.chunks);
+}
+
 /// The runtime device picks the compile-time memory space; the case picks the host side.
 std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c, const comm::Communicator& comm) {
   return with_memory_space(device, [&](auto space) -> std::unique_ptr<CaseState> {
@@ -74,14 +81,7 @@ std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c, const
       return std::make_unique<PeerState<Dev>>(*c.between_ranks, comm);
     }
     if (c.direction == Direction::d2d) return std::make_unique<CopyState<Dev, Dev>>(c.bytes, c.chunks);
-    if (c.pinned) {
-      if (c.direction == Direction::h2d)
-        return std::make_unique<CopyState<Dev, PinnedHostMemSpace>>(c.bytes, c.chunks);
-      return std::make_unique<CopyState<PinnedHostMemSpace, Dev>>(c.bytes, c.chunks);
-    }
-    if (c.direction == Direction::h2d)
-      return std::make_unique<CopyState<Dev, HostMemSpace>>(c.bytes, c.chunks);
-    return std::make_unique<CopyState<HostMemSpace, Dev>>(c.bytes, c.chunks);
+    return c.pinned ? host_copy<Dev, PinnedHostMemSpace>(c) : host_copy<Dev, HostMemSpace>(c);
   });
 }
 
@@ -113,12 +113,9 @@ class TransferExperiment : public CaseList<TransferCase> {
             CaseSpec c = case_spec(
                 name + (d2d ? "" : " " + kind) + " " + io::human_bytes(static_cast<std::uint64_t>(bytes)) +
                     " x" + std::to_string(k),
-                {{"direction", name},
-                 {"host_memory", kind},
-                 {"bytes", std::to_string(bytes)},
-                 {"chunks", std::to_string(k)}},
-                device_, DType::f32,
-                copy_ceiling(device_, direction == Direction::h2d, direction == Direction::d2h), "sizes");
+                {{"direction", name}, {"host_memory", kind}, {"bytes", bytes}, {"chunks", k}}, device_,
+                DType::f32, copy_ceiling(device_, direction == Direction::h2d, direction == Direction::d2h),
+                "sizes");
             // Host buffers count too where the device's memory is the host's.
             c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(bytes),
                                                         d2d || uses_host_memory(device_) ? 2 : 1,
@@ -191,10 +188,10 @@ class TransferExperiment : public CaseList<TransferCase> {
                 (across ? " across nodes" : ""),
             {{"direction", name},
              {"host_memory", "-"},
-             {"bytes", std::to_string(rc.bytes)},
+             {"bytes", rc.bytes},
              {"chunks", "1"},
              {"path", comm::to_string(path)},
-             {"messages", std::to_string(rc.messages)},
+             {"messages", rc.messages},
              {"pairs", reduce ? "-" : to_string(pairing)},
              {"link", link}},
             device_, DType::f32, copy_ceiling(device_, false, path == comm::CommPath::staged), "rank_sizes");
@@ -303,20 +300,17 @@ class TransferExperiment : public CaseList<TransferCase> {
 
   /// Time of the most chunks over the fewest at the largest size where both ran.
   std::optional<Finding> chunk_ratio(const std::string& group, const ResultRows& rows) const {
-    std::map<std::int64_t, std::map<std::int64_t, double>> by_size;  // bytes -> chunks -> median s
-    for (const auto* r : rows) {
-      const TransferCase& c = case_of(r->spec);
-      by_size[c.bytes][c.chunks] = r->seconds.median;
-    }
+    const auto by_size = rows_by_mode(
+        rows, [&](const CaseResult& r) { return case_of(r.spec).bytes; },
+        [&](const CaseResult& r) { return case_of(r.spec).chunks; });
     for (auto it = by_size.rbegin(); it != by_size.rend(); ++it) {
-      const auto& times = it->second;
-      if (times.size() < 2 || times.begin()->second <= 0) continue;
-      const auto few = *times.begin();
-      const auto many = *times.rbegin();
-      return Finding{"", "many_small_over_one_big_" + group, many.second / few.second, "x",
-                     io::human_bytes(static_cast<std::uint64_t>(it->first)) + " as " +
-                         std::to_string(many.first) + " copies vs " + std::to_string(few.first) + ": " +
-                         io::significant(many.second) + " s vs " + io::significant(few.second) + " s"};
+      const auto& [few, one] = *it->second.begin();
+      const auto& [many, split] = *it->second.rbegin();
+      if (it->second.size() < 2 || !has_median(one)) continue;
+      return Finding{"", "many_small_over_one_big_" + group, split->seconds.median / one->seconds.median, "x",
+                     io::human_bytes(static_cast<std::uint64_t>(it->first)) + " as " + std::to_string(many) +
+                         " copies vs " + std::to_string(few) + ": " + io::significant(split->seconds.median) +
+                         " s vs " + io::significant(one->seconds.median) + " s"};
     }
     return std::nullopt;
   }
