@@ -55,6 +55,23 @@ std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::stri
   return out;
 }
 
+std::vector<std::int64_t> read_rank_sweep(ConfigNode& node, int job_size, const std::string& key) {
+  std::vector<std::int64_t> doubling;
+  for (std::int64_t p = 1; p <= job_size; p *= 2) doubling.push_back(p);
+  if (doubling.back() != job_size) doubling.push_back(job_size);
+  auto ranks = node.get_list<std::int64_t>(key, doubling);
+  node.default_from(key, "1, 2, 4, … and the job size");
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  for (std::int64_t p : ranks) {
+    if (p < 1 || p > job_size) {
+      node.fail(key, "p=" + std::to_string(p) + " is not between 1 and the job's " +
+                         std::to_string(job_size) + " ranks (start more with mpiexec -n)");
+    }
+  }
+  return ranks;
+}
+
 std::optional<std::pair<int, int>> read_process_grid(ConfigNode& node, const std::vector<std::int64_t>& ranks,
                                                      int job_size, const std::string& absent,
                                                      const std::string& key) {

@@ -1,4 +1,5 @@
-// Keys many experiments share, read one way: `device`, `devices`, `dtypes`, `kernel`, size lists.
+// Keys many experiments share, read one way: `device`, `devices`, `dtypes`, `kernel`, size lists,
+// rank sweeps and process grids.
 #pragma once
 
 #include "config/config_node.hpp"
@@ -31,6 +32,9 @@ GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal 
                             const std::string& key = "kernel");
 /// A list of float32/float64 (repeats dropped), `fallback` when absent.
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key = "dtypes");
+/// The rank counts of a scaling sweep, each in [1, job_size], sorted with repeats dropped;
+/// 1, 2, 4, … and job_size itself when absent.
+std::vector<std::int64_t> read_rank_sweep(ConfigNode& node, int job_size, const std::string& key = "ranks");
 /// `[pr, pc]`, a process grid every p of `ranks` can form (pr·pc = p, each side at most the
 /// job's `job_size` ranks); nullopt when absent (`absent` says what is used then).
 std::optional<std::pair<int, int>> read_process_grid(ConfigNode& node, const std::vector<std::int64_t>& ranks,

@@ -24,6 +24,11 @@ inline const char* to_string(GemmChoice c) {
   return c == GemmChoice::automatic ? "auto" : c == GemmChoice::vendor ? "vendor" : "native";
 }
 
+/// Flops of one m×k by k×n product: a multiply and an add per term, 2·m·n·k.
+inline double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
 /// The dims of a dense product of contiguous row-major matrices: lda = k, ldb = ldc = n.
 inline GemmDims dense_gemm(std::int64_t m, std::int64_t n, std::int64_t k) { return {m, n, k, k, n, n}; }
 

@@ -12,6 +12,21 @@ const CaseResult* best_row(const ResultRows& rows, double CaseResult::*rate) {
   return best;
 }
 
+Crossover find_crossover(const std::map<std::int64_t, std::pair<double, double>>& seconds) {
+  Crossover out;
+  std::vector<bool> second_wins;
+  for (const auto& [size, t] : seconds) {
+    if (t.first > 0 && t.second > 0) {
+      out.sizes.push_back(size);
+      second_wins.push_back(t.second < t.first);
+    }
+  }
+  // Back from the largest size while the second side keeps winning.
+  out.first = out.sizes.size();
+  while (out.first > 0 && second_wins[out.first - 1]) --out.first;
+  return out;
+}
+
 std::vector<DType> dtypes_of(const std::vector<CaseResult>& results) {
   std::vector<DType> out;
   for (const auto& r : results) {

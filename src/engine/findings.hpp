@@ -7,6 +7,7 @@
 #include "io/results.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <type_traits>
 #include <utility>
@@ -34,14 +35,22 @@ auto group_rows(const std::vector<CaseResult>& results, KeyOf key_of) {
   return groups;
 }
 
-/// Each row filed under group_of(row) and then mode_of(row), groups and modes in key order; a
-/// later row of the same group and mode replaces an earlier one (a repeated case: the last run).
-template <class GroupOf, class ModeOf>
-auto rows_by_mode(const std::vector<CaseResult>& results, GroupOf group_of, ModeOf mode_of) {
+/// A row, from the results or from a group of them.
+inline const CaseResult& row_at(const CaseResult& r) { return r; }
+inline const CaseResult& row_at(const CaseResult* r) { return *r; }
+
+/// Each row (of the results, or of ResultRows) filed under group_of(row) and then mode_of(row),
+/// groups and modes in key order; a later row of the same group and mode replaces an earlier
+/// one (a repeated case: the last run).
+template <class Rows, class GroupOf, class ModeOf>
+auto rows_by_mode(const Rows& rows, GroupOf group_of, ModeOf mode_of) {
   using Group = std::decay_t<decltype(group_of(std::declval<const CaseResult&>()))>;
   using Mode = std::decay_t<decltype(mode_of(std::declval<const CaseResult&>()))>;
   std::map<Group, std::map<Mode, const CaseResult*>> out;
-  for (const auto& r : results) out[group_of(r)][mode_of(r)] = &r;
+  for (const auto& item : rows) {
+    const CaseResult& r = row_at(item);
+    out[group_of(r)][mode_of(r)] = &r;
+  }
   return out;
 }
 
@@ -64,6 +73,17 @@ auto best_rows(const std::vector<CaseResult>& results, KeyOf key_of, double Case
   for (auto& [key, rows] : group_rows(results, key_of)) best[std::move(key)] = best_row(rows, rate);
   return best;
 }
+
+/// Where one side of a comparison overtakes the other over a sweep of sizes, from each size's
+/// median seconds on the two sides (size -> {first side, second side}).
+struct Crossover {
+  std::vector<std::int64_t> sizes;  ///< the sizes where both sides have a positive median, increasing
+  /// The index in `sizes` of the smallest size from which the second side is faster at every
+  /// larger size; sizes.size() when it is not faster at the largest (no crossover).
+  std::size_t first = 0;
+  bool found() const { return first < sizes.size(); }
+};
+Crossover find_crossover(const std::map<std::int64_t, std::pair<double, double>>& seconds);
 
 /// The dtypes the results hold, each once, in the order they first appear.
 std::vector<DType> dtypes_of(const std::vector<CaseResult>& results);

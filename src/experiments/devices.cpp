@@ -19,44 +19,23 @@ namespace minigpu {
 namespace {
 
 enum class Rule { query, create, copy_to, to, mismatch, cross_rank_copy };
-const char* name_of(Rule r) {
-  switch (r) {
-    case Rule::query:
-      return "query";
-    case Rule::create:
-      return "create";
-    case Rule::copy_to:
-      return "copy_to";
-    case Rule::to:
-      return "to";
-    case Rule::mismatch:
-      return "mismatch";
-    case Rule::cross_rank_copy:
-      break;
-  }
-  return "cross_rank_copy";
-}
+const Names<Rule> kRules = {{"query", Rule::query},       {"create", Rule::create},
+                            {"copy_to", Rule::copy_to},   {"to", Rule::to},
+                            {"mismatch", Rule::mismatch}, {"cross_rank_copy", Rule::cross_rank_copy}};
 
-class DevicesExperiment : public Experiment {
+class DevicesExperiment : public CaseList<Rule> {
  public:
   void configure(ConfigNode&, const RunContext& ctx) override {
     ctx_ = ctx;
-    rules_ = {Rule::query, Rule::create, Rule::copy_to, Rule::to, Rule::mismatch};
-    if (ctx_.ranks() >= 2) rules_.push_back(Rule::cross_rank_copy);
-  }
-
-  std::vector<CaseSpec> cases() const override {
-    std::vector<CaseSpec> out;
-    for (std::size_t i = 0; i < rules_.size(); ++i) {
-      out.push_back(
-          case_spec(name_of(rules_[i]), {{"rule", name_of(rules_[i])}}, try_gpu(), DType::f32, "", ""));
-      out.back().index = i;
+    clear_cases();
+    for (const auto& [name, rule] : kRules) {
+      if (rule != Rule::cross_rank_copy || ctx_.ranks() >= 2)
+        add_case(case_spec(name, {{"rule", name}}, try_gpu(), DType::f32, "", ""), rule);
     }
-    return out;
   }
 
   void setup(const CaseSpec& spec) override {
-    rule_ = rules_.at(spec.index);
+    rule_ = case_of(spec);
     device_ = spec.device;
     // The "other" device: a second GPU when there is one, else the cpu (or gpu:0 from cpu).
     other_ = num_gpus() > 1 ? gpu(1) : (device_.is_cpu() ? try_gpu() : cpu());
@@ -125,7 +104,8 @@ class DevicesExperiment : public Experiment {
       return {z_.shares_storage_with(x_) && !w_.shares_storage_with(x_), "to() shares, copy_to() allocates"};
     }
     if (rule_ == Rule::cross_rank_copy) {
-      if (ctx_.rank() != 1) return {true, ctx_.rank() == 0 ? "sent X from " + describe(device_) : "not involved"};
+      if (ctx_.rank() != 1)
+        return {true, ctx_.rank() == 0 ? "sent X from " + describe(device_) : "not involved"};
       const std::vector<float> want = {10, 11, 12, 13, 14, 15};
       return {
           z_.device() == device_ && z_.to_vector() == want,
@@ -141,7 +121,6 @@ class DevicesExperiment : public Experiment {
   void teardown() override { x_ = y_ = z_ = w_ = received_ = Tensor<float>(); }
 
  private:
-  std::vector<Rule> rules_;
   Rule rule_ = Rule::query;
   std::string error_;
   Device device_, other_, fallback_;

@@ -37,12 +37,10 @@ constexpr std::int64_t kMaxSamples = std::int64_t(1) << 20;
 constexpr std::int64_t kMaxElements = std::int64_t(1) << 40;
 
 enum class Timing { fenced, unfenced, host_detour, fused };
-const char* name_of(Timing t) {
-  return t == Timing::fenced     ? "fenced"
-         : t == Timing::unfenced ? "unfenced"
-         : t == Timing::fused    ? "fused"
-                                 : "host_detour";
-}
+const Names<Timing> kTimings = {{"fenced", Timing::fenced},
+                                {"unfenced", Timing::unfenced},
+                                {"host_detour", Timing::host_detour},
+                                {"fused", Timing::fused}};
 
 struct LazyCase {
   Timing timing = Timing::fenced;
@@ -81,23 +79,15 @@ class ChainState : public CaseState {
   Check verify() override {
     const auto xs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x_);
     const auto zs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), z_);
-    const auto n = static_cast<std::int64_t>(xs.extent(0));
-    const std::int64_t stride = std::max<std::int64_t>(1, n / kMaxSamples);
     const double tolerance = relative_tolerance<T>();
-    double worst = 0;
-    std::int64_t checked = 0;
-    auto check = [&](std::int64_t i) {
-      const T yi = xs(i) * xs(i) - T(kShiftY);
-      const T want = yi * yi * yi - T(kShiftZ);
-      const double err = std::abs(static_cast<double>(zs(i)) - static_cast<double>(want));
-      worst = std::isnan(err) ? err : std::max(worst, err);
-      ++checked;
+    const auto chain = [](T x) {
+      const T y = x * x - T(kShiftY);
+      return y * y * y - T(kShiftZ);
     };
-    for (std::int64_t i = 0; i < n; i += stride) check(i);
-    if ((n - 1) % stride != 0) check(n - 1);
-    return {worst <= tolerance, "max abs err " + io::significant(worst, 3) +
-                                    " <= " + io::significant(tolerance, 1) + " over " +
-                                    std::to_string(checked) + " elements"};
+    const kernels::SampledError e = kernels::sampled_max_abs_error(xs, zs, chain, kMaxSamples);
+    return {e.worst <= tolerance, "max abs err " + io::significant(e.worst, 3) +
+                                      " <= " + io::significant(tolerance, 1) + " over " +
+                                      std::to_string(e.compared) + " elements"};
   }
 
  private:
@@ -119,10 +109,10 @@ class LazyExperiment : public CaseList<LazyCase> {
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const auto bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(elements_), size_of(dtype),
                                                     "lazy: bytes of one array");
-      for (Timing timing : {Timing::fenced, Timing::unfenced, Timing::host_detour, Timing::fused}) {
-        CaseSpec c = case_spec(std::string("chain ") + name_of(timing) + " n=" + std::to_string(elements_),
-                               {{"variant", name_of(timing)}, {"elements", std::to_string(elements_)}},
-                               device_, dtype, stream_ceiling(device_), "elements");
+      for (const auto& [name, timing] : kTimings) {
+        CaseSpec c = case_spec("chain " + name + " n=" + std::to_string(elements_),
+                               {{"variant", name}, {"elements", elements_}}, device_, dtype,
+                               stream_ceiling(device_), "elements");
         c.fence_after_run = timing != Timing::unfenced;
         const bool host_copy_on_device = timing == Timing::host_detour && uses_host_memory(device_);
         c.device_bytes = checked_mul<std::uint64_t>(bytes,

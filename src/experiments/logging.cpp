@@ -12,7 +12,6 @@
 //   flops = steps·(2n³ + 3n²)   (matmul; the scaling; squares and sum for the norm)
 //   bytes = steps·(4n²+2)·s     (matmul reads A, X, writes Y: 3n²; norm reads Y: n²; the entry
 //           stored, then copied to the host), plus steps·2n²·s for the native scaling pass
-#include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "engine/case_grid.hpp"
 #include "engine/findings.hpp"
@@ -20,6 +19,7 @@
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/matmul_reference.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/scale.hpp"
 
@@ -32,7 +32,7 @@ namespace minigpu {
 namespace {
 
 enum class Mode { sync_each_step, device_log };
-const char* name_of(Mode m) { return m == Mode::sync_each_step ? "sync_each_step" : "device_log"; }
+const Names<Mode> kModes = {{"sync_each_step", Mode::sync_each_step}, {"device_log", Mode::device_log}};
 // The host recomputes the recurrence for as many steps as fit this many flops.
 constexpr double kHostCheckFlops = 4e8;
 
@@ -41,16 +41,6 @@ struct LoggingCase {
   GemmKernel kernel = GemmKernel::vendor;
   std::int64_t n = 0, steps = 0;
 };
-
-/// max_t |x_t - y_t| / |y_t| over the first `count` entries; infinity for non-finite values.
-double max_rel_diff(const std::vector<double>& x, const std::vector<double>& y, std::size_t count) {
-  double worst = 0;
-  for (std::size_t t = 0; t < count; ++t) {
-    if (!std::isfinite(x[t]) || !std::isfinite(y[t])) return std::numeric_limits<double>::infinity();
-    worst = std::max(worst, std::abs(x[t] - y[t]) / std::max(std::abs(y[t]), 1e-300));
-  }
-  return worst;
-}
 
 /// One case's run, and what the experiment's verify compares across cases: the log the host
 /// received, and the recurrence recomputed on the host in double from the same A and X_0.
@@ -114,25 +104,9 @@ class LoggingState : public LogState {
   }
 
   std::vector<double> host_reference(std::int64_t steps) const override {
-    const std::int64_t n = c_.n;
     const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a_);
     const auto x0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x0_);
-    std::vector<double> xs(x0.data(), x0.data() + n * n), ys(xs.size()), out;
-    for (std::int64_t t = 0; t < steps; ++t) {
-      std::fill(ys.begin(), ys.end(), 0.0);
-      for (std::int64_t i = 0; i < n; ++i) {
-        for (std::int64_t p = 0; p < n; ++p) {
-          const double aip = a(i * n + p);
-          for (std::int64_t j = 0; j < n; ++j) ys[i * n + j] += aip * xs[p * n + j];
-        }
-      }
-      double sq = 0;
-      for (double v : ys) sq += v * v;
-      const double nrm = std::sqrt(sq);
-      out.push_back(nrm);
-      for (std::size_t e = 0; e < xs.size(); ++e) xs[e] = ys[e] / nrm;
-    }
-    return out;
+    return kernels::power_iteration_norms(a.data(), x0.data(), c_.n, steps);
   }
 
   double epsilon() const override { return std::numeric_limits<T>::epsilon(); }
@@ -153,16 +127,10 @@ class LoggingExperiment : public CaseList<LoggingCase> {
     clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const GemmPick pick = ctx.pick_gemm(choice, device, dtype, n_, n_, n_);
-      for (Mode mode : {Mode::sync_each_step, Mode::device_log}) {
-        CaseSpec c = case_spec(std::string(name_of(mode)) + " " + to_string(pick.kernel),
-                               {{"n", std::to_string(n_)},
-                                {"steps", std::to_string(steps_)},
-                                {"mode", name_of(mode)},
-                                {"kernel", to_string(pick.kernel)},
-                                {"kernel_choice", pick.why}},
-                               device, dtype, gemm_ceiling(device, dtype), "n");
-        c.flops_estimate = static_cast<double>(steps_) * 2.0 * static_cast<double>(n_) *
-                           static_cast<double>(n_) * static_cast<double>(n_);
+      for (const auto& [name, mode] : kModes) {
+        CaseSpec c = gemm_case_spec(name + " " + to_string(pick.kernel),
+                                    {{"n", n_}, {"steps", steps_}, {"mode", name}}, pick, device, dtype, "n");
+        c.flops_estimate = static_cast<double>(steps_) * gemm_flops(n_, n_, n_);
         c.device_bytes =
             (4 * static_cast<std::uint64_t>(n_ * n_) + static_cast<std::uint64_t>(steps_)) * size_of(dtype);
         add_case(c, {mode, pick.kernel, n_, steps_});
@@ -234,14 +202,14 @@ Check LoggingExperiment::verify() {
   if (static_cast<std::int64_t>(reference.size()) < host_steps) reference = log_->host_reference(host_steps);
   // The device sums in T, the host in double: rounding of sums of n and n² terms.
   const double eps = log_->epsilon();
-  Check check =
-      tolerance_check("first " + std::to_string(host_steps) + " steps vs host: ",
-                      max_rel_diff(got, reference, static_cast<std::size_t>(host_steps)), 32.0 * n * eps);
+  Check check = tolerance_check("first " + std::to_string(host_steps) + " steps vs host: ",
+                                kernels::max_rel_diff(got, reference, static_cast<std::size_t>(host_steps)),
+                                32.0 * n * eps);
   // The other mode ran the same kernels in the same order, so the logs should agree to rounding.
   const auto other = logs_.find(dtype);
   if (other != logs_.end() && other->second.first != mode) {
-    check.also(tolerance_check(std::string("all steps vs ") + name_of(other->second.first) + ": ",
-                               max_rel_diff(got, other->second.second, got.size()), 16.0 * eps));
+    check.also(tolerance_check("all steps vs " + name_of(kModes, other->second.first) + ": ",
+                               kernels::max_rel_diff(got, other->second.second, got.size()), 16.0 * eps));
   }
   logs_[dtype] = {mode, got};
   return check;

@@ -34,9 +34,8 @@ enum class Variant { reference, tiled, vendor };
 constexpr std::int64_t kExactCheckMaxN = 256;
 constexpr std::int64_t kMaxN = 200000;
 
-const char* name_of(Variant v) {
-  return v == Variant::tiled ? "tiled" : v == Variant::vendor ? "vendor" : "reference";
-}
+const Names<Variant> kVariants = {
+    {"reference", Variant::reference}, {"tiled", Variant::tiled}, {"vendor", Variant::vendor}};
 
 struct MatmulCase {
   Variant variant = Variant::reference;
@@ -70,12 +69,9 @@ class MatmulState : public CaseState {
 
   Check verify() override {
     const std::int64_t n = case_.n;
-    if (n <= kExactCheckMaxN) {
-      const std::int64_t wrong = kernels::matmul_mismatches_host(c_, a_, b_, n, n, n);
-      if (wrong == 0) return {true, "exact match with host triple loop"};
-      return {false, std::to_string(wrong) + " of " + std::to_string(n * n) +
-                         " entries differ from host triple loop"};
-    }
+    if (n <= kExactCheckMaxN)
+      return exact_match_check(kernels::matmul_mismatches_host(c_, a_, b_, n, n, n), "host triple loop",
+                               n * n);
     return tolerance_check("|Cv-A(Bv)|/|A(Bv)| = ", kernels::matmul_identity_error(c_, a_, b_, n, n, n),
                            kernels::matmul_identity_tolerance<T>(n));
   }
@@ -99,10 +95,7 @@ class MatmulExperiment : public CaseList<MatmulCase> {
       node.fail("sizes", "every size is above cpu_max_size (" + std::to_string(cpu_max_size) +
                              ") and there is no GPU to run them on");
     }
-    variants_ = node.get_named_list<Variant>(
-        "variants",
-        {{"reference", Variant::reference}, {"tiled", Variant::tiled}, {"vendor", Variant::vendor}},
-        {"vendor", "tiled"});
+    variants_ = node.get_named_list("variants", kVariants, {"vendor", "tiled"});
     const bool want_vendor =
         std::find(variants_.begin(), variants_.end(), Variant::vendor) != variants_.end();
     if (want_vendor &&
@@ -114,11 +107,10 @@ class MatmulExperiment : public CaseList<MatmulCase> {
         [&](DType dtype, Variant v, std::int64_t n, Device d) {
           if ((d.is_cpu() && n > cpu_max_size) || (v == Variant::vendor && !kernels::has_vendor_gemm(d)))
             return;
-          CaseSpec spec = case_spec(std::string(name_of(v)) + " n=" + std::to_string(n),
-                                    {{"n", std::to_string(n)}, {"variant", name_of(v)}}, d, dtype,
+          CaseSpec spec = case_spec(name_of(kVariants, v) + " n=" + std::to_string(n),
+                                    {{"n", n}, {"variant", name_of(kVariants, v)}}, d, dtype,
                                     gemm_ceiling(d, dtype), "sizes");
-          spec.flops_estimate =
-              2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+          spec.flops_estimate = gemm_flops(n, n, n);
           // A, B, C, plus the identity check's four double vectors.
           spec.device_bytes =
               3 * static_cast<std::uint64_t>(n * n) * size_of(dtype) + 4 * static_cast<std::uint64_t>(n) * 8;
@@ -164,7 +156,7 @@ std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& r
                                     : "";
   for (DType dt : dtypes_of(results)) {
     for (Variant v : variants_) {
-      const std::string name = std::string("crossover_n_") + name_of(v) + "_" + to_string(dt);
+      const std::string name = "crossover_n_" + name_of(kVariants, v) + "_" + to_string(dt);
       if (!has_gpu_) {
         out.push_back({"", name, std::nullopt, "n",
                        "no GPU: try_gpu() is cpu, so only cpu cases ran and there is nothing to cross"});
@@ -177,29 +169,20 @@ std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& r
         auto& slot = seconds[c.n];
         (r.spec.device.is_gpu() ? slot.second : slot.first) = r.seconds.median;
       }
-      std::vector<std::int64_t> sizes;
-      std::vector<bool> gpu_wins;
-      for (const auto& [n, t] : seconds) {
-        if (t.first > 0 && t.second > 0) {
-          sizes.push_back(n);
-          gpu_wins.push_back(t.second < t.first);
-        }
-      }
-      if (sizes.empty()) continue;
       // The smallest size from which the gpu wins at every larger size measured.
-      std::size_t first = sizes.size();
-      while (first > 0 && gpu_wins[first - 1]) --first;
+      const Crossover x = find_crossover(seconds);
+      if (x.sizes.empty()) continue;
       Finding f{"", name, std::nullopt, "n", ""};
-      if (first == sizes.size()) {
-        f.note =
-            "CPU faster at every size up to " + std::to_string(sizes.back()) + ": no crossover in the sweep";
-      } else if (first == 0) {
-        f.value = static_cast<double>(sizes.front());
-        f.note = "gpu faster at every size measured, from n=" + std::to_string(sizes.front());
+      if (!x.found()) {
+        f.note = "CPU faster at every size up to " + std::to_string(x.sizes.back()) +
+                 ": no crossover in the sweep";
+      } else if (x.first == 0) {
+        f.value = static_cast<double>(x.sizes.front());
+        f.note = "gpu faster at every size measured, from n=" + std::to_string(x.sizes.front());
       } else {
-        f.value = static_cast<double>(sizes[first]);
-        f.note = "cpu faster at n=" + std::to_string(sizes[first - 1]) +
-                 ", gpu faster from n=" + std::to_string(sizes[first]) + " up";
+        f.value = static_cast<double>(x.sizes[x.first]);
+        f.note = "cpu faster at n=" + std::to_string(x.sizes[x.first - 1]) +
+                 ", gpu faster from n=" + std::to_string(x.sizes[x.first]) + " up";
       }
       f.note += cpu_is + same_host;
       if (!same_host.empty()) f.mark_unreliable("cpu and gpu are the same host (emulated GPU)");

@@ -30,6 +30,9 @@
 #include "config/common_keys.hpp"
 #include "distributed/distributed_matmul.hpp"
 #include "distributed/scalapack_matmul.hpp"
+#include "engine/case_grid.hpp"
+#include "engine/comm_keys.hpp"
+#include "engine/findings.hpp"
 #include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
@@ -39,6 +42,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace minigpu {
 namespace {
@@ -49,6 +53,8 @@ using perfmodel::ScalingModel;
 
 constexpr std::int64_t kMaxScalingN = 46340;  // n² elements must fit MPI's int message counts
 constexpr std::int64_t kExactCheckMaxScalingN = 64;
+const Names<Decomposition> kDecompositions = {
+    {"row", Decomposition::row}, {"summa", Decomposition::summa}, {"scalapack", Decomposition::scalapack}};
 
 class MatmulScalingExperiment : public CaseList<ScalingCase> {
  public:
@@ -58,15 +64,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
     clear_cases();
     weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
     n_ = node.get_int("n", 512, 1, kMaxScalingN);
-    ranks_ = node.get_list<std::int64_t>("ranks", kernels::doubling_sweep(ctx.ranks()));
-    node.default_from("ranks", "1, 2, 4, … and the job size");
-    std::sort(ranks_.begin(), ranks_.end());
-    ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
+    ranks_ = read_rank_sweep(node, ctx.ranks());
     for (std::int64_t p : ranks_) {
-      if (p < 1 || p > ctx.ranks()) {
-        node.fail("ranks", "p=" + std::to_string(p) + " is not between 1 and the job's " +
-                               std::to_string(ctx.ranks()) + " ranks (start more with mpiexec -n)");
-      }
       const std::int64_t n = size_for(p);
       if (n < p) {
         node.fail("n", (weak_ ? "n_p = round(n·∛p) = " : "n = ") + std::to_string(n) +
@@ -77,17 +76,13 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
         node.fail("n", "n_p = " + std::to_string(n) + " at p=" + std::to_string(p) + " exceeds " +
                            std::to_string(kMaxScalingN));
     }
-    decompositions_ = node.get_named_list<Decomposition>("decompositions",
-                                                         {{"row", Decomposition::row},
-                                                          {"summa", Decomposition::summa},
-                                                          {"scalapack", Decomposition::scalapack}},
-                                                         {"row", "summa"});
+    const auto decompositions = node.get_named_list("decompositions", kDecompositions, {"row", "summa"});
     block_size_ = node.get_int("block_size", kScalapackDefaultBlock, 1, kMaxScalingN);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
     const std::string overlap = node.get_choice("overlap", {"true", "false", "both"}, "true");
-    overlaps_.clear();
-    if (overlap != "true") overlaps_.push_back(false);
-    if (overlap != "false") overlaps_.push_back(true);
+    std::vector<bool> overlaps;
+    if (overlap != "true") overlaps.push_back(false);
+    if (overlap != "false") overlaps.push_back(true);
     panel_width_ = node.get_int("panel_width", 0, 0, kMaxScalingN);
     node.default_from(
         "panel_width",
@@ -98,23 +93,20 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
       grid_ = kernels::ProcessGrid{g->first, g->second};
     device_ = read_device(node);
     const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device_, "native"));
-    if (std::count(decompositions_.begin(), decompositions_.end(), Decomposition::scalapack)) {
+    if (std::count(decompositions.begin(), decompositions.end(), Decomposition::scalapack)) {
       if (const std::string why = scalapack_refusal(device_); !why.empty()) node.fail("decompositions", why);
     }
-    try {
-      path_ =
-          comm::choose_comm_path(node.get_choice("gpu_aware_mpi", {"auto", "on", "off"}, "auto"), device_);
-    } catch (const std::invalid_argument& e) {
-      node.fail("gpu_aware_mpi", e.what());
+    path_ = read_comm_path(node, device_);
+    // A schedule is a decomposition and, for summa, whether it overlaps: a case at p = 1.
+    schedules_.clear();
+    for (Decomposition d : decompositions) {
+      for (bool overlapped : d == Decomposition::summa ? overlaps : std::vector<bool>{false})
+        schedules_.push_back({d, 1, 0, {}, SummaOptions{panel_width_, overlapped}});
     }
-    for (DType dt : dtypes_) {
-      picks_[dt] = ctx.pick_gemm(choice, device_, dt, n_ / ranks_.back(), n_, n_);
-      for (Decomposition d : decompositions_) {
-        for (bool overlapped : d == Decomposition::summa ? overlaps_ : std::vector<bool>{false}) {
-          for (std::int64_t p : ranks_) add_scaling_case(d, dt, static_cast<int>(p), overlapped);
-        }
-      }
-    }
+    for (DType dt : dtypes_) picks_[dt] = ctx.pick_gemm(choice, device_, dt, n_ / ranks_.back(), n_, n_);
+    for_each_combination(
+        [&](DType dt, const ScalingCase& s, std::int64_t p) { add_scaling_case(case_at(s, p), dt); }, dtypes_,
+        schedules_, ranks_);
   }
 
   void setup(const CaseSpec& spec) override {
@@ -153,12 +145,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
                                   kernels::matmul_identity_tolerance(dtype_, case_.n));
     if (case_.n <= kExactCheckMaxScalingN) {
       const auto c = engine_->gather_c();
-      if (!c.empty()) {
-        const std::int64_t wrong = host_product_mismatches(c, case_.n);
-        check.passed = check.passed && wrong == 0;
-        check.detail += wrong == 0 ? "; exact match with host triple loop"
-                                   : "; " + std::to_string(wrong) + " entries differ from host triple loop";
-      }
+      if (!c.empty()) check.also(exact_match_check(host_product_mismatches(c, case_.n), "host triple loop"));
     }
     return check;
   }
@@ -179,44 +166,42 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
   std::pair<std::string, nlohmann::json> run_record_section() const override;
 
  private:
-  void add_scaling_case(Decomposition d, DType dt, int p, bool overlapped) {
-    ScalingCase sc{d, p, size_for(p), grid_for(d, p), SummaOptions{panel_width_, overlapped}};
-    const std::string name = algorithm_name(sc);
+  void add_scaling_case(const ScalingCase& sc, DType dt) {
+    const Decomposition d = sc.decomposition;
     const bool summa = d == Decomposition::summa, sl = d == Decomposition::scalapack;  // sl: its own BLAS
     const std::string kernel = to_string(sl ? GemmKernel::vendor : picks_.at(dt).kernel);
-    CaseSpec c;
-    c.label = name + " p=" + std::to_string(p) + " n=" + std::to_string(sc.n) + " " +
-              (sl ? "nb=" + std::to_string(block_size_) : kernel);
-    c.params = {{"mode", weak_ ? "weak" : "strong"},
-                {"decomposition", sl      ? "scalapack"
-                                  : summa ? "summa"
-                                          : "row"},
-                {"ranks", std::to_string(p)},
-                {"n", std::to_string(sc.n)},
-                {"grid", sc.grid.text()},
-                {"comm_path", comm::to_string(sl ? comm::CommPath::direct : path_)},
-                {"kernel", kernel},
-                {"kernel_choice", sl ? "ScaLAPACK's own BLAS" : picks_.at(dt).why},
-                {"overlap", overlapped ? "true" : "false"},
-                {"panel_width", !summa             ? ""
-                                : panel_width_ > 0 ? std::to_string(panel_width_)
-                                                   : "auto"}};
+    CaseSpec c = case_spec(algorithm_name(sc) + " p=" + std::to_string(sc.p) + " n=" + std::to_string(sc.n) +
+                               " " + (sl ? "nb=" + std::to_string(block_size_) : kernel),
+                           {{"mode", weak_ ? "weak" : "strong"},
+                            {"decomposition", name_of(kDecompositions, d)},
+                            {"ranks", sc.p},
+                            {"n", sc.n},
+                            {"grid", sc.grid.text()},
+                            {"comm_path", comm::to_string(sl ? comm::CommPath::direct : path_)},
+                            {"kernel", kernel},
+                            {"kernel_choice", sl ? "ScaLAPACK's own BLAS" : picks_.at(dt).why},
+                            {"overlap", sc.summa.overlap ? "true" : "false"},
+                            {"panel_width", !summa             ? ""
+                                            : panel_width_ > 0 ? std::to_string(panel_width_)
+                                                               : "auto"}},
+                           device_, dt, gemm_ceiling(device_, dt), "n");
     if (sl) c.params.emplace_back("block_size", std::to_string(block_size_));
-    c.device = device_;
-    c.dtype = dt;
-    c.ceiling = gemm_ceiling(device_, dt);  // p ranks, each bounded by one device's
-    c.ceiling_scale = p;
-    const double n = static_cast<double>(sc.n);
-    c.flops_estimate = 2.0 * n * n * n / p;
-    const SummaOptions widest{panel_width_ > 0 ? panel_width_ : kWidestModelPanel, overlapped};
+    c.ceiling_scale = sc.p;  // p ranks, each bounded by one device's
+    c.flops_estimate = gemm_flops(sc.n, sc.n, sc.n) / sc.p;
+    const SummaOptions widest{panel_width_ > 0 ? panel_width_ : kWidestModelPanel, sc.summa.overlap};
     c.device_bytes =
         sl ? scalapack_bytes_per_rank(sc.n, sc.grid, block_size_, size_of(dt))
            : device_bytes_per_rank(d, sc.n, sc.grid, size_of(dt),
                                    path_ == comm::CommPath::staged && uses_host_memory(device_), widest);
-    c.size_key = "n";
     add_case(c, sc);
   }
 
+  /// The case of `schedule` (its decomposition and overlap) on p ranks.
+  ScalingCase case_at(const ScalingCase& schedule, std::int64_t p) const {
+    const Decomposition d = schedule.decomposition;
+    return {d, static_cast<int>(p), size_for(p), grid_for(d, static_cast<int>(p)),
+            SummaOptions{panel_width_, schedule.summa.overlap}};
+  }
   ModelledProduct product(const ScalingCase& c, DType dt) const {
     return perfmodel::modelled_product(c, dt, panel_width_, block_size_);
   }
@@ -234,8 +219,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
   bool weak_ = false;
   std::int64_t n_ = 0;
   std::vector<std::int64_t> ranks_;
-  std::vector<Decomposition> decompositions_;
-  std::vector<bool> overlaps_;
+  std::vector<ScalingCase> schedules_;
   std::int64_t panel_width_ = 0;
   std::int64_t block_size_ = kScalapackDefaultBlock;
   std::vector<DType> dtypes_;
@@ -256,23 +240,19 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
 // comm_s: the whole communication; blocking rows expose all of it, an overlapped row takes
 // it from its blocking twin (same dtype, p and n) when the job ran one (overlap: both).
 void MatmulScalingExperiment::annotate(std::vector<CaseResult>& results) const {
-  std::map<std::string, std::optional<double>> blocking;  // dtype, p, n -> comm median
   const auto twin = [&](const CaseResult& r) {
     const ScalingCase& c = case_of(r.spec);
-    return to_string(r.spec.dtype) + " " + std::to_string(c.p) + " " + std::to_string(c.n);
+    return std::tuple(r.spec.dtype, c.p, c.n);
   };
-  for (const auto& r : results) {
-    const ScalingCase& c = case_of(r.spec);
-    if (c.decomposition == Decomposition::summa && !c.summa.overlap)
-      blocking[twin(r)] = r.phase_median("comm");
-  }
+  const auto by_schedule =
+      rows_by_mode(results, twin, [&](const CaseResult& r) { return algorithm_name(case_of(r.spec)); });
   for (auto& r : results) {
     const ScalingCase& c = case_of(r.spec);
     const auto exposed = r.phase_median("comm");
     std::optional<double> whole = exposed;
     if (c.decomposition == Decomposition::summa && c.summa.overlap) {
-      const auto found = blocking.find(twin(r));
-      whole = found != blocking.end() ? found->second : std::nullopt;
+      const CaseResult* blocking = row_of(by_schedule.at(twin(r)), std::string("summa_blocking"));
+      whole = blocking ? blocking->phase_median("comm") : std::nullopt;
     }
     r.values = {{"comm_s", whole}, {"comm_exposed_s", exposed}};
     model_.annotate(r, c.decomposition == Decomposition::summa);
@@ -282,17 +262,11 @@ void MatmulScalingExperiment::annotate(std::vector<CaseResult>& results) const {
 std::pair<std::string, nlohmann::json> MatmulScalingExperiment::run_record_section() const {
   // The model of each configured group at p = 1, 2, 4, … 64: plots extend it past the sweep.
   std::map<std::string, std::function<ModelledProduct(int)>> curves;
-  for (DType dt : dtypes_) {
-    for (Decomposition d : decompositions_) {
-      for (bool overlapped : d == Decomposition::summa ? overlaps_ : std::vector<bool>{false}) {
-        const auto at = [=](int p) {
-          return product({d, p, size_for(p), grid_for(d, p), SummaOptions{panel_width_, overlapped}}, dt);
-        };
-        curves[algorithm_name(ScalingCase{d, 1, 0, {}, SummaOptions{0, overlapped}}) + "_" + to_string(dt)] =
-            at;
-      }
-    }
-  }
+  for_each_combination(
+      [&](DType dt, const ScalingCase& s) {
+        curves[algorithm_name(s) + "_" + to_string(dt)] = [=](int p) { return product(case_at(s, p), dt); };
+      },
+      dtypes_, schedules_);
   const auto record = model_.record(curves);
   if (record.is_null()) return {};
   return {"scaling_model", record};
@@ -301,11 +275,10 @@ std::pair<std::string, nlohmann::json> MatmulScalingExperiment::run_record_secti
 std::vector<Finding> MatmulScalingExperiment::findings(const std::vector<CaseResult>& results) const {
   // Per dtype and decomposition, the cases by p; the smallest p (1 unless `ranks` omits it)
   // is the baseline.
-  std::map<std::string, std::map<int, const CaseResult*>> groups;
-  for (const auto& r : results) {
-    const ScalingCase& c = case_of(r.spec);
-    groups[algorithm_name(c) + "_" + to_string(r.spec.dtype)][c.p] = &r;
-  }
+  const auto groups = rows_by_mode(
+      results,
+      [&](const CaseResult& r) { return algorithm_name(case_of(r.spec)) + "_" + to_string(r.spec.dtype); },
+      [&](const CaseResult& r) { return case_of(r.spec).p; });
   // The model's figure for the same ratio, beside the measured one.
   const auto with_model = [&](Finding f, const CaseResult& base, const CaseResult& r, double work_ratio) {
     const auto m1 = base.value("model_s"), mp = r.value("model_s");

@@ -7,7 +7,6 @@
 //   both cases (the same total work, so the time ratio is the speedup); bytes = 3·n²·sizeof(T)
 //   per multiply (compulsory traffic).
 // Speedup = t(sequential)/t(concurrent), efficiency = speedup/k; ideal is k and 100 %.
-#include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/profile_region.hpp"
 #include "engine/case_grid.hpp"
@@ -16,6 +15,7 @@
 #include "io/format.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/matmul_check.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -55,20 +55,8 @@ class ConcurrencyState : public CaseState {
   /// Sampled rows of C against a host inner product in double: an independent reference.
   Check verify() override {
     if (c_.multiplies == 0) return {true, "idle rank"};
-    const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a_);
-    const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b_);
-    const auto c = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out_);
-    const std::int64_t n = c_.n;
-    const double tol = relative_tolerance<T>() * std::sqrt(double(n)) * 10;
-    double worst = 0;
-    for (std::int64_t i = 0; i < n; i += std::max<std::int64_t>(1, n / 8)) {
-      for (std::int64_t j = 0; j < n; ++j) {
-        double want = 0;
-        for (std::int64_t p = 0; p < n; ++p) want += double(a(i * n + p)) * double(b(p * n + j));
-        const double err = std::abs(double(c(i * n + j)) - want) / (1 + std::abs(want));
-        worst = std::isnan(err) ? err : std::max(worst, err);
-      }
-    }
+    const double tol = relative_tolerance<T>() * std::sqrt(double(c_.n)) * 10;
+    const double worst = kernels::sampled_rows_error(out_, a_, b_, c_.n);
     return {worst <= tol,
             "max rel err " + io::significant(worst, 2) + " (tol " + io::significant(tol, 2) + ")"};
   }
@@ -93,18 +81,14 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
       const GemmPick pick = ctx.pick_gemm(choice, device, dtype, n_, n_, n_);
       for (bool sequential : {true, false}) {
         const char* mode = sequential ? "sequential" : "concurrent";
-        CaseSpec c = case_spec(std::string(mode) + " k=" + std::to_string(ctx_.ranks()) +
-                                   " n=" + std::to_string(n_) + " " + to_string(pick.kernel),
-                               {{"mode", mode},
-                                {"k", std::to_string(ctx_.ranks())},
-                                {"n", std::to_string(n_)},
-                                {"multiplies_per_gpu", std::to_string(per_gpu_)},
-                                {"kernel", to_string(pick.kernel)},
-                                {"kernel_choice", pick.why}},
-                               device, dtype, gemm_ceiling(device, dtype), "n");
+        CaseSpec c =
+            gemm_case_spec(std::string(mode) + " k=" + std::to_string(ctx_.ranks()) +
+                               " n=" + std::to_string(n_) + " " + to_string(pick.kernel),
+                           {{"mode", mode}, {"k", ctx_.ranks()}, {"n", n_}, {"multiplies_per_gpu", per_gpu_}},
+                           pick, device, dtype, "n");
         c.ceiling_scale = sequential ? 1 : ctx_.ranks();
-        c.flops_estimate = static_cast<double>(sequential ? per_gpu_ * ctx_.ranks() : per_gpu_) * 2.0 *
-                           static_cast<double>(n_) * static_cast<double>(n_) * static_cast<double>(n_);
+        c.flops_estimate =
+            static_cast<double>(sequential ? per_gpu_ * ctx_.ranks() : per_gpu_) * gemm_flops(n_, n_, n_);
         c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
         const std::int64_t mine = sequential ? (ctx_.rank() == 0 ? per_gpu_ * ctx_.ranks() : 0) : per_gpu_;
         add_case(c, {sequential, pick.kernel, n_, mine});

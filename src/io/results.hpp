@@ -72,6 +72,15 @@ inline Check tolerance_check(const std::string& what, double err, double tol) {
   return {within, what + io::significant(err, 2) + (within ? " <= " : " > ") + io::significant(tol, 2)};
 }
 
+/// Passed when no entry differs from `reference` (compared exactly); the detail reads "exact
+/// match with host triple loop" or "3 entries differ from host triple loop" ("3 of 4096 entries"
+/// when `total` is given).
+inline Check exact_match_check(std::int64_t wrong, const std::string& reference, std::int64_t total = 0) {
+  if (wrong == 0) return {true, "exact match with " + reference};
+  return {false, std::to_string(wrong) + (total > 0 ? " of " + std::to_string(total) : "") +
+                     " entries differ from " + reference};
+}
+
 /// Summary statistics of a sample of seconds.
 struct Stats {
   double min = 0, median = 0, mean = 0, max = 0;

@@ -51,14 +51,6 @@ struct ProcessGrid {
   std::string text() const { return std::to_string(rows) + "x" + std::to_string(cols); }
 };
 
-/// 1, 2, 4, … up to `size`, and `size` itself: the rank counts of a scaling sweep.
-inline std::vector<std::int64_t> doubling_sweep(int size) {
-  std::vector<std::int64_t> out;
-  for (std::int64_t p = 1; p <= size; p *= 2) out.push_back(p);
-  if (out.back() != size) out.push_back(size);
-  return out;
-}
-
 /// The most square pr × pc = p with pr >= pc: 4 -> 2×2, 6 -> 3×2, a prime p -> p×1.
 inline ProcessGrid square_grid(int p) {
   int cols = 1;

@@ -1,13 +1,19 @@
-// Byte buffers for copy benchmarks: a position-dependent fill, k-chunk copies, and a host check.
+// Byte buffers for copy benchmarks: a position-dependent fill, k-chunk copies, a host check,
+// and which host memory a copy to or from a device can be measured from.
 // Pure Kokkos: fills run in the execution space of the View they write.
 #pragma once
 
+#include "core/backend.hpp"
+#include "core/device.hpp"
 #include "kernels/elementwise.hpp"
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace minigpu::kernels {
 
@@ -56,12 +62,13 @@ inline void host_parallel_memcpy(void* dst, const void* src, std::int64_t bytes)
   const std::int64_t slice = ((bytes + threads - 1) / threads + kPage - 1) / kPage * kPage;
   auto* const to = static_cast<char*>(dst);
   const auto* const from = static_cast<const char*>(src);
-  Kokkos::parallel_for(
-      "copy::host_parallel_memcpy", Kokkos::RangePolicy<Exec>(0, threads), [=](const std::int64_t t) {
-        const std::int64_t begin = t * slice < bytes ? t * slice : bytes;
-        const std::int64_t end = begin + slice < bytes ? begin + slice : bytes;
-        if (end > begin) std::memcpy(to + begin, from + begin, static_cast<std::size_t>(end - begin));
-      });
+  Kokkos::parallel_for("copy::host_parallel_memcpy", Kokkos::RangePolicy<Exec>(0, threads),
+                       [=](const std::int64_t t) {
+                         const std::int64_t begin = t * slice < bytes ? t * slice : bytes;
+                         const std::int64_t end = begin + slice < bytes ? begin + slice : bytes;
+                         if (end > begin)
+                           std::memcpy(to + begin, from + begin, static_cast<std::size_t>(end - begin));
+                       });
   Kokkos::fence();
 }
 
@@ -75,6 +82,43 @@ inline std::int64_t find_pattern_mismatch(const unsigned char* data, std::int64_
     }
   }
   return -1;
+}
+
+/// Index of the first of `total` host bytes, back-to-back copies of the pattern's first `n`
+/// bytes (the messages of a window, each in its own slot), that differs from it, or -1 if none.
+inline std::int64_t find_repeated_pattern_mismatch(const unsigned char* data, std::int64_t total,
+                                                   std::int64_t n, std::uint64_t seed) {
+  for (std::int64_t slot = 0; slot * n < total; ++slot) {
+    const std::int64_t bad = find_pattern_mismatch(data + slot * n, std::min(n, total - slot * n), seed);
+    if (bad >= 0) return slot * n + bad;
+  }
+  return -1;
+}
+
+/// The kinds of host memory a copy to or from a device is measured from, of those asked for.
+struct HostMemoryKinds {
+  std::vector<bool> pinned;  ///< each kind measured: pageable (false) first, then pinned
+  std::string note;          ///< whether pinned is among them, and if not why
+  bool has_pinned() const { return !pinned.empty() && pinned.back(); }
+};
+
+/// Pinned memory only where the backend has it (kHasPinnedHostMemory) and `device`'s memory is
+/// not host memory itself, where pinning changes nothing; without it pageable stands in.
+inline HostMemoryKinds host_memory_kinds(Device device, bool want_pageable, bool want_pinned) {
+  const bool pinned = want_pinned && kHasPinnedHostMemory && !uses_host_memory(device);
+  HostMemoryKinds kinds;
+  if (want_pageable || !pinned) kinds.pinned.push_back(false);
+  if (pinned) kinds.pinned.push_back(true);
+  if (pinned) {
+    kinds.note = "pinned host memory measured";
+  } else if (!want_pinned) {
+    kinds.note = "pinned not requested";
+  } else if (!kHasPinnedHostMemory) {
+    kinds.note = "pageable only: this build has no pinned host memory";
+  } else {
+    kinds.note = "pageable only: " + describe(device) + " uses host memory, so pinning changes nothing";
+  }
+  return kinds;
 }
 
 }  // namespace minigpu::kernels

@@ -1,4 +1,5 @@
-// Elementwise kernels over flat Views: maps, broadcast binaries and deterministic fills.
+// Elementwise kernels over flat Views: maps, broadcast binaries and deterministic fills, and a
+// host check of a map against the host's own reference on an even sample of elements.
 // Pure Kokkos: each runs in the execution space of the View it writes; large host maps
 // stream their output past the caches (core/streaming_store.hpp).
 #pragma once
@@ -9,6 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 
@@ -28,8 +31,8 @@ using OneThreadRange = Kokkos::RangePolicy<OneThreadExecSpace, Kokkos::IndexType
 template <class View>
 bool one_thread_suffices(const View&, std::int64_t elements) {
   if constexpr (Kokkos::SpaceAccessibility<typename View::execution_space, Kokkos::HostSpace>::accessible) {
-    return kHasOneThreadExecSpace && elements < kHostSerialGrain &&
-           typename View::execution_space().concurrency() > 1;
+    return kHasOneThreadExecSpace &&
+           elements<kHostSerialGrain&& typename View::execution_space().concurrency()> 1;
   } else {
     return false;
   }
@@ -193,6 +196,28 @@ void fill_affine(const View& out, T start, T step, bool pin_last, T last) {
       "fill::affine", RangeOf<View>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
         out(i) = (pin_last && i == n - 1) ? last : start + static_cast<T>(i) * step;
       });
+}
+
+/// How far out(i) is from f(in(i)), f the host's own reference of a map: the largest
+/// |out(i) − f(in(i))| over every max(1, n/max_samples)-th of n elements and the last, and how
+/// many were compared. NaN once a difference is NaN. A host function, for host Views.
+struct SampledError {
+  double worst = 0;
+  std::int64_t compared = 0;
+};
+template <class InView, class OutView, class F>
+SampledError sampled_max_abs_error(const InView& in, const OutView& out, F f, std::int64_t max_samples) {
+  const auto n = static_cast<std::int64_t>(in.extent(0));
+  const std::int64_t stride = std::max<std::int64_t>(1, n / max_samples);
+  SampledError e;
+  const auto compare = [&](std::int64_t i) {
+    const double err = std::abs(static_cast<double>(out(i)) - static_cast<double>(f(in(i))));
+    e.worst = std::isnan(err) ? err : std::max(e.worst, err);
+    ++e.compared;
+  };
+  for (std::int64_t i = 0; i < n; i += stride) compare(i);
+  if ((n - 1) % stride != 0) compare(n - 1);
+  return e;
 }
 
 }  // namespace minigpu::kernels

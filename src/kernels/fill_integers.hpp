@@ -27,4 +27,23 @@ void fill_small_integers(const View& out, std::uint64_t seed, int radius = 2) {
       KOKKOS_LAMBDA(const std::int64_t i) { out(i) = static_cast<T>(small_integer(seed, i, radius)); });
 }
 
+/// Element i of the sum of `count` fills seeded first_seed, first_seed + 1, … (one fill per
+/// rank, say): Σ small_integer(first_seed + s, i, radius) over s < count, exactly.
+inline std::int64_t small_integer_sum(std::uint64_t first_seed, int count, std::int64_t i, int radius) {
+  std::int64_t sum = 0;
+  for (int s = 0; s < count; ++s) sum += small_integer(first_seed + static_cast<std::uint64_t>(s), i, radius);
+  return sum;
+}
+
+/// Index of the first of n host values that is not its small_integer_sum, or -1 if none: the
+/// exact check of a reduction of such fills (sums of small integers are exact in float).
+template <class T>
+std::int64_t find_small_integer_sum_mismatch(const T* data, std::int64_t n, std::uint64_t first_seed,
+                                             int count, int radius) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (data[i] != static_cast<T>(small_integer_sum(first_seed, count, i, radius))) return i;
+  }
+  return -1;
+}
+
 }  // namespace minigpu::kernels

@@ -1,10 +1,16 @@
 // Reference matrix multiply: C = A·B, one thread per C(i,j), the inner product in order.
-// flops = 2·m·n·k. Correct by construction; fast variants live beside it.
+// flops = 2·m·n·k. Correct by construction; fast variants live beside it. And on the host, in
+// double: a normalised power iteration built on such products, the reference of device code
+// that runs the same recurrence, with the relative difference their sequences are compared by.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 namespace minigpu::kernels {
 
@@ -22,6 +28,39 @@ void matmul_reference(const CView& c, const AView& a, const BView& b, std::int64
         for (std::int64_t p = 0; p < k; ++p) acc += a(i * k + p) * b(p * n + j);
         c(i * n + j) = acc;
       });
+}
+
+/// ‖Y_t‖_F of the first `steps` steps of Y_t = A·X_t, X_{t+1} = Y_t / ‖Y_t‖_F, from n×n
+/// row-major A and X_0 in host memory, in double whatever T is. A host function.
+template <class T>
+std::vector<double> power_iteration_norms(const T* a, const T* x0, std::int64_t n, std::int64_t steps) {
+  std::vector<double> xs(x0, x0 + n * n), ys(xs.size()), out;
+  for (std::int64_t t = 0; t < steps; ++t) {
+    std::fill(ys.begin(), ys.end(), 0.0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      for (std::int64_t p = 0; p < n; ++p) {
+        const double aip = a[i * n + p];
+        for (std::int64_t j = 0; j < n; ++j) ys[i * n + j] += aip * xs[p * n + j];
+      }
+    }
+    double sq = 0;
+    for (double v : ys) sq += v * v;
+    const double norm = std::sqrt(sq);
+    out.push_back(norm);
+    for (std::size_t e = 0; e < xs.size(); ++e) xs[e] = ys[e] / norm;
+  }
+  return out;
+}
+
+/// max_t |x_t − y_t| / |y_t| over the first `count` entries (y_t = 0 counts as 1e-300);
+/// infinity when any of them is not finite, so a sequence that overflowed never passes.
+inline double max_rel_diff(const std::vector<double>& x, const std::vector<double>& y, std::size_t count) {
+  double worst = 0;
+  for (std::size_t t = 0; t < count; ++t) {
+    if (!std::isfinite(x[t]) || !std::isfinite(y[t])) return std::numeric_limits<double>::infinity();
+    worst = std::max(worst, std::abs(x[t] - y[t]) / std::max(std::abs(y[t]), 1e-300));
+  }
+  return worst;
 }
 
 }  // namespace minigpu::kernels

@@ -1,11 +1,15 @@
 // Linear(in, 1): the chapter's one-output dense layer whose weight (in×1) and bias (1) live
 // on one device. The forward pass runs there and leaves its output there; parameters are
-// read and written from the host through explicit copies into the same storage.
+// read and written from the host through explicit copies into the same storage. Beside it, the
+// host-side checks of those rules: a host write reads back exactly, the forward pass matches
+// the host's own.
 #pragma once
 
 #include "core/tensor.hpp"
 #include "kernels/linear.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -73,5 +77,34 @@ class Linear {
   Tensor<T> weight_;
   Tensor<T> bias_;
 };
+
+/// True when the layer holds `w` and `b`, and host writes of other values land in its storage
+/// and read back bit for bit; `w` and `b` are written back, so the layer ends as it began.
+template <class T>
+bool parameters_round_trip(Linear<T>& layer, const std::vector<T>& w, T b) {
+  bool exact = layer.weight_values() == w && layer.bias_value() == b;
+  std::vector<T> other(w);
+  for (T& v : other) v = -v / T(3);
+  layer.set_weight(other);
+  layer.set_bias(T(-1) / T(3));
+  exact = exact && layer.weight_values() == other && layer.bias_value() == T(-1) / T(3);
+  layer.set_weight(w);
+  layer.set_bias(b);
+  return exact;
+}
+
+/// max_i |out_i − y_i| / (1 + |y_i|) with y = x·w + b computed on the host in double, for
+/// `out` and row-major x (rows×w.size()) in host memory: the forward pass's relative error.
+template <class T>
+double forward_error(const std::vector<T>& out, const std::vector<T>& x, const std::vector<T>& w, double b) {
+  const std::size_t in = w.size();
+  double err = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    double y = b;
+    for (std::size_t j = 0; j < in; ++j) y += double(x[i * in + j]) * double(w[j]);
+    err = std::max(err, std::abs(out[i] - y) / (1 + std::abs(y)));
+  }
+  return err;
+}
 
 }  // namespace minigpu

@@ -12,6 +12,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -95,6 +96,41 @@ SgdReference reference_sgd(const RegressionData<T>& d, const SgdOptions& o) {
     }
   }
   return f;
+}
+
+/// How a trained run compares with reference_sgd from the same data and start.
+struct SgdComparison {
+  double parameters = 0;  ///< max relative error of w and b, each over max(1, |reference|)
+  double losses = 0;      ///< max relative error of the losses, each over |reference| + 1e-4
+  bool same_log = true;   ///< the host's losses are the device's own log, bit for bit
+  /// The mean loss of the first and of the last epoch (of the halves for one epoch).
+  double first_mean = 0, last_mean = 0;
+};
+
+/// A run's parameters w and b, the losses the host received (`host_losses`, one per step) and
+/// the device's own loss log, against `ref`. The loss floor sits near the noise level of the
+/// loss, where relative error stops meaning anything.
+template <class T>
+SgdComparison compare_with_reference(const std::vector<T>& w, T b, const T* host_losses,
+                                     const std::vector<T>& device_log, std::int64_t epochs,
+                                     const SgdReference& ref) {
+  SgdComparison c;
+  c.parameters = std::abs(double(b) - ref.b) / std::max(1.0, std::abs(ref.b));
+  for (std::size_t j = 0; j < w.size(); ++j)
+    c.parameters =
+        std::max(c.parameters, std::abs(double(w[j]) - ref.w[j]) / std::max(1.0, std::abs(ref.w[j])));
+  const auto steps = static_cast<std::int64_t>(device_log.size());
+  for (std::int64_t i = 0; i < steps; ++i) {
+    c.same_log = c.same_log && host_losses[i] == device_log[i];
+    c.losses =
+        std::max(c.losses, std::abs(host_losses[i] - ref.losses[i]) / (std::abs(ref.losses[i]) + 1e-4));
+  }
+  const std::int64_t window = epochs > 1 ? steps / epochs : std::max<std::int64_t>(1, steps / 2);
+  for (std::int64_t i = 0; i < window; ++i) {
+    c.first_mean += host_losses[i] / double(window);
+    c.last_mean += host_losses[steps - window + i] / double(window);
+  }
+  return c;
 }
 
 /// Trains `layer` in place; Space is the memory space of the layer's device.

@@ -16,8 +16,9 @@ import sys
 BACKEND_WORDS = re.compile(r"\b(KOKKOS_ENABLE_(CUDA|HIP|SYCL)|__CUDACC__|__HIPCC__|Kokkos::(Cuda|HIP|SYCL)\w*|"
                            r"Kokkos::Experimental::(HIP|SYCL)\w*|cuda_runtime|cublas\w*|hip_runtime)\b")
 # What of engine/ an experiment may include: the interface it implements and registers with,
-# and the helpers that build its case list and findings from its own data.
-ENGINE_FOR_EXPERIMENTS = {"experiment.hpp", "registry.hpp", "phase_clock.hpp", "case_grid.hpp", "findings.hpp"}
+# and the helpers that read its shared keys and build its case list and findings from its own data.
+ENGINE_FOR_EXPERIMENTS = {"experiment.hpp", "registry.hpp", "phase_clock.hpp", "case_grid.hpp", "findings.hpp",
+                          "comm_keys.hpp"}
 MPI_WORDS = re.compile(r"\bMPI_[A-Z][A-Za-z_]*\b|#include <mpi\.h>")
 
 

@@ -4,10 +4,13 @@
 #include "core/errors.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/byte_copy.hpp"
+#include "kernels/fill_integers.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace minigpu {
 namespace {
@@ -53,6 +56,67 @@ TEST(TransferPattern, ChunkedCopyCopiesEveryByteOnce) {
   Kokkos::deep_copy(Kokkos::subview(partial, Kokkos::make_pair(0, 500)),
                     Kokkos::subview(src, Kokkos::make_pair(0, 500)));
   EXPECT_EQ(kernels::find_pattern_mismatch(partial.data(), n, 9), 500);
+}
+
+TEST(TransferPattern, RepeatedPatternIsCheckedSlotBySlot) {
+  // Three 10-byte messages, each the pattern's first 10 bytes, then the first 5 of a fourth.
+  const std::int64_t n = 10, total = 35;
+  Bytes one("test::one", n), window("test::window", total);
+  kernels::fill_pattern(one, 5);
+  Kokkos::fence();
+  for (std::int64_t i = 0; i < total; ++i) window(i) = one(i % n);
+  EXPECT_EQ(kernels::find_repeated_pattern_mismatch(window.data(), total, n, 5), -1);
+  EXPECT_EQ(kernels::find_repeated_pattern_mismatch(window.data(), total, n, 6), 0);
+  window(23) ^= 0x01;  // message 2, byte 3
+  EXPECT_EQ(kernels::find_repeated_pattern_mismatch(window.data(), total, n, 5), 23);
+  window(23) ^= 0x01;
+  window(34) ^= 0x80;  // the short last message's last byte
+  EXPECT_EQ(kernels::find_repeated_pattern_mismatch(window.data(), total, n, 5), 34);
+  EXPECT_EQ(kernels::find_pattern_mismatch(window.data(), total, 5), n)
+      << "the whole window is not one pattern: the second message starts it again";
+}
+
+TEST(TransferPattern, SumsOfSmallIntegerFillsAreCheckedExactly) {
+  for (std::int64_t i : {0, 1, 99}) {
+    EXPECT_EQ(kernels::small_integer_sum(40, 1, i, 2), kernels::small_integer(40, i, 2));
+    EXPECT_EQ(kernels::small_integer_sum(40, 3, i, 2), kernels::small_integer(40, i, 2) +
+                                                           kernels::small_integer(41, i, 2) +
+                                                           kernels::small_integer(42, i, 2));
+    EXPECT_EQ(kernels::small_integer_sum(40, 0, i, 2), 0) << "no fills sum to 0";
+    EXPECT_EQ(kernels::small_integer_sum(40, 5, i, 0), 0) << "radius 0 fills only zeros";
+  }
+  std::vector<float> sums(100);
+  for (std::int64_t i = 0; i < 100; ++i)
+    sums[i] = static_cast<float>(kernels::small_integer_sum(40, 3, i, 2));
+  EXPECT_EQ(kernels::find_small_integer_sum_mismatch(sums.data(), 100, 40, 3, 2), -1);
+  EXPECT_EQ(kernels::find_small_integer_sum_mismatch(sums.data(), 100, 40, 2, 2), 0)
+      << "element 0 of the sum over 2 fills is " << kernels::small_integer_sum(40, 2, 0, 2) << ", not "
+      << sums[0];
+  sums[57] += 1;
+  EXPECT_EQ(kernels::find_small_integer_sum_mismatch(sums.data(), 100, 40, 3, 2), 57);
+}
+
+TEST(TransferHostMemory, PinnedOnlyWhereTheBackendHasItAndTheDeviceIsNotTheHost) {
+  // The cpu's memory is host memory: pinning it changes nothing, so pageable alone is measured
+  // whatever was asked, and the note says why.
+  const std::string cpu_note = kHasPinnedHostMemory
+                                   ? "pageable only: cpu uses host memory, so pinning changes nothing"
+                                   : "pageable only: this build has no pinned host memory";
+  const auto both = kernels::host_memory_kinds(cpu(), true, true);
+  EXPECT_EQ(both.pinned, std::vector<bool>{false});
+  EXPECT_EQ(both.note, cpu_note);
+  EXPECT_FALSE(both.has_pinned());
+  const auto pinned_only = kernels::host_memory_kinds(cpu(), false, true);
+  EXPECT_EQ(pinned_only.pinned, std::vector<bool>{false}) << "pageable stands in for pinned";
+  const auto pageable_only = kernels::host_memory_kinds(cpu(), true, false);
+  EXPECT_EQ(pageable_only.pinned, std::vector<bool>{false});
+  EXPECT_EQ(pageable_only.note, "pinned not requested");
+  if (!kHasPinnedHostMemory || num_gpus() == 0 || uses_host_memory(gpu(0))) return;
+  const auto gpu_both = kernels::host_memory_kinds(gpu(0), true, true);
+  EXPECT_EQ(gpu_both.pinned, (std::vector<bool>{false, true}));
+  EXPECT_EQ(gpu_both.note, "pinned host memory measured");
+  EXPECT_TRUE(gpu_both.has_pinned());
+  EXPECT_EQ(kernels::host_memory_kinds(gpu(0), false, true).pinned, std::vector<bool>{true});
 }
 
 void expect_input_error(const std::string& entry, const std::string& key) {

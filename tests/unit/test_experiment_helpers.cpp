@@ -1,15 +1,18 @@
 // The helpers experiments build their case lists and findings with (engine/case_grid.hpp,
-// engine/findings.hpp) and the shared list readers of config/common_keys: every expected value
-// is worked out by hand from the inputs written here.
+// engine/findings.hpp), the shared key readers of config/common_keys and engine/comm_keys:
+// every expected value is worked out by hand from the inputs written here.
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
 #include "engine/case_grid.hpp"
+#include "engine/comm_keys.hpp"
 #include "engine/findings.hpp"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace minigpu {
@@ -60,6 +63,48 @@ TEST(CaseGrid, SpecCarriesTheFieldsGiven) {
   EXPECT_TRUE(s.fence_after_run);
 }
 
+TEST(CaseGrid, ParamsAreTextAsGivenAndIntegersInDecimal) {
+  const CaseSpec s = case_spec("x",
+                               {{"n", std::int64_t{4096}},
+                                {"k", 2},
+                                {"neg", -3},
+                                {"mode", "a"},
+                                {"name", std::string("b")},
+                                {"big", std::uint64_t{1} << 40}},
+                               cpu(), DType::f32, "", "");
+  EXPECT_EQ(
+      s.params,
+      (std::vector<std::pair<std::string, std::string>>{
+          {"n", "4096"}, {"k", "2"}, {"neg", "-3"}, {"mode", "a"}, {"name", "b"}, {"big", "1099511627776"}}))
+      << "in the order given";
+}
+
+TEST(CaseGrid, GemmCasesSayTheirKernelLastAndAreBoundByTheGemmCeiling) {
+  const GemmPick pick{GemmKernel::native, "auto: native 1.2x vendor"};
+  const CaseSpec s =
+      gemm_case_spec("sync native", {{"n", 64}, {"mode", "sync"}}, pick, cpu(), DType::f64, "n");
+  EXPECT_EQ(s.label, "sync native");
+  EXPECT_EQ(s.params, (std::vector<std::pair<std::string, std::string>>{
+                          {"n", "64"},
+                          {"mode", "sync"},
+                          {"kernel", "native"},
+                          {"kernel_choice", "auto: native 1.2x vendor"}}));
+  EXPECT_EQ(s.ceiling, "host_dgemm") << "a cpu case in float64";
+  EXPECT_EQ(s.device, cpu());
+  EXPECT_EQ(s.dtype, DType::f64);
+  EXPECT_EQ(s.size_key, "n");
+  EXPECT_EQ(gemm_case_spec("x", {}, pick, cpu(), DType::f32, "n").ceiling, "host_sgemm");
+}
+
+TEST(CaseGrid, NamesNameTheirValuesForLabelsAndForReading) {
+  const Names<int> names = {{"one", 1}, {"two", 2}, {"four", 4}};
+  EXPECT_EQ(name_of(names, 2), "two");
+  EXPECT_EQ(name_of(names, 4), "four");
+  EXPECT_EQ(name_of(names, 3), "") << "a value the table does not name";
+  ConfigNode given(YAML::Load("{counts: [four, one]}"), "in.yaml", "x");
+  EXPECT_EQ(given.get_named_list("counts", names, {"two"}), (std::vector<int>{4, 1}));
+}
+
 TEST(Findings, GroupsKeepTheOrderOfTheirFirstRow) {
   const std::vector<CaseResult> results = {row("b1", DType::f32, 1), row("a1", DType::f32, 2),
                                            row("b2", DType::f32, 3)};
@@ -83,6 +128,24 @@ TEST(Findings, RowsByModeFileEachRowAndTheLastOfARepeatWins) {
   EXPECT_EQ(row_of(f32, std::string("slow"))->spec.label, "f32 slow again");
   EXPECT_EQ(row_of(f32, std::string("fast"))->gbps, 3);
   EXPECT_EQ(row_of(by.at(DType::f64), std::string("fast")), nullptr);
+  // The same from a group of rows: only those rows are filed.
+  const ResultRows some = {&results[1], &results[3]};
+  const auto by_some =
+      rows_by_mode(some, row_dtype, [](const CaseResult& r) { return r.spec.label.substr(4, 4); });
+  ASSERT_EQ(by_some.size(), 1u);
+  EXPECT_EQ(row_of(by_some.at(DType::f32), std::string("slow"))->spec.label, "f32 slow again");
+  EXPECT_EQ(row_of(by_some.at(DType::f32), std::string("fast")), nullptr);
+}
+
+TEST(Checks, ExactMatchSaysHowManyEntriesDiffer) {
+  const Check ok = exact_match_check(0, "host triple loop", 4096);
+  EXPECT_TRUE(ok.passed);
+  EXPECT_EQ(ok.detail, "exact match with host triple loop");
+  const Check some = exact_match_check(3, "host triple loop", 4096);
+  EXPECT_FALSE(some.passed);
+  EXPECT_EQ(some.detail, "3 of 4096 entries differ from host triple loop");
+  EXPECT_EQ(exact_match_check(1, "host triple loop").detail, "1 entries differ from host triple loop")
+      << "without a total";
 }
 
 TEST(Findings, BestRowIsTheHighestRateAndTheFirstOfEquals) {
@@ -111,6 +174,25 @@ TEST(Findings, DtypesOnceInTheOrderSeenAndMediansToDivideBy) {
   EXPECT_FALSE(has_median(nullptr));
 }
 
+TEST(Findings, CrossoverIsTheSmallestSizeFromWhichTheSecondSideAlwaysWins) {
+  // size -> (first side, second side): the second wins at 32, 128 and 256 only, so the crossover
+  // is 128 (index 3 of the five sizes both ran); 8 has no first-side time and does not count.
+  const std::map<std::int64_t, std::pair<double, double>> mixed = {
+      {8, {0, 1}}, {16, {1, 2}}, {32, {2, 1}}, {64, {4, 5}}, {128, {8, 4}}, {256, {16, 8}}};
+  const Crossover x = find_crossover(mixed);
+  EXPECT_EQ(x.sizes, (std::vector<std::int64_t>{16, 32, 64, 128, 256}));
+  EXPECT_EQ(x.first, 3u);
+  EXPECT_TRUE(x.found());
+  const Crossover always = find_crossover({{16, {2, 1}}, {32, {4, 2}}});
+  EXPECT_EQ(always.first, 0u) << "the second side wins from the smallest size";
+  const Crossover never = find_crossover({{16, {2, 1}}, {32, {2, 2}}});
+  EXPECT_EQ(never.first, 2u) << "a tie at the largest size is no win";
+  EXPECT_FALSE(never.found());
+  const Crossover empty = find_crossover({{16, {0, 1}}});
+  EXPECT_TRUE(empty.sizes.empty());
+  EXPECT_FALSE(empty.found());
+}
+
 TEST(CommonKeys, DevicesListedOnceGpuMeaningTryGpu) {
   ConfigNode given(YAML::Load("{devices: [gpu, cpu, gpu]}"), "in.yaml", "x");
   const std::vector<Device> want =
@@ -131,6 +213,45 @@ TEST(CommonKeys, SizesDropRepeatsAndKeepOrderAndBounds) {
   EXPECT_EQ(read_sizes(absent, "sizes", {8, 8, 4}, 1, 100), (std::vector<std::int64_t>{8, 4}));
   ConfigNode big(YAML::Load("{sizes: [101]}"), "in.yaml", "x");
   EXPECT_THROW(read_sizes(big, "sizes", {1}, 1, 100), InputError);
+}
+
+TEST(CommonKeys, RankSweepsAreSortedOnceAndWithinTheJob) {
+  ConfigNode given(YAML::Load("{ranks: [4, 1, 2, 2]}"), "in.yaml", "x");
+  EXPECT_EQ(read_rank_sweep(given, 4), (std::vector<std::int64_t>{1, 2, 4}));
+  for (const auto& [job, sweep] :
+       std::vector<std::pair<int, std::vector<std::int64_t>>>{{1, {1}}, {4, {1, 2, 4}}, {6, {1, 2, 4, 6}}}) {
+    ConfigNode absent(YAML::Load("{}"), "in.yaml", "x");
+    EXPECT_EQ(read_rank_sweep(absent, job), sweep) << "doubling up to the job's " << job << " ranks";
+  }
+  ConfigNode zero(YAML::Load("{ranks: [0, 1]}"), "in.yaml", "x");
+  EXPECT_THROW(read_rank_sweep(zero, 4), InputError);
+  ConfigNode above(YAML::Load("{ranks: [1, 5]}"), "in.yaml", "x");
+  try {
+    read_rank_sweep(above, 4);
+    ADD_FAILURE() << "p=5 on a job of 4 ranks was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("p=5 is not between 1 and the job's 4 ranks"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CommKeys, GpuAwareMpiResolvesForTheDevice) {
+  // The cpu's memory is host memory, which MPI always takes directly: auto and on are direct,
+  // off stages, and there is no staged twin to measure beside direct.
+  const auto path = [](const char* yaml) {
+    ConfigNode node(YAML::Load(yaml), "in.yaml", "x");
+    return read_comm_path(node, cpu());
+  };
+  EXPECT_EQ(path("{}"), comm::CommPath::direct);
+  EXPECT_EQ(path("{gpu_aware_mpi: on}"), comm::CommPath::direct);
+  EXPECT_EQ(path("{gpu_aware_mpi: off}"), comm::CommPath::staged);
+  EXPECT_THROW(path("{gpu_aware_mpi: maybe}"), InputError);
+  const auto paths = [](const char* yaml) {
+    ConfigNode node(YAML::Load(yaml), "in.yaml", "x");
+    return read_comm_paths(node, cpu());
+  };
+  EXPECT_EQ(paths("{}"), std::vector<comm::CommPath>{comm::CommPath::direct});
+  EXPECT_EQ(paths("{gpu_aware_mpi: off}"), std::vector<comm::CommPath>{comm::CommPath::staged});
 }
 
 TEST(ConfigNames, ListsMapToTheirValuesInTheGivenOrder) {

@@ -112,6 +112,27 @@ void expect_input_error(const std::string& entry, const std::string& key) {
   testing::expect_key_error("lazy", entry, key);
 }
 
+TEST(LazyCheck, SampledErrorVisitsEveryStrideAndTheLast) {
+  // out = 2·in except out(3) (off by 5) and out(9) (off by 1); f is the host's 2x.
+  Kokkos::View<double*, Kokkos::HostSpace> in("test::in", 10), out("test::out", 10);
+  for (int i = 0; i < 10; ++i) {
+    in(i) = i;
+    out(i) = 2 * i;
+  }
+  out(3) += 5;
+  out(9) += 1;
+  const auto twice = [](double x) { return 2 * x; };
+  // At most 5 samples: stride 2 visits 0, 2, 4, 6, 8, then the last, 9; not 3.
+  const kernels::SampledError sampled = kernels::sampled_max_abs_error(in, out, twice, 5);
+  EXPECT_EQ(sampled.compared, 6);
+  EXPECT_EQ(sampled.worst, 1);
+  const kernels::SampledError all = kernels::sampled_max_abs_error(in, out, twice, 100);
+  EXPECT_EQ(all.compared, 10);
+  EXPECT_EQ(all.worst, 5);
+  out(0) = std::nan("");
+  EXPECT_TRUE(std::isnan(kernels::sampled_max_abs_error(in, out, twice, 5).worst)) << "NaN never passes";
+}
+
 TEST(LazyConfig, BadValuesNameTheirKey) {
   expect_input_error("    elements: 0\n", "elements");
   expect_input_error("    elements: -3\n", "elements");

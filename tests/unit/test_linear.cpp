@@ -76,6 +76,19 @@ TYPED_TEST(LinearLayer, ParametersRoundTripThroughTheHostInPlace) {
   EXPECT_THROW(net.set_weight({1, 2}), ShapeError);
 }
 
+TYPED_TEST(LinearLayer, RoundTripCheckPassesOnlyForTheValuesHeldAndRestoresThem) {
+  using T = typename TypeParam::value_type;
+  Linear<T> net(3, this->device());
+  net.set_weight(this->w_);
+  net.set_bias(this->b_);
+  EXPECT_TRUE(parameters_round_trip(net, this->w_, this->b_));
+  EXPECT_EQ(net.weight_values(), this->w_) << "the layer ends as it began";
+  EXPECT_EQ(net.bias_value(), this->b_);
+  Linear<T> fresh(3, this->device());  // zeros: not the values the check is told it holds
+  EXPECT_FALSE(parameters_round_trip(fresh, this->w_, this->b_));
+  EXPECT_FALSE(parameters_round_trip(net, this->w_, T(1)));
+}
+
 TYPED_TEST(LinearLayer, GradientKernelsMatchHost) {
   using T = typename TypeParam::value_type;
   const std::vector<T> y = {1, -2, 0.5, 3};
@@ -204,6 +217,37 @@ TEST(LinearReference, LossAndOneStepAsWorkedOutHere) {
   }
   EXPECT_NEAR(moved.b, -0.5 * (e[0] + e[1] + e[2]) / 3.0, 1e-12);
   EXPECT_NEAR(moved.losses[0], loss, 1e-12) << "the loss is taken before the step";
+}
+
+TEST(LinearReference, ForwardErrorIsTheWorstRowAgainstTheHostsForward) {
+  // x = [[1, 2], [3, 4]], w = [1, 1], b = 1: y = [4, 8]; out = [4, 9] is off by 1 in row 1.
+  const std::vector<double> x = {1, 2, 3, 4}, w = {1, 1};
+  EXPECT_EQ(forward_error(std::vector<double>{4, 8}, x, w, 1), 0);
+  EXPECT_DOUBLE_EQ(forward_error(std::vector<double>{4, 9}, x, w, 1), 1.0 / 9);  // |9 - 8| / (1 + 8)
+  EXPECT_DOUBLE_EQ(forward_error(std::vector<double>{2, 8}, x, w, 1), 2.0 / 5);  // |2 - 4| / (1 + 4)
+}
+
+TEST(LinearReference, ComparisonWithTheReferenceAsWorkedOutHere) {
+  SgdReference ref;
+  ref.w = {1, 2.5};
+  ref.b = 2;
+  ref.losses = {4, 2, 1, 0.5};
+  const std::vector<double> w = {1, 2}, host = {4, 2, 1, 1};
+  // |b - 2| / 2 = 0.5 beats |2 - 2.5| / 2.5 = 0.2; the last loss is off by 0.5 over 0.5 + 1e-4.
+  SgdComparison c = compare_with_reference(w, 3.0, host.data(), host, 2, ref);
+  EXPECT_DOUBLE_EQ(c.parameters, 0.5);
+  EXPECT_DOUBLE_EQ(c.losses, 0.5 / (0.5 + 1e-4));
+  EXPECT_TRUE(c.same_log);
+  EXPECT_DOUBLE_EQ(c.first_mean, 3);  // epochs of two steps: (4 + 2) / 2
+  EXPECT_DOUBLE_EQ(c.last_mean, 1);   // (1 + 1) / 2
+  c = compare_with_reference(w, 2.0, host.data(), std::vector<double>{4, 2, 1, 2}, 4, ref);
+  EXPECT_DOUBLE_EQ(c.parameters, 0.2) << "a bias within 1 of the reference: w[1] is the worst";
+  EXPECT_FALSE(c.same_log) << "the host received another last loss than the device logged";
+  EXPECT_DOUBLE_EQ(c.first_mean, 4);  // epochs of one step
+  EXPECT_DOUBLE_EQ(c.last_mean, 1);
+  c = compare_with_reference(w, 2.0, host.data(), host, 1, ref);
+  EXPECT_DOUBLE_EQ(c.first_mean, 3) << "one epoch: its halves";
+  EXPECT_DOUBLE_EQ(c.last_mean, 1);
 }
 
 TEST(LinearConfig, BadValuesNameTheirKey) {

@@ -4,6 +4,7 @@
 #include "core/errors.hpp"
 #include "engine/registry.hpp"
 #include "experiment_harness.hpp"
+#include "kernels/matmul_reference.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/scale.hpp"
 #include "kokkos_events.hpp"
@@ -11,6 +12,7 @@
 #include "test_support.hpp"
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,29 @@ TEST(LoggingStep, OneGemmAndOneReductionPerStepNoAllocationNoCopy) {
         << mode << ": the log reaches the host once per step, or once";
     EXPECT_TRUE(experiment->verify().passed) << mode;
   }
+}
+
+// The host reference the experiment's logs are checked against, on cases worked out by hand.
+TEST(LoggingReference, PowerIterationNormsAsWorkedOutHere) {
+  // n = 1: Y_0 = 2·3 = 6, X_1 = 1; then Y_t = 2 and X stays 1.
+  const float a1[] = {2}, x1[] = {3};
+  EXPECT_EQ(kernels::power_iteration_norms(a1, x1, 1, 3), (std::vector<double>{6, 2, 2}));
+  // A = [[1, 1], [0, 1]], X_0 = I: Y_0 = A, ‖A‖ = √3; Y_1 = A·A/√3 = [[1, 2], [0, 1]]/√3,
+  // whose norm is √6/√3 = √2.
+  const double a2[] = {1, 1, 0, 1}, x2[] = {1, 0, 0, 1};
+  const std::vector<double> norms = kernels::power_iteration_norms(a2, x2, 2, 2);
+  ASSERT_EQ(norms.size(), 2u);
+  EXPECT_NEAR(norms[0], std::sqrt(3.0), 1e-15);
+  EXPECT_NEAR(norms[1], std::sqrt(2.0), 1e-15);
+  EXPECT_TRUE(kernels::power_iteration_norms(a2, x2, 2, 0).empty());
+}
+
+TEST(LoggingReference, MaxRelativeDifferenceOverTheFirstEntries) {
+  const std::vector<double> x = {1, 2.2, 3, std::numeric_limits<double>::infinity()}, y = {1, 2, 4, 1};
+  EXPECT_NEAR(kernels::max_rel_diff(x, y, 2), 0.1, 1e-15);  // |2.2 - 2| / 2
+  EXPECT_EQ(kernels::max_rel_diff(x, y, 3), 0.25);          // |3 - 4| / 4
+  EXPECT_TRUE(std::isinf(kernels::max_rel_diff(x, y, 4))) << "an infinite entry never passes";
+  EXPECT_EQ(kernels::max_rel_diff(x, y, 0), 0);
 }
 
 void expect_input_error(const std::string& experiment_yaml, const std::string& key) {

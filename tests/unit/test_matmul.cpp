@@ -9,6 +9,7 @@
 #include "kernels/matmul_reference.hpp"
 #include "test_support.hpp"
 
+#include <cmath>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -46,9 +47,8 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
-      {1, 1, 1},   {7, 7, 7},   {17, 17, 17}, {63, 63, 63}, {65, 65, 65},  {129, 129, 129},
-      {17, 33, 5}, {40, 7, 65}, {3, 50, 16},  {37, 129, 5}, {130, 3, 257}, {1, 200, 300},
-      {29, 9, 1030}, {300, 70, 600}};
+      {1, 1, 1},   {7, 7, 7},   {17, 17, 17}, {63, 63, 63},  {65, 65, 65},  {129, 129, 129}, {17, 33, 5},
+      {40, 7, 65}, {3, 50, 16}, {37, 129, 5}, {130, 3, 257}, {1, 200, 300}, {29, 9, 1030},   {300, 70, 600}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {
@@ -141,6 +141,33 @@ TYPED_TEST(MatmulKernels, ChecksCatchOneWrongEntry) {
 void expect_input_error(const std::string& experiment_yaml, const std::string& key,
                         const std::string& words = "") {
   testing::expect_key_error("matmul", experiment_yaml, key, words);
+}
+
+TEST(MatmulCheck, SampledRowsCatchAWrongEntryInARowTheyVisit) {
+  // A = [[1, 2], [3, 4]], B = I: C = A; every row is visited below 16 rows.
+  Kokkos::View<double*, Kokkos::HostSpace> a("test::a", 4), b("test::b", 4), c("test::c", 4);
+  for (int i = 0; i < 4; ++i) a(i) = c(i) = i + 1;
+  b(0) = b(3) = 1;
+  EXPECT_EQ(kernels::sampled_rows_error(c, a, b, 2), 0);
+  c(3) = 5;  // want 4: |5 - 4| / (1 + 4)
+  EXPECT_DOUBLE_EQ(kernels::sampled_rows_error(c, a, b, 2), 0.2);
+  // n = 16: rows 0, 2, 4, … are visited (every n/8-th), so row 1 is not and row 2 is.
+  const std::int64_t n = 16;
+  Kokkos::View<double*, Kokkos::HostSpace> a16("test::a16", n * n), id("test::id", n * n),
+      c16("test::c16", n * n);
+  for (std::int64_t i = 0; i < n * n; ++i) a16(i) = c16(i) = static_cast<double>(i % 7);
+  for (std::int64_t i = 0; i < n; ++i) id(i * n + i) = 1;
+  c16(1 * n + 5) += 3;
+  EXPECT_EQ(kernels::sampled_rows_error(c16, a16, id, n), 0) << "row 1 is not sampled";
+  c16(2 * n + 5) += 3;  // A(2, 5) = 37 % 7 = 2: |5 - 2| / 3
+  EXPECT_DOUBLE_EQ(kernels::sampled_rows_error(c16, a16, id, n), 1.0);
+  c16(4 * n) = std::nan("");
+  EXPECT_TRUE(std::isnan(kernels::sampled_rows_error(c16, a16, id, n))) << "NaN never passes";
+}
+
+TEST(MatmulCheck, GemmFlopsAreTwoPerTerm) {
+  EXPECT_EQ(gemm_flops(2, 3, 4), 48);
+  EXPECT_EQ(gemm_flops(1000, 1000, 1000), 2e9);
 }
 
 TEST(MatmulConfig, BadValuesNameTheirKey) {

@@ -80,12 +80,11 @@ class PeerState : public CaseState {
     const int from = case_.pattern == RankPattern::pingpong ? (leader_ ? me_ : peer_) : peer_;
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), recv_);
     const std::int64_t n = case_.bytes;
-    for (std::int64_t slot = 0; slot * n < static_cast<std::int64_t>(host.extent(0)); ++slot) {
-      const std::int64_t bad = kernels::find_pattern_mismatch(host.data() + slot * n, n, rank_seed(from));
-      if (bad >= 0) {
-        return {false, "message " + std::to_string(slot) + " byte " + std::to_string(bad) +
-                           " differs from rank " + std::to_string(from) + "'s pattern"};
-      }
+    const std::int64_t bad = kernels::find_repeated_pattern_mismatch(
+        host.data(), static_cast<std::int64_t>(host.extent(0)), n, rank_seed(from));
+    if (bad >= 0) {
+      return {false, "message " + std::to_string(bad / n) + " byte " + std::to_string(bad % n) +
+                         " differs from rank " + std::to_string(from) + "'s pattern"};
     }
     return {true,
             "all " + std::to_string(host.extent(0)) + " received bytes match rank " + std::to_string(from)};
@@ -119,13 +118,12 @@ class AllreduceState : public CaseState {
     // Sums of at most 2·p small integers are exact in float32 for any rank count MPI allows here.
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), recv_);
     const int ranks = comm_.size();
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(host.extent(0)); ++i) {
-      std::int64_t expected = 0;
-      for (int r = 0; r < ranks; ++r) expected += kernels::small_integer(rank_seed(r), i, kRadius);
-      if (host(i) != static_cast<float>(expected)) {
-        return {false, "element " + std::to_string(i) + " is " + std::to_string(host(i)) + ", the sum over " +
-                           std::to_string(ranks) + " ranks is " + std::to_string(expected)};
-      }
+    const std::int64_t i = kernels::find_small_integer_sum_mismatch(
+        host.data(), static_cast<std::int64_t>(host.extent(0)), rank_seed(0), ranks, kRadius);
+    if (i >= 0) {
+      return {false, "element " + std::to_string(i) + " is " + std::to_string(host(i)) + ", the sum over " +
+                         std::to_string(ranks) + " ranks is " +
+                         std::to_string(kernels::small_integer_sum(rank_seed(0), ranks, i, kRadius))};
     }
     return {true,
             "all " + std::to_string(host.extent(0)) + " sums over " + std::to_string(ranks) + " ranks exact"};

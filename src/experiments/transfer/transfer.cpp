@@ -19,6 +19,7 @@
 #include "core/backend.hpp"
 #include "core/checked.hpp"
 #include "engine/case_grid.hpp"
+#include "engine/comm_keys.hpp"
 #include "engine/findings.hpp"
 #include "engine/registry.hpp"
 #include "experiments/transfer/host_copy.hpp"
@@ -43,7 +44,8 @@ constexpr std::int64_t kMaxMessages = 1024;
 const std::vector<std::string> kRankPatterns = {"pingpong", "uni", "bi", "allreduce"};
 
 enum class Direction { h2d, d2h, d2d };
-const char* name_of(Direction d) { return d == Direction::h2d ? "h2d" : d == Direction::d2h ? "d2h" : "d2d"; }
+const Names<Direction> kDirections = {
+    {"h2d", Direction::h2d}, {"d2h", Direction::d2h}, {"d2d", Direction::d2d}};
 
 struct TransferCase {
   Direction direction = Direction::h2d;
@@ -58,9 +60,16 @@ struct TransferCase {
              comm::to_string(between_ranks->path) +
              (between_ranks->pairing == RankPairing::across_nodes ? "_across_nodes" : "");
     return direction == Direction::d2d ? "d2d"
-                                       : std::string(name_of(direction)) + (pinned ? "_pinned" : "_pageable");
+                                       : name_of(kDirections, direction) + (pinned ? "_pinned" : "_pageable");
   }
 };
+
+/// An h2d copy into Dev from host memory Host, or a d2h copy the other way.
+template <class Dev, class Host>
+std::unique_ptr<CaseState> host_copy(const TransferCase& c) {
+  if (c.direction == Direction::h2d) return std::make_unique<CopyState<Dev, Host>>(c.bytes, c.chunks);
+  return std::make_unique<CopyState<Host, Dev>>(c.bytes, c.chunks);
+}
 
 /// The runtime device picks the compile-time memory space; the case picks the host side.
 std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c, const comm::Communicator& comm) {
@@ -72,14 +81,7 @@ std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c, const
       return std::make_unique<PeerState<Dev>>(*c.between_ranks, comm);
     }
     if (c.direction == Direction::d2d) return std::make_unique<CopyState<Dev, Dev>>(c.bytes, c.chunks);
-    if (c.pinned) {
-      if (c.direction == Direction::h2d)
-        return std::make_unique<CopyState<Dev, PinnedHostMemSpace>>(c.bytes, c.chunks);
-      return std::make_unique<CopyState<PinnedHostMemSpace, Dev>>(c.bytes, c.chunks);
-    }
-    if (c.direction == Direction::h2d)
-      return std::make_unique<CopyState<Dev, HostMemSpace>>(c.bytes, c.chunks);
-    return std::make_unique<CopyState<HostMemSpace, Dev>>(c.bytes, c.chunks);
+    return c.pinned ? host_copy<Dev, PinnedHostMemSpace>(c) : host_copy<Dev, HostMemSpace>(c);
   });
 }
 
@@ -92,32 +94,18 @@ class TransferExperiment : public CaseList<TransferCase> {
     std::vector<std::int64_t> default_sizes;
     for (std::int64_t b = 1024; b <= (std::int64_t(1) << 30); b *= 4) default_sizes.push_back(b);
     const auto sizes = node.get_byte_list("sizes", default_sizes, kMaxBytes);
-    const auto directions = node.get_choice_list("directions", {"h2d", "d2h", "d2d"}, {"h2d", "d2h", "d2d"});
+    const auto directions = node.get_named_list("directions", kDirections, {"h2d", "d2h", "d2d"});
     const auto kinds = node.get_choice_list("host_memory", {"pageable", "pinned"}, {"pageable", "pinned"});
     const auto chunks = node.get_int_list("chunks", {1, 16, 256}, 1, kMaxChunks);
-    const bool want_pinned = std::find(kinds.begin(), kinds.end(), "pinned") != kinds.end();
-    pinned_ = want_pinned && kHasPinnedHostMemory && !uses_host_memory(device_);
-    // Without pinned memory the pageable measurement stands in for it.
-    const bool want_pageable = std::find(kinds.begin(), kinds.end(), "pageable") != kinds.end();
-    std::vector<bool> host_kinds;  // pinned?
-    if (want_pageable || !pinned_) host_kinds.push_back(false);
-    if (pinned_) host_kinds.push_back(true);
-    if (pinned_) {
-      pinned_note_ = "pinned host memory measured";
-    } else if (!want_pinned) {
-      pinned_note_ = "pinned not requested";
-    } else if (!kHasPinnedHostMemory) {
-      pinned_note_ = "pageable only: this build has no pinned host memory";
-    } else {
-      pinned_note_ = "pageable only: " + describe(device_) + " uses host memory, so pinning changes nothing";
-    }
+    const auto wants = [&](const char* kind) {
+      return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+    };
+    host_kinds_ = kernels::host_memory_kinds(device_, wants("pageable"), wants("pinned"));
     clear_cases();
-    for (const auto& name : directions) {
-      const Direction direction = name == "h2d"   ? Direction::h2d
-                                  : name == "d2h" ? Direction::d2h
-                                                  : Direction::d2d;
+    for (const Direction direction : directions) {
+      const std::string name = name_of(kDirections, direction);
       const bool d2d = direction == Direction::d2d;
-      for (bool pinned : d2d ? std::vector<bool>{false} : host_kinds) {
+      for (bool pinned : d2d ? std::vector<bool>{false} : host_kinds_.pinned) {
         for (auto k : chunks) {
           for (auto bytes : sizes) {
             if (k > bytes) continue;  // a chunk must hold at least one byte
@@ -125,12 +113,9 @@ class TransferExperiment : public CaseList<TransferCase> {
             CaseSpec c = case_spec(
                 name + (d2d ? "" : " " + kind) + " " + io::human_bytes(static_cast<std::uint64_t>(bytes)) +
                     " x" + std::to_string(k),
-                {{"direction", name},
-                 {"host_memory", kind},
-                 {"bytes", std::to_string(bytes)},
-                 {"chunks", std::to_string(k)}},
-                device_, DType::f32,
-                copy_ceiling(device_, direction == Direction::h2d, direction == Direction::d2h), "sizes");
+                {{"direction", name}, {"host_memory", kind}, {"bytes", bytes}, {"chunks", k}}, device_,
+                DType::f32, copy_ceiling(device_, direction == Direction::h2d, direction == Direction::d2h),
+                "sizes");
             // Host buffers count too where the device's memory is the host's.
             c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(bytes),
                                                         d2d || uses_host_memory(device_) ? 2 : 1,
@@ -163,16 +148,7 @@ class TransferExperiment : public CaseList<TransferCase> {
       if (bytes > kMaxMessageBytes / messages)
         node.fail("rank_sizes", "every size times `messages` must be below 2 GiB (one MPI message window)");
     }
-    std::vector<comm::CommPath> paths;
-    try {
-      const std::string setting = node.get_choice("gpu_aware_mpi", {"auto", "on", "off"}, "auto");
-      paths.push_back(comm::choose_comm_path(setting, device_));
-      // Device memory MPI can take directly can also be staged: both, side by side.
-      if (setting == "auto" && paths[0] == comm::CommPath::direct && !uses_host_memory(device_))
-        paths.push_back(comm::CommPath::staged);
-    } catch (const std::invalid_argument& e) {
-      node.fail("gpu_aware_mpi", e.what());
-    }
+    const std::vector<comm::CommPath> paths = read_comm_paths(node, device_);
     if (ranks_ < 2) return;
     // Collective, on every rank alike: the input is the same everywhere, so all get here.
     node_of_ = comm::node_of_ranks(comm_);
@@ -212,10 +188,10 @@ class TransferExperiment : public CaseList<TransferCase> {
                 (across ? " across nodes" : ""),
             {{"direction", name},
              {"host_memory", "-"},
-             {"bytes", std::to_string(rc.bytes)},
+             {"bytes", rc.bytes},
              {"chunks", "1"},
              {"path", comm::to_string(path)},
-             {"messages", std::to_string(rc.messages)},
+             {"messages", rc.messages},
              {"pairs", reduce ? "-" : to_string(pairing)},
              {"link", link}},
             device_, DType::f32, copy_ceiling(device_, false, path == comm::CommPath::staged), "rank_sizes");
@@ -279,8 +255,8 @@ class TransferExperiment : public CaseList<TransferCase> {
       const std::string name = std::string("pinned_over_pageable_") + dir;
       if (pinned != peaks.end() && pageable != peaks.end() && pageable->second > 0) {
         out.push_back({"", name, pinned->second / pageable->second, "x", "peak bandwidth ratio"});
-      } else if (!pinned_ && pageable != peaks.end()) {
-        out.push_back({"", name, std::nullopt, "x", "no pinned host memory measured: " + pinned_note_});
+      } else if (!host_kinds_.has_pinned() && pageable != peaks.end()) {
+        out.push_back({"", name, std::nullopt, "x", "no pinned host memory measured: " + host_kinds_.note});
       }
     }
     return out;
@@ -324,27 +300,23 @@ class TransferExperiment : public CaseList<TransferCase> {
 
   /// Time of the most chunks over the fewest at the largest size where both ran.
   std::optional<Finding> chunk_ratio(const std::string& group, const ResultRows& rows) const {
-    std::map<std::int64_t, std::map<std::int64_t, double>> by_size;  // bytes -> chunks -> median s
-    for (const auto* r : rows) {
-      const TransferCase& c = case_of(r->spec);
-      by_size[c.bytes][c.chunks] = r->seconds.median;
-    }
+    const auto by_size = rows_by_mode(
+        rows, [&](const CaseResult& r) { return case_of(r.spec).bytes; },
+        [&](const CaseResult& r) { return case_of(r.spec).chunks; });
     for (auto it = by_size.rbegin(); it != by_size.rend(); ++it) {
-      const auto& times = it->second;
-      if (times.size() < 2 || times.begin()->second <= 0) continue;
-      const auto few = *times.begin();
-      const auto many = *times.rbegin();
-      return Finding{"", "many_small_over_one_big_" + group, many.second / few.second, "x",
-                     io::human_bytes(static_cast<std::uint64_t>(it->first)) + " as " +
-                         std::to_string(many.first) + " copies vs " + std::to_string(few.first) + ": " +
-                         io::significant(many.second) + " s vs " + io::significant(few.second) + " s"};
+      const auto& [few, one] = *it->second.begin();
+      const auto& [many, split] = *it->second.rbegin();
+      if (it->second.size() < 2 || !has_median(one)) continue;
+      return Finding{"", "many_small_over_one_big_" + group, split->seconds.median / one->seconds.median, "x",
+                     io::human_bytes(static_cast<std::uint64_t>(it->first)) + " as " + std::to_string(many) +
+                         " copies vs " + std::to_string(few) + ": " + io::significant(split->seconds.median) +
+                         " s vs " + io::significant(one->seconds.median) + " s"};
     }
     return std::nullopt;
   }
 
   Device device_;
-  bool pinned_ = false;
-  std::string pinned_note_;
+  kernels::HostMemoryKinds host_kinds_;
   double bytes_ = 0;
   comm::Communicator comm_ = comm::Communicator::world();
   int ranks_ = 1;
