@@ -6,8 +6,8 @@
 #include "core/errors.hpp"
 #include "io/format.hpp"
 #include "kernels/block_partition.hpp"
-#include "perfmodel/model_inputs.hpp"
-#include "perfmodel/scaling_model.hpp"
+#include "distributed/model_inputs.hpp"
+#include "distributed/scaling_model.hpp"
 
 #include <nlohmann/json.hpp>
 

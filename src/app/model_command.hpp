@@ -1,5 +1,5 @@
 // `minigpu model`: matmul_scaling's speedup and efficiency on 1 … max_p GPUs as the α–β–γ
-// model (perfmodel/) predicts them from a hardware profile or a run's measured figures.
+// model (distributed/scaling_model.*) predicts them from a hardware profile or a run's measured figures.
 #pragma once
 
 #include "comm/mpi_session.hpp"

@@ -18,8 +18,8 @@
 // aggregate over the p ranks; bytes = elements received over MPI by all ranks together × sizeof(T): (p-1)·n²
 // for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1; scalapack is counted as summa (PBLAS broadcasts the same A
 // and B panels for square operands).
-// Model: every row's model_s is the α–β–γ estimate (perfmodel/) with α and β measured between ranks and γ of
-// the local products' shapes, all in this run (perfmodel/calibration.hpp); model_error_pct = 100·(model −
+// Model: every row's model_s is the α–β–γ estimate (distributed/scaling_model.hpp) with α and β measured between ranks and γ of
+// the local products' shapes, all in this run (distributed/calibration.hpp); model_error_pct = 100·(model −
 // measured)/measured. Without panel_width the model picks it. scalapack is modelled as blocking SUMMA whose
 // panel the model chooses, its products at the host BLAS's rate: PBLAS multiplies in panels of its own,
 // wider than nb (an approximation).
@@ -36,7 +36,7 @@
 #include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
-#include "perfmodel/calibration.hpp"
+#include "distributed/calibration.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -64,7 +64,9 @@ TEST(Binding, TheBoundGpuComesFromTheBindingHandedIn) {
   EXPECT_EQ(bound_device_id(second), 1);
   EXPECT_EQ(bound_device_id(third), 0);
   set_emulated_gpus(0);
-  if (!kHasGpuBackend) EXPECT_EQ(bound_device_id(third), -1) << "a host-only build computes on the cpu";
+  if (!kHasGpuBackend) {
+    EXPECT_EQ(bound_device_id(third), -1) << "a host-only build computes on the cpu";
+  }
   reset_emulated_gpus();
 }
 

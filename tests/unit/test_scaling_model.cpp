@@ -2,7 +2,7 @@
 // expectation), the node-crossing link choice, and the properties the formulas promise
 // (overlap never slower, p = 1 free of communication, 2.5D below SUMMA at scale).
 #include "kernels/block_partition.hpp"
-#include "perfmodel/scaling_model.hpp"
+#include "distributed/scaling_model.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The cost formulas of scaling_model.hpp, one function each.
-#include "perfmodel/scaling_model.hpp"
+#include "distributed/scaling_model.hpp"
 
 #include <algorithm>
 #include <cmath>

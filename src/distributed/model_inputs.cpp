@@ -1,6 +1,6 @@
 // Loading `minigpu model`'s inputs: the YAML profile through ConfigNode (positions in every
 // error), run.json through nlohmann::json (key paths in every error).
-#include "perfmodel/model_inputs.hpp"
+#include "distributed/model_inputs.hpp"
 
 #include "config/config_node.hpp"
 #include "core/errors.hpp"

@@ -2,7 +2,7 @@
 // source) or the scaling_model section a matmul_scaling run wrote into its run.json.
 #pragma once
 
-#include "perfmodel/scaling_model.hpp"
+#include "distributed/scaling_model.hpp"
 
 #include <map>
 #include <optional>

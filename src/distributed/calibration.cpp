@@ -1,4 +1,4 @@
-#include "perfmodel/calibration.hpp"
+#include "distributed/calibration.hpp"
 
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"

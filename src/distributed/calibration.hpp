@@ -25,7 +25,7 @@
 #include "gemm/choice.hpp"
 #include "io/results.hpp"
 #include "kernels/block_partition.hpp"
-#include "perfmodel/scaling_model.hpp"
+#include "distributed/scaling_model.hpp"
 
 #include <nlohmann/json.hpp>
 
