@@ -4,6 +4,7 @@
 #include "comm/mpi_session.hpp"
 #include "comm/views.hpp"
 #include "core/dispatch.hpp"
+#include "core/gemm_dims.hpp"
 #include "core/stopwatch.hpp"
 #include "io/format.hpp"
 #include "kernels/fill_integers.hpp"
@@ -126,8 +127,7 @@ double GemmTimer::time_once(const Shape& shape) const {
 double GemmTimer::seconds(std::int64_t m, std::int64_t n, std::int64_t k) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
   std::int64_t mc = m, nc = n, kc = k;
-  while (2.0 * static_cast<double>(mc) * static_cast<double>(nc) * static_cast<double>(kc) >
-         kGemmFlopBudget) {
+  while (gemm_flops(mc, nc, kc) > kGemmFlopBudget) {
     std::int64_t& longest = mc >= nc && mc >= kc ? mc : (nc >= kc ? nc : kc);
     longest = (longest + 1) / 2;
   }
@@ -147,7 +147,7 @@ const std::pair<const GemmTimer::Shape, GemmTimer::Timed>* GemmTimer::largest() 
   double most = 0;
   for (const auto& entry : cache_) {
     const auto [m, n, k] = entry.first;
-    const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    const double flops = gemm_flops(m, n, k);
     if (entry.second.seconds() > 0 && flops > most) {
       most = flops;
       out = &entry;
@@ -160,7 +160,7 @@ double GemmTimer::best_known_rate() const {
   const auto* l = largest();
   if (l == nullptr) return 0;
   const auto [m, n, k] = l->first;
-  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / l->second.seconds();
+  return gemm_flops(m, n, k) / l->second.seconds();
 }
 
 std::string GemmTimer::largest_shape() const {

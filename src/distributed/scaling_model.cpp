@@ -1,6 +1,8 @@
 // The cost formulas of scaling_model.hpp, one function each.
 #include "distributed/scaling_model.hpp"
 
+#include "core/gemm_dims.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -31,7 +33,7 @@ GemmSeconds constant_rate(double flops_per_s) {
   if (!(flops_per_s > 0) || !std::isfinite(flops_per_s))
     throw std::invalid_argument("constant_rate: the rate must be a positive number of flop/s");
   return [flops_per_s](std::int64_t m, std::int64_t n, std::int64_t k) {
-    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / flops_per_s;
+    return gemm_flops(m, n, k) / flops_per_s;
   };
 }
 

@@ -21,7 +21,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <ctime>
 #include <numeric>
 #include <optional>
 #include <stdexcept>

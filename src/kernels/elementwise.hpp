@@ -31,8 +31,10 @@ using OneThreadRange = Kokkos::RangePolicy<OneThreadExecSpace, Kokkos::IndexType
 template <class View>
 bool one_thread_suffices(const View&, std::int64_t elements) {
   if constexpr (Kokkos::SpaceAccessibility<typename View::execution_space, Kokkos::HostSpace>::accessible) {
-    return kHasOneThreadExecSpace &&
-           elements<kHostSerialGrain&& typename View::execution_space().concurrency()> 1;
+    // Named parts: as one expression, clang-format took `elements < ... > 1` for a template.
+    const bool small = elements < kHostSerialGrain;
+    const bool threaded = typename View::execution_space().concurrency() > 1;
+    return kHasOneThreadExecSpace && small && threaded;
   } else {
     return false;
   }
