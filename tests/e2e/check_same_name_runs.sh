@@ -19,7 +19,12 @@ for runs in 2 8; do
   dir="$out/runs$runs"
   pids=()
   for i in $(seq "$runs"); do
-    "$minigpu" run "$out/same.yaml" --output-dir "$dir" >"$out/run$runs-$i.log" 2>&1 &
+    # Each run its own Open MPI session directory: singletons started in the same instant race
+    # to create the shared /tmp/ompi.<host>.<uid> ("File exists", orte_init fails; Open MPI 4.1),
+    # which is not the race this test is about.
+    mkdir -p "$out/session$runs-$i"
+    OMPI_MCA_orte_tmpdir_base="$out/session$runs-$i" \
+      "$minigpu" run "$out/same.yaml" --output-dir "$dir" >"$out/run$runs-$i.log" 2>&1 &
     pids+=($!)
   done
   for i in "${!pids[@]}"; do
