@@ -4,17 +4,16 @@
 #include "app/data_paths.hpp"
 #include "app/python_script.hpp"
 #include "core/errors.hpp"
-#include "io/format.hpp"
-#include "kernels/block_partition.hpp"
 #include "distributed/model_inputs.hpp"
 #include "distributed/scaling_model.hpp"
+#include "io/format.hpp"
+#include "kernels/block_partition.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -76,12 +75,6 @@ Table build_table(const perfmodel::Machine& m, std::int64_t n, int max_p, bool w
   return t;
 }
 
-std::string fixed(const char* format, double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, value);
-  return buf;
-}
-
 std::string right(const std::string& text, std::size_t width) {
   return text.size() >= width ? " " + text : std::string(width - text.size(), ' ') + text;
 }
@@ -100,8 +93,8 @@ void print_table(std::ostream& out, const Table& t, const std::string& what) {
     if (t.weak) out << right(std::to_string(at.n), 10);
     for (std::size_t a = 0; a < kAlgorithms.size(); ++a) {
       const double e = t.efficiency(at, a);
-      if (!t.weak) out << right(fixed("%.4g", e * at.p / 100), kColumn);
-      out << right(fixed("%.4g", e), kColumn);
+      if (!t.weak) out << right(io::formatted("%.4g", e * at.p / 100), kColumn);
+      out << right(io::formatted("%.4g", e), kColumn);
     }
     out << '\n';
   }
@@ -115,7 +108,7 @@ std::string link_text(const perfmodel::Link& l) {
 // The first line says plainly what these figures are and where their inputs come from.
 std::vector<std::string> header(const ModelInputs& in, const ModelOptions& o, const perfmodel::Machine& m,
                                 std::int64_t width) {
-  std::string first = "model figures, not measurements: the α–β–γ model of src/perfmodel, inputs from " +
+  std::string first = "model figures, not measurements: the α–β–γ model of src/distributed, inputs from " +
                       in.origin + (in.name.empty() ? "" : " (" + in.name + ")");
   if (!in.inter_node_known)
     first += "; no inter-node link in the run: the intra-node figures stand in for it";

@@ -1,5 +1,5 @@
-// The experiment interface: configure from its own YAML node, list cases, set up, run once
-// (kernel launches only), verify, and declare the bytes and flops of one repetition.
+// The experiment interface: configure from its own YAML node, list cases (each with the bytes
+// and flops of one repetition), set up, run once (kernel launches only), verify.
 // Experiments never time or print: the runner and the writers do.
 #pragma once
 
@@ -54,7 +54,8 @@ struct RunContext {
 class Experiment {
  public:
   virtual ~Experiment() = default;
-  /// Reads this experiment's keys from `node` (throwing InputError on bad values).
+  /// Reads this experiment's keys from `node` (throwing InputError on bad values) and lists its
+  /// cases. Called once, on a fresh instance.
   virtual void configure(ConfigNode& node, const RunContext& ctx) = 0;
   /// Every case the configuration expands to, in run order; spec.index is the case's
   /// position in the experiment's own typed case list, which setup() and findings() use.
@@ -65,8 +66,6 @@ class Experiment {
   virtual void run_once() = 0;
   /// Checks the last repetition's result against an independent reference.
   virtual Check verify() = 0;
-  /// Bytes moved and flops done by one repetition of the current case.
-  virtual Work work() const = 0;
   /// Frees the case's data.
   virtual void teardown() {}
   /// Conclusions across this experiment's results (all ranks call it with the same results).
@@ -132,10 +131,6 @@ class CaseList : public Experiment {
     spec.index = cases_.size();
     specs_.push_back(std::move(spec));
     cases_.push_back(std::move(c));
-  }
-  void clear_cases() {
-    specs_.clear();
-    cases_.clear();
   }
   /// The typed case behind a spec (of a result, say).
   const Case& case_of(const CaseSpec& spec) const { return cases_.at(spec.index); }

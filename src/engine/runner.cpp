@@ -186,7 +186,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
                       "x the next slowest rank's mean time");
   }
   r.phases = reduce_phases(phase_reps, ctx.comm);
-  r.work = e.work();
+  r.work = spec.work;
   if (r.seconds.median > 0) {
     r.gbps = r.work.bytes / r.seconds.median / 1e9;
     r.gflops = r.work.flops / r.seconds.median / 1e9;

@@ -27,7 +27,6 @@ class DevicesExperiment : public CaseList<Rule> {
  public:
   void configure(ConfigNode&, const RunContext& ctx) override {
     ctx_ = ctx;
-    clear_cases();
     for (const auto& [name, rule] : kRules) {
       if (rule != Rule::cross_rank_copy || ctx_.ranks() >= 2)
         add_case(case_spec(name, {{"rule", name}}, try_gpu(), DType::f32, "", ""), rule);
@@ -115,8 +114,6 @@ class DevicesExperiment : public CaseList<Rule> {
     const std::string want = to_string(device_) + " and " + to_string(other_);
     return {error_.find(want) != std::string::npos, error_.empty() ? "no error raised" : error_};
   }
-
-  Work work() const override { return {}; }
 
   void teardown() override { x_ = y_ = z_ = w_ = received_ = Tensor<float>(); }
 

@@ -105,7 +105,6 @@ class LazyExperiment : public CaseList<LazyCase> {
   void configure(ConfigNode& node, const RunContext& ctx) override {
     device_ = read_device(node);
     elements_ = node.get_int("elements", 100000000, 1, kMaxElements);
-    clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const auto bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(elements_), size_of(dtype),
                                                     "lazy: bytes of one array");
@@ -114,22 +113,14 @@ class LazyExperiment : public CaseList<LazyCase> {
                                {{"variant", name}, {"elements", elements_}}, device_, dtype,
                                stream_ceiling(device_), "elements");
         c.fence_after_run = timing != Timing::unfenced;
-        const bool host_copy_on_device = timing == Timing::host_detour && uses_host_memory(device_);
-        c.device_bytes = checked_mul<std::uint64_t>(bytes,
-                                                    host_copy_on_device       ? 4
-                                                    : timing == Timing::fused ? 2
-                                                                              : 3,
-                                                    "lazy: bytes of a case");
+        const bool detour = timing == Timing::host_detour, fused = timing == Timing::fused;
+        const int passes = detour ? 6 : (fused ? 2 : 4);  // over one array, as accounted above
+        c.work = {static_cast<double>(bytes) * passes, 5.0 * static_cast<double>(elements_)};
+        const int arrays = detour && uses_host_memory(device_) ? 4 : (fused ? 2 : 3);
+        c.device_bytes = checked_mul<std::uint64_t>(bytes, arrays, "lazy: bytes of a case");
         add_case(c, {timing, elements_});
       }
     }
-  }
-
-  Work work() const override {
-    const double pass = static_cast<double>(elements_) * static_cast<double>(size_of(current().dtype));
-    const Timing timing = case_of(current()).timing;
-    const double passes = timing == Timing::host_detour ? 6 : timing == Timing::fused ? 2 : 4;
-    return {pass * passes, 5.0 * static_cast<double>(elements_)};
   }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {

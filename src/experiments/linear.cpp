@@ -27,12 +27,12 @@
 #include "engine/case_grid.hpp"
 #include "engine/findings.hpp"
 #include "engine/registry.hpp"
+#include "io/format.hpp"
 #include "kernels/matmul_vendor.hpp"
 #include "ops/linear_sgd.hpp"
 #include "ops/tensor_factory.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <memory>
 
 namespace minigpu {
@@ -71,12 +71,6 @@ RegressionData<T> make_dataset(const Settings& s) {
   return make_regression_data<T>(s.samples, true_weights<T>(s.in), T(kTrueBias), T(kNoise), kDataSeed);
 }
 
-std::string fmt(const char* format, double a, double b = 0, double c = 0, double d = 0) {
-  char text[256];
-  std::snprintf(text, sizeof(text), format, a, b, c, d);
-  return text;
-}
-
 struct LinearCase {
   bool parameters = false;  ///< the parameter-rule case; else a training case
   bool copy = false;        ///< data copied per batch (else resident on the device)
@@ -111,7 +105,7 @@ class ParameterRule : public CaseState {
     std::string detail =
         "weight, bias, output on " + (placed ? describe(d) : std::string("DIFFERENT devices"));
     detail += round_trip ? "; host round trip exact" : "; host round trip WRONG";
-    return {placed && round_trip && err <= tol, detail + fmt("; forward max rel err %.1e", err)};
+    return {placed && round_trip && err <= tol, detail + io::formatted("; forward max rel err %.1e", err)};
   }
 
  private:
@@ -148,12 +142,13 @@ class Training : public CaseState {
     const bool passed = c.parameters <= tol && c.same_log && c.losses <= tol;
     if (!std::isfinite(c.parameters))
       return {false, "parameters are not finite: training diverged (lower lr)"};
-    std::string detail = fmt("parameters vs host SGD max rel err %.1e; mean loss %.3g -> %.3g; ",
-                             c.parameters, c.first_mean, c.last_mean);
-    detail += fmt("loss log vs host SGD max rel err %.1e; ", c.losses);
+    std::string detail = io::formatted("parameters vs host SGD max rel err %.1e; mean loss %.3g -> %.3g; ",
+                                       c.parameters, c.first_mean, c.last_mean);
+    detail += io::formatted("loss log vs host SGD max rel err %.1e; ", c.losses);
     detail += w_err <= kTolerance && b_err <= kTolerance
-                  ? fmt("recovered w*, b* (max|w-w*| %.1e, |b-b*| %.1e)", w_err, b_err)
-                  : fmt("stopped short of w*, b* (max|w-w*| %.1e, |b-b*| %.1e): train longer", w_err, b_err);
+                  ? io::formatted("recovered w*, b* (max|w-w*| %.1e, |b-b*| %.1e)", w_err, b_err)
+                  : io::formatted("stopped short of w*, b* (max|w-w*| %.1e, |b-b*| %.1e): train longer",
+                                  w_err, b_err);
     if (s_.sgd.sync_loss || !c.same_log)
       detail += c.same_log ? "; host copies = device log" : "; host copies DIFFER from device log";
     return {passed, detail};
@@ -194,7 +189,6 @@ class LinearExperiment : public CaseList<LinearCase> {
     const std::vector<DType> dtypes = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);
     const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(s_.device, "native"));
-    clear_cases();
     const auto add = [&](DType dtype, LinearCase lc) {
       // The products are batch×in by in×1: auto picks by their size class.
       const GemmPick pick = ctx.pick_gemm(choice, s_.device, dtype, s_.sgd.batch_size, 1, s_.in);
@@ -212,6 +206,7 @@ class LinearExperiment : public CaseList<LinearCase> {
            {"in_features", s_.in}},
           pick, s_.device, dtype, "samples");
       c.device_bytes = size_of(dtype) * device_elements(s_, lc.parameters, lc.copy);
+      c.work = work_of(lc, static_cast<double>(size_of(dtype)));
       add_case(c, lc);
     };
     // Per dtype: the parameter rules, then training with data {per batch, resident} x loss
@@ -225,7 +220,6 @@ class LinearExperiment : public CaseList<LinearCase> {
   }
 
   void setup(const CaseSpec& spec) override {
-    set_current(spec);
     const LinearCase& c = case_of(spec);
     Settings s = s_;
     s.sgd.kernel = c.kernel;
@@ -234,16 +228,13 @@ class LinearExperiment : public CaseList<LinearCase> {
     state_ = make_case(s, spec.dtype, c.parameters);
   }
 
-  Work work() const override {
-    const LinearCase& c = case_of(current());
+  /// One repetition's accounting (the top comment's), T of `size` bytes.
+  Work work_of(const LinearCase& c, double size) const {
     const double in = static_cast<double>(s_.in), rows = static_cast<double>(s_.samples);
     if (c.parameters) return {0, static_cast<double>(s_.sgd.batch_size) * (2 * in + 1)};
     const double epochs = static_cast<double>(s_.sgd.epochs), steps = static_cast<double>(s_.steps());
-    const double size = static_cast<double>(size_of(current().dtype));
-    Work w;
-    w.flops = epochs * rows * (4 * in + 5) + steps * 2 * (in + 1);
-    w.bytes = (c.copy ? epochs * rows * (in + 1) * size : 0) + steps * size;
-    return w;
+    return {(c.copy ? epochs * rows * (in + 1) * size : 0) + steps * size,
+            epochs * rows * (4 * in + 5) + steps * 2 * (in + 1)};
   }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {

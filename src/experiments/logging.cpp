@@ -124,13 +124,16 @@ class LoggingExperiment : public CaseList<LoggingCase> {
     steps_ = node.get_int("steps", 1000, 1, 10000000);
     const Device device = read_device(node);
     const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device, "native"));
-    clear_cases();
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
       const GemmPick pick = ctx.pick_gemm(choice, device, dtype, n_, n_, n_);
       for (const auto& [name, mode] : kModes) {
         CaseSpec c = gemm_case_spec(name + " " + to_string(pick.kernel),
                                     {{"n", n_}, {"steps", steps_}, {"mode", name}}, pick, device, dtype, "n");
-        c.flops_estimate = static_cast<double>(steps_) * gemm_flops(n_, n_, n_);
+        const double steps = static_cast<double>(steps_), n = static_cast<double>(n_);
+        const double per_step = (pick.kernel == GemmKernel::native ? 6 : 4) * n * n + 2;
+        c.work = {steps * per_step * static_cast<double>(size_of(dtype)),
+                  steps * (2 * n * n * n + 3 * n * n)};
+        c.flops_estimate = steps * gemm_flops(n_, n_, n_);
         c.device_bytes =
             (4 * static_cast<std::uint64_t>(n_ * n_) + static_cast<std::uint64_t>(steps_)) * size_of(dtype);
         add_case(c, {mode, pick.kernel, n_, steps_});
@@ -146,13 +149,6 @@ class LoggingExperiment : public CaseList<LoggingCase> {
   void run_once() override { log_->run(); }
 
   Check verify() override;
-
-  Work work() const override {
-    const double n = static_cast<double>(n_), steps = static_cast<double>(steps_);
-    const double elem = static_cast<double>(size_of(current().dtype));
-    const double per_step = (case_of(current()).kernel == GemmKernel::native ? 6 : 4) * n * n + 2;
-    return {steps * per_step * elem, steps * (2 * n * n * n + 3 * n * n)};
-  }
 
   void teardown() override { log_.reset(); }
 

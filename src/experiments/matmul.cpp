@@ -102,7 +102,6 @@ class MatmulExperiment : public CaseList<MatmulCase> {
         std::none_of(devices.begin(), devices.end(), [](Device d) { return kernels::has_vendor_gemm(d); })) {
       node.fail("variants", kernels::vendor_gemm_refusal(devices.front(), "tiled"));
     }
-    clear_cases();
     for_each_combination(
         [&](DType dtype, Variant v, std::int64_t n, Device d) {
           if ((d.is_cpu() && n > cpu_max_size) || (v == Variant::vendor && !kernels::has_vendor_gemm(d)))
@@ -110,18 +109,14 @@ class MatmulExperiment : public CaseList<MatmulCase> {
           CaseSpec spec = case_spec(name_of(kVariants, v) + " n=" + std::to_string(n),
                                     {{"n", n}, {"variant", name_of(kVariants, v)}}, d, dtype,
                                     gemm_ceiling(d, dtype), "sizes");
-          spec.flops_estimate = gemm_flops(n, n, n);
+          const std::uint64_t matrix_bytes = static_cast<std::uint64_t>(n * n) * size_of(dtype);
+          spec.work = {3.0 * static_cast<double>(matrix_bytes), gemm_flops(n, n, n)};
+          spec.flops_estimate = spec.work.flops;
           // A, B, C, plus the identity check's four double vectors.
-          spec.device_bytes =
-              3 * static_cast<std::uint64_t>(n * n) * size_of(dtype) + 4 * static_cast<std::uint64_t>(n) * 8;
+          spec.device_bytes = 3 * matrix_bytes + 4 * static_cast<std::uint64_t>(n) * 8;
           add_case(spec, {v, n});
         },
         dtypes, variants_, sizes, devices);
-  }
-
-  Work work() const override {
-    const double n = static_cast<double>(case_of(current()).n);
-    return {3 * n * n * static_cast<double>(size_of(current().dtype)), 2 * n * n * n};
   }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override;

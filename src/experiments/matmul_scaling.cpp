@@ -18,16 +18,17 @@
 // aggregate over the p ranks; bytes = elements received over MPI by all ranks together × sizeof(T): (p-1)·n²
 // for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1; scalapack is counted as summa (PBLAS broadcasts the same A
 // and B panels for square operands).
-// Model: every row's model_s is the α–β–γ estimate (distributed/scaling_model.hpp) with α and β measured between ranks and γ of
-// the local products' shapes, all in this run (distributed/calibration.hpp); model_error_pct = 100·(model −
-// measured)/measured. Without panel_width the model picks it. scalapack is modelled as blocking SUMMA whose
-// panel the model chooses, its products at the host BLAS's rate: PBLAS multiplies in panels of its own,
-// wider than nb (an approximation).
-// Check: C·v against A·(B·v) for a deterministic v, A and B taken from their formulas, each rank its share,
-// summed over the p ranks; for n <= 64 also all of C on rank 0 against a host triple loop. Entries are small
-// integers, so C is exact in either dtype.
+// Model: every row's model_s is the α–β–γ estimate (distributed/scaling_model.hpp) with α and β measured
+// between ranks and γ of the local products' shapes, all in this run (distributed/calibration.hpp);
+// model_error_pct = 100·(model − measured)/measured. Without panel_width the model picks it. scalapack is
+// modelled as blocking SUMMA whose panel the model chooses, its products at the host BLAS's rate: PBLAS
+// multiplies in panels of its own, wider than nb (an approximation). Check: C·v against A·(B·v) for a
+// deterministic v, A and B taken from their formulas, each rank its share, summed over the p ranks; for n <=
+// 64 also all of C on rank 0 against a host triple loop. Entries are small integers, so C is exact in either
+// dtype.
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
+#include "distributed/calibration.hpp"
 #include "distributed/distributed_matmul.hpp"
 #include "distributed/scalapack_matmul.hpp"
 #include "engine/case_grid.hpp"
@@ -36,7 +37,6 @@
 #include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_check.hpp"
-#include "distributed/calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -59,9 +59,7 @@ const Names<Decomposition> kDecompositions = {
 class MatmulScalingExperiment : public CaseList<ScalingCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
-    comm_ = ctx.comm;
-    rank_ = ctx.rank();
-    clear_cases();
+    ctx_ = ctx;
     weak_ = node.get_choice("mode", {"strong", "weak"}, "strong") == "weak";
     n_ = node.get_int("n", 512, 1, kMaxScalingN);
     ranks_ = read_rank_sweep(node, ctx.ranks());
@@ -112,13 +110,13 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
     case_ = case_of(spec);
-    model_.calibrate(comm_, device_, path_, picks_);  // once, every rank
+    model_.calibrate(ctx_.comm, device_, path_, picks_);  // once, every rank
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
-    sub_ = comm_.split(rank_ < case_.p ? 0 : comm::kNoColour, rank_);
+    sub_ = ctx_.comm.split(ctx_.rank() < case_.p ? 0 : comm::kNoColour, ctx_.rank());
     // The model's panel width, the widest any rank chose so that all run the same schedule.
     ModelledProduct modelled = product(case_, dtype_);
     const double width = sub_.is_null() ? 0 : static_cast<double>(model_.plan(modelled).first);
-    case_.summa.max_panel = modelled.panel_width = std::llround(comm::max_over_ranks(width, comm_));
+    case_.summa.max_panel = modelled.panel_width = std::llround(comm::max_over_ranks(width, ctx_.comm));
     if (!sub_.is_null()) model_.remember(spec.index, modelled);
     if (!sub_.is_null() && case_.decomposition == Decomposition::scalapack) {
       engine_ = make_scalapack_matmul(dtype_, spec.device, sub_, case_.n, case_.grid, block_size_);
@@ -139,8 +137,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
 
   Check verify() override {
     if (!engine_)
-      return {true,
-              "idle: rank " + std::to_string(rank_) + " is not among the first " + std::to_string(case_.p)};
+      return {true, "idle: rank " + std::to_string(ctx_.rank()) + " is not among the first " +
+                        std::to_string(case_.p)};
     Check check = tolerance_check("|Cv-A(Bv)|/|A(Bv)| = ", engine_->identity_error(),
                                   kernels::matmul_identity_tolerance(dtype_, case_.n));
     if (case_.n <= kExactCheckMaxScalingN) {
@@ -148,12 +146,6 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
       if (!c.empty()) check.also(exact_match_check(host_product_mismatches(c, case_.n), "host triple loop"));
     }
     return check;
-  }
-
-  Work work() const override {
-    const double n = static_cast<double>(case_.n);
-    const double elem = static_cast<double>(size_of(dtype_));
-    return {received_elements(case_.decomposition, case_.n, case_.grid) * elem, 2 * n * n * n};
   }
 
   void teardown() override {
@@ -187,7 +179,9 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
                            device_, dt, gemm_ceiling(device_, dt), "n");
     if (sl) c.params.emplace_back("block_size", std::to_string(block_size_));
     c.ceiling_scale = sc.p;  // p ranks, each bounded by one device's
-    c.flops_estimate = gemm_flops(sc.n, sc.n, sc.n) / sc.p;
+    c.work = {received_elements(d, sc.n, sc.grid) * static_cast<double>(size_of(dt)),
+              gemm_flops(sc.n, sc.n, sc.n)};
+    c.flops_estimate = c.work.flops / sc.p;
     const SummaOptions widest{panel_width_ > 0 ? panel_width_ : kWidestModelPanel, sc.summa.overlap};
     c.device_bytes =
         sl ? scalapack_bytes_per_rank(sc.n, sc.grid, block_size_, size_of(dt))
@@ -214,8 +208,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
     return grid_ && grid_->rows * grid_->cols == p ? *grid_ : kernels::square_grid(p);
   }
 
-  comm::Communicator comm_;
-  int rank_ = 0;
+  RunContext ctx_;
   bool weak_ = false;
   std::int64_t n_ = 0;
   std::vector<std::int64_t> ranks_;

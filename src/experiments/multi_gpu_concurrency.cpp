@@ -73,36 +73,28 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
     ctx_ = ctx;
     n_ = node.get_int("n", 256, 1, 100000);
     per_gpu_ = node.get_int("multiplies_per_gpu", 1, 1, 10000);
-    const Device device = read_device(node);
-    device_ = device;
-    const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device, "native"));
-    clear_cases();
+    device_ = read_device(node);
+    const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(device_, "native"));
     for (DType dtype : read_dtypes(node, ctx.default_dtype)) {
-      const GemmPick pick = ctx.pick_gemm(choice, device, dtype, n_, n_, n_);
+      const GemmPick pick = ctx.pick_gemm(choice, device_, dtype, n_, n_, n_);
       for (bool sequential : {true, false}) {
         const char* mode = sequential ? "sequential" : "concurrent";
         CaseSpec c =
             gemm_case_spec(std::string(mode) + " k=" + std::to_string(ctx_.ranks()) +
                                " n=" + std::to_string(n_) + " " + to_string(pick.kernel),
                            {{"mode", mode}, {"k", ctx_.ranks()}, {"n", n_}, {"multiplies_per_gpu", per_gpu_}},
-                           pick, device, dtype, "n");
+                           pick, device_, dtype, "n");
         c.ceiling_scale = sequential ? 1 : ctx_.ranks();
-        c.flops_estimate =
-            static_cast<double>(sequential ? per_gpu_ * ctx_.ranks() : per_gpu_) * gemm_flops(n_, n_, n_);
+        // The same multiplies in both modes: k·per_gpu, by all ranks together.
+        const double multiplies = static_cast<double>(per_gpu_ * ctx_.ranks());
+        c.work = {multiplies * 3 * static_cast<double>(n_ * n_ * size_of(dtype)),
+                  multiplies * gemm_flops(n_, n_, n_)};
+        c.flops_estimate = (sequential ? multiplies : static_cast<double>(per_gpu_)) * gemm_flops(n_, n_, n_);
         c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
         const std::int64_t mine = sequential ? (ctx_.rank() == 0 ? per_gpu_ * ctx_.ranks() : 0) : per_gpu_;
         add_case(c, {sequential, pick.kernel, n_, mine});
       }
     }
-  }
-
-  /// Multiplies done per repetition by all ranks together, the same in both modes.
-  std::int64_t multiplies_per_repetition() const { return per_gpu_ * ctx_.ranks(); }
-
-  Work work() const override {
-    const double multiplies = static_cast<double>(multiplies_per_repetition());
-    const double n = double(n_), size = static_cast<double>(size_of(current().dtype));
-    return {multiplies * 3 * n * n * size, multiplies * 2 * n * n * n};
   }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {

@@ -5,20 +5,14 @@
 #include "core/backend.hpp"
 #include "core/environment.hpp"
 #include "core/stopwatch.hpp"
+#include "io/format.hpp"
 #include "kernels/matmul_vendor.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace minigpu {
 namespace {
-
-std::string times(double ratio) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2gx", ratio);
-  return text;
-}
 
 std::string shape_text(const GemmShape& s) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
@@ -114,8 +108,9 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
   const double ratio = native ? e.vendor_s / e.native_s : e.native_s / std::max(e.vendor_s, 1e-300);
   const std::string winner = native ? "native" : "vendor", loser = native ? "vendor" : "native";
   return {native ? GemmKernel::native : GemmKernel::vendor,
-          "auto→" + winner + " (" + winner + " " + times(ratio) + " " + loser + (exact ? " at " : " at n~") +
-              size + ", " + to_string(dtype) + ", measured " + e.measured + " on " + e.on + ")"};
+          "auto→" + winner + " (" + winner + " " + io::formatted("%.2gx", ratio) + " " + loser +
+              (exact ? " at " : " at n~") + size + ", " + to_string(dtype) + ", measured " + e.measured +
+              " on " + e.on + ")"};
 }
 
 io::GemmChoiceRecord GemmChooser::record() const {

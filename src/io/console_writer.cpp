@@ -10,19 +10,16 @@
 namespace minigpu::io {
 namespace {
 
-std::string fmt(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof(text), format, value);
-  return text;
+std::string rate(double value) {
+  return value > 0 ? formatted("%10.3f", value) : std::string(10 - 1, ' ') + "-";
 }
-
-std::string rate(double value) { return value > 0 ? fmt("%10.3f", value) : std::string(10 - 1, ' ') + "-"; }
 
 }  // namespace
 
 void ConsoleWriter::host_build(const Provenance& p) {
   os_ << "host: " << p.host.cpu << ", " << p.host.vector_isa << "; built " << p.build.compiler << ' '
-      << p.build.flags << "; BLAS " << p.blas.library << (p.blas.core.empty() ? "" : " (" + p.blas.core + " kernels)")
+      << p.build.flags << "; BLAS " << p.blas.library
+      << (p.blas.core.empty() ? "" : " (" + p.blas.core + " kernels)")
       << "; threads per rank: " << p.kokkos_host_threads << " Kokkos, " << p.blas.threads << " BLAS\n";
   if (!p.blas.warning.empty()) os_ << "warning: " << p.blas.warning << '\n';
 }
@@ -31,8 +28,8 @@ void ConsoleWriter::rank_map(const std::vector<RankPlacement>& ranks) {
   os_ << "ranks:\n";
   for (const auto& r : ranks) {
     os_ << "  rank " << r.rank << " on " << r.host << " (local rank " << r.local_rank << "): " << r.device
-        << (r.device_id >= 0 ? ", device id " + std::to_string(r.device_id) : std::string(", no GPU")) << "; cores "
-        << r.cores << ", " << r.threads << " thread" << (r.threads == 1 ? "" : "s") << '\n';
+        << (r.device_id >= 0 ? ", device id " + std::to_string(r.device_id) : std::string(", no GPU"))
+        << "; cores " << r.cores << ", " << r.threads << " thread" << (r.threads == 1 ? "" : "s") << '\n';
   }
 }
 
@@ -94,8 +91,9 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
   }
   char row[512];
   // "±%": the median's 95 % interval, as far as it reaches from the median; one repetition has none.
-  const std::string spread = r.repetitions > 1 ? fmt("%6.1f%%", r.seconds.median_ci_percent()) : "    n/a";
-  const std::string share = r.ceiling ? fmt("%6.1f%%", r.ceiling->percent) : "      -";
+  const std::string spread =
+      r.repetitions > 1 ? formatted("%6.1f%%", r.seconds.median_ci_percent()) : "    n/a";
+  const std::string share = r.ceiling ? formatted("%6.1f%%", r.ceiling->percent) : "      -";
   std::snprintf(row, sizeof(row), "%s %-42s %-18s %-8s %12.4e %s %12.4e %s %s %s %-15s %s",
                 r.reliable ? " " : "!", r.spec.label.c_str(), describe(r.spec.device).c_str(),
                 to_string(r.spec.dtype).c_str(), r.seconds.median, spread.c_str(), r.seconds.max,
@@ -109,8 +107,8 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
   os_ << '\n';
   const double eta = index > 0 ? elapsed_s / index * (total - index) : 0;
   progress_ = "case " + std::to_string(index) + " of " + std::to_string(total) + ", " +
-              fmt("%.1f", elapsed_s) + " s elapsed" +
-              (index < total ? ", about " + fmt("%.0f", eta) + " s to go" : "");
+              formatted("%.1f", elapsed_s) + " s elapsed" +
+              (index < total ? ", about " + formatted("%.0f", eta) + " s to go" : "");
   if (live_status_ && index < total) {
     os_ << "  [" << progress_ << "]";
     status_shown_ = true;
@@ -124,7 +122,8 @@ void ConsoleWriter::findings(const std::vector<Finding>& findings) {
   os_ << "\n== findings   (! = unreliable: the reason follows)\n";
   for (const auto& f : findings) {
     os_ << (f.reliable ? "  " : "! ") << f.experiment << '.' << f.name << " = "
-        << (f.value ? fmt("%.4g", *f.value) + (f.unit.empty() ? "" : " " + f.unit) : std::string("n/a"));
+        << (f.value ? formatted("%.4g", *f.value) + (f.unit.empty() ? "" : " " + f.unit)
+                    : std::string("n/a"));
     if (!f.note.empty()) os_ << "  (" << f.note << ')';
     if (!f.reliable) os_ << "  [unreliable: " << f.unreliable_because << ']';
     os_ << '\n';

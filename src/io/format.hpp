@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,13 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
 std::string bracketed(const std::vector<std::string>& items);
 /// A CSV field: as is, or quoted with inner quotes doubled when it holds a comma, quote or newline.
 std::string csv_field(const std::string& text);
+/// printf's `format` applied to numbers ("%.1e", 3e-7 -> "3.0e-07"), at most 255 characters.
+template <class... Numbers>
+std::string formatted(const char* format, Numbers... values) {
+  char text[256];
+  std::snprintf(text, sizeof text, format, values...);
+  return text;
+}
 /// A number for CSV: 9 significant digits, shortest form (0.5, 1.23456789e-07).
 std::string csv_number(double value);
 

@@ -14,6 +14,12 @@
 
 namespace minigpu {
 
+/// Work of one repetition, turned into GB/s and GFLOP/s by the runner.
+struct Work {
+  double bytes = 0;
+  double flops = 0;
+};
+
 /// One measured configuration: a row of results.csv.
 struct CaseSpec {
   std::size_t index = 0;  ///< the case's position in its experiment's own typed case list
@@ -38,6 +44,10 @@ struct CaseSpec {
   /// Flops the busiest rank does per repetition, where cheap to know before setup(): for
   /// --dry-run's run-time estimate only (0: estimated from device_bytes alone).
   double flops_estimate = 0;
+  /// Bytes moved and flops done by one repetition, all ranks together: the experiment's
+  /// accounting, declared with the case (as RAJAPerf's kernels declare theirs) so that the
+  /// runner turns times into rates without asking the experiment again.
+  Work work;
 
   /// The value of column `key`, or "" when the case has none (for writers and tests).
   std::string param(const std::string& key) const {
@@ -46,12 +56,6 @@ struct CaseSpec {
     }
     return {};
   }
-};
-
-/// Work of one repetition, turned into GB/s and GFLOP/s by the runner.
-struct Work {
-  double bytes = 0;
-  double flops = 0;
 };
 
 /// Outcome of checking a case against an independent reference.

@@ -4,7 +4,7 @@ CHECK is one of:
   profile  the shipped H100 profile: a first line saying these are model figures, rows for
            p = 1 … 512, every efficiency in (0, 100], SUMMA's strong efficiency never rising;
            and tests/inputs/model/simple.yaml recomputed here by hand (row at every p, SUMMA
-           on 2×2): the formulas of src/perfmodel written again, independently
+           on 2×2): the formulas of src/distributed (perfmodel::) written again, independently
   from     the run.json fixture: the header says the intra-node link stands in, gpus_per_node 2
   bad      a figure without source, a bare number, a misspelt key, a run.json without
            scaling_model: exit 2, one error line naming the file and the key

@@ -39,6 +39,7 @@ class FakeExperiment : public Experiment {
       c.label = "case" + std::to_string(i);
       c.params = {{"index", std::to_string(i)}, {"note", i == 0 ? "has,comma" : "plain"}};
       c.device = cpu();
+      c.work = {1e9, 2e9};
       out.push_back(c);
     }
     return out;
@@ -53,7 +54,6 @@ class FakeExperiment : public Experiment {
     }
   }
   Check verify() override { return {!fail_, fail_ ? "told to fail" : "ok"}; }
-  Work work() const override { return {1e9, 2e9}; }
   void teardown() override { ++teardowns; }
   std::vector<Finding> findings(const std::vector<CaseResult>& r) const override {
     return {{"", "cases_seen", static_cast<double>(r.size()), "cases", ""}};

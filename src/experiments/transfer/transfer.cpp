@@ -41,7 +41,12 @@ constexpr std::int64_t kMaxBytes = std::int64_t(1) << 50;
 // An MPI message counts elements in an int; a window of messages lands in one buffer.
 constexpr std::int64_t kMaxMessageBytes = (std::int64_t(1) << 31) - 1;
 constexpr std::int64_t kMaxMessages = 1024;
-const std::vector<std::string> kRankPatterns = {"pingpong", "uni", "bi", "allreduce"};
+// "none" (alone) turns the rank-to-rank cases off.
+const Names<std::optional<RankPattern>> kRankPatterns = {{"pingpong", RankPattern::pingpong},
+                                                         {"uni", RankPattern::uni},
+                                                         {"bi", RankPattern::bi},
+                                                         {"allreduce", RankPattern::allreduce},
+                                                         {"none", std::nullopt}};
 
 enum class Direction { h2d, d2h, d2d };
 const Names<Direction> kDirections = {
@@ -56,8 +61,7 @@ struct TransferCase {
   /// "h2d_pinned", "d2h_pageable", "d2d", "uni_staged": the group a finding is about.
   std::string group() const {
     if (between_ranks)
-      return kRankPatterns[static_cast<std::size_t>(between_ranks->pattern)] + "_" +
-             comm::to_string(between_ranks->path) +
+      return name_of(kRankPatterns, {between_ranks->pattern}) + "_" + comm::to_string(between_ranks->path) +
              (between_ranks->pairing == RankPairing::across_nodes ? "_across_nodes" : "");
     return direction == Direction::d2d ? "d2d"
                                        : name_of(kDirections, direction) + (pinned ? "_pinned" : "_pageable");
@@ -88,8 +92,7 @@ std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c, const
 class TransferExperiment : public CaseList<TransferCase> {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
-    comm_ = ctx.comm;
-    ranks_ = ctx.ranks();
+    ctx_ = ctx;
     device_ = read_device(node);
     std::vector<std::int64_t> default_sizes;
     for (std::int64_t b = 1024; b <= (std::int64_t(1) << 30); b *= 4) default_sizes.push_back(b);
@@ -101,7 +104,6 @@ class TransferExperiment : public CaseList<TransferCase> {
       return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
     };
     host_kinds_ = kernels::host_memory_kinds(device_, wants("pageable"), wants("pinned"));
-    clear_cases();
     for (const Direction direction : directions) {
       const std::string name = name_of(kDirections, direction);
       const bool d2d = direction == Direction::d2d;
@@ -120,6 +122,7 @@ class TransferExperiment : public CaseList<TransferCase> {
             c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(bytes),
                                                         d2d || uses_host_memory(device_) ? 2 : 1,
                                                         "transfer: bytes of a case");
+            c.work = {static_cast<double>(bytes), 0};
             add_case(c, {direction, pinned, bytes, k, std::nullopt});
           }
         }
@@ -132,10 +135,9 @@ class TransferExperiment : public CaseList<TransferCase> {
   void configure_between_ranks(ConfigNode& node) {
     std::vector<std::int64_t> default_sizes;
     for (std::int64_t b = 8; b <= (std::int64_t(1) << 23); b *= 32) default_sizes.push_back(b);
-    auto choices = kRankPatterns;
-    choices.push_back("none");
-    auto patterns = node.get_choice_list("rank_patterns", choices, kRankPatterns);
-    if (std::find(patterns.begin(), patterns.end(), "none") != patterns.end()) {
+    auto patterns =
+        node.get_named_list("rank_patterns", kRankPatterns, {"pingpong", "uni", "bi", "allreduce"});
+    if (std::count(patterns.begin(), patterns.end(), std::nullopt)) {
       if (patterns.size() > 1) node.fail("rank_patterns", "'none' cannot be listed with patterns");
       patterns.clear();
     }
@@ -149,18 +151,17 @@ class TransferExperiment : public CaseList<TransferCase> {
         node.fail("rank_sizes", "every size times `messages` must be below 2 GiB (one MPI message window)");
     }
     const std::vector<comm::CommPath> paths = read_comm_paths(node, device_);
-    if (ranks_ < 2) return;
+    if (ctx_.ranks() < 2) return;
     // Collective, on every rank alike: the input is the same everywhere, so all get here.
-    node_of_ = comm::node_of_ranks(comm_);
-    for (const auto& name : patterns) {
-      const auto pattern = static_cast<RankPattern>(
-          std::find(kRankPatterns.begin(), kRankPatterns.end(), name) - kRankPatterns.begin());
+    node_of_ = comm::node_of_ranks(ctx_.comm);
+    for (const auto chosen : patterns) {
+      const RankPattern pattern = *chosen;
       const bool reduce = pattern == RankPattern::allreduce;
       // Allreduce involves every rank, so pairings do not apply to it.
       for (const auto pairing : reduce ? std::vector<RankPairing>{RankPairing::neighbour} : pairings) {
         const std::string link = reduce ? comm::node_span(node_of_) : comm::pairing_link(pairing, node_of_);
         if (link.empty()) continue;  // across_nodes on one node: no pairs
-        add_rank_cases(name, pattern, pairing, link, paths, sizes, messages);
+        add_rank_cases(name_of(kRankPatterns, chosen), pattern, pairing, link, paths, sizes, messages);
       }
     }
   }
@@ -179,12 +180,12 @@ class TransferExperiment : public CaseList<TransferCase> {
                                   reduce ? bytes / 4 * 4 : bytes,
                                   reduce ? 1 : messages,
                                   pairing,
-                                  comm::pair_partner(pairing, comm_.rank(), node_of_)};
+                                  comm::pair_partner(pairing, ctx_.rank(), node_of_)};
         const std::int64_t slots = reduce || pattern == RankPattern::pingpong ? 1 : messages;
         // Staged: bounded by the slower of the copies through pinned host memory.
         CaseSpec c = case_spec(
             name + " " + comm::to_string(path) + " " + io::human_bytes(static_cast<std::uint64_t>(rc.bytes)) +
-                (reduce ? " p=" + std::to_string(ranks_) : " x" + std::to_string(rc.messages)) +
+                (reduce ? " p=" + std::to_string(ctx_.ranks()) : " x" + std::to_string(rc.messages)) +
                 (across ? " across nodes" : ""),
             {{"direction", name},
              {"host_memory", "-"},
@@ -198,32 +199,27 @@ class TransferExperiment : public CaseList<TransferCase> {
         c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(rc.bytes),
                                                     static_cast<std::uint64_t>(1 + slots),
                                                     "transfer: bytes of a rank-to-rank case");
+        c.work = {moved_bytes(rc), 0};
         add_case(c, {Direction::d2d, false, rc.bytes, 1, rc});
       }
     }
   }
 
   /// The direction, not the dtype, picks the memory spaces: a case state of its own.
-  void setup(const CaseSpec& spec) override {
-    bytes_ = moved_bytes(case_of(spec));
-    state_ = make_copy(spec.device, case_of(spec), comm_);
-  }
+  void setup(const CaseSpec& spec) override { state_ = make_copy(spec.device, case_of(spec), ctx_.comm); }
 
-  Work work() const override { return {bytes_, 0.0}; }
-
-  /// Bytes one repetition moves (per pair between ranks; allreduce: nccl-tests' bus bytes).
-  double moved_bytes(const TransferCase& c) const {
+  /// Bytes one repetition moves per pair of ranks (allreduce: nccl-tests' bus bytes).
+  double moved_bytes(const RankTransferCase& c) const {
     const auto n = static_cast<double>(c.bytes);
-    if (!c.between_ranks) return n;
-    const double m = c.between_ranks->messages;
-    switch (c.between_ranks->pattern) {
+    const double m = c.messages;
+    switch (c.pattern) {
       case RankPattern::pingpong:
       case RankPattern::bi:
         return 2 * n * m;
       case RankPattern::uni:
         return n * m;
       case RankPattern::allreduce:
-        return n * 2 * (ranks_ - 1) / ranks_;
+        return n * 2 * (ctx_.ranks() - 1) / ctx_.ranks();
     }
     return n;
   }
@@ -245,7 +241,7 @@ class TransferExperiment : public CaseList<TransferCase> {
                          std::to_string(c.chunks) + " chunk(s)" + ceiling_note(*best)});
       if (auto f = chunk_ratio(group, rows)) out.push_back(*f);
     }
-    if (ranks_ < 2) {
+    if (ctx_.ranks() < 2) {
       out.push_back({"", "rank_to_rank", std::nullopt, "GB/s",
                      "rank-to-rank cases need 2 or more ranks; this run has 1"});
     }
@@ -273,9 +269,10 @@ class TransferExperiment : public CaseList<TransferCase> {
                               to_string(rc.pairing) + " pair(s) of ranks (" + best.spec.param("link") +
                               ") on " + describe(device_);
     if (rc.pattern == RankPattern::allreduce) {
-      const double algbw = best.gbps * ranks_ / (2.0 * (ranks_ - 1));
+      const int p = ctx_.ranks();
+      const double algbw = best.gbps * p / (2.0 * (p - 1));
       return {{"", "peak_busbw_gbps_" + group, best.gbps, "GB/s",
-               "bus bandwidth = algbw·2(p-1)/p at " + at + ", p=" + std::to_string(ranks_) + ", " +
+               "bus bandwidth = algbw·2(p-1)/p at " + at + ", p=" + std::to_string(p) + ", " +
                    best.spec.param("link") + " (algbw " + io::significant(algbw) + " GB/s)" +
                    ceiling_note(best)}};
     }
@@ -317,9 +314,7 @@ class TransferExperiment : public CaseList<TransferCase> {
 
   Device device_;
   kernels::HostMemoryKinds host_kinds_;
-  double bytes_ = 0;
-  comm::Communicator comm_ = comm::Communicator::world();
-  int ranks_ = 1;
+  RunContext ctx_;
   std::vector<int> node_of_;  // each rank's node (comm::node_of_ranks), with 2 or more ranks
 };
 
