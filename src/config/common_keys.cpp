@@ -39,11 +39,11 @@ std::vector<std::int64_t> read_sizes(ConfigNode& node, const std::string& key,
 }
 
 GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal, const std::string& key) {
-  const std::string choice = node.get_choice(key, {"auto", "vendor", "native"}, "auto");
-  if (choice == "vendor" && !vendor_refusal.empty()) node.fail(key, vendor_refusal);
-  return choice == "vendor"   ? GemmChoice::vendor
-         : choice == "native" ? GemmChoice::native
-                              : GemmChoice::automatic;
+  const GemmChoice choice = node.get_named<GemmChoice>(
+      key, {{"auto", GemmChoice::automatic}, {"vendor", GemmChoice::vendor}, {"native", GemmChoice::native}},
+      "auto");
+  if (choice == GemmChoice::vendor && !vendor_refusal.empty()) node.fail(key, vendor_refusal);
+  return choice;
 }
 
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key) {

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -59,19 +60,20 @@ class ConfigNode {
   /// A list whose items are each one of `choices` (repeats dropped, order kept).
   std::vector<std::string> get_choice_list(const std::string& key, const std::vector<std::string>& choices,
                                            const std::vector<std::string>& fallback);
-  /// get_choice_list with each name mapped to its value: `names` lists {name, value} pairs.
+  /// get_choice with the name mapped to its value: `names` lists {name, value} pairs.
+  template <class Value>
+  Value get_named(const std::string& key, const std::vector<std::pair<std::string, Value>>& names,
+                  const std::string& fallback) {
+    return value_named(names, get_choice(key, names_of(names), fallback));
+  }
+  /// get_choice_list with each name mapped to its value.
   template <class Value>
   std::vector<Value> get_named_list(const std::string& key,
                                     const std::vector<std::pair<std::string, Value>>& names,
                                     const std::vector<std::string>& fallback) {
-    std::vector<std::string> choices;
-    for (const auto& named : names) choices.push_back(named.first);
     std::vector<Value> out;
-    for (const auto& chosen : get_choice_list(key, choices, fallback)) {
-      for (const auto& named : names) {
-        if (named.first == chosen) out.push_back(named.second);
-      }
-    }
+    for (const auto& chosen : get_choice_list(key, names_of(names), fallback))
+      out.push_back(value_named(names, chosen));
     return out;
   }
   /// Records that `key`'s default is not a constant but comes from `source` ("run.dtype",
@@ -97,6 +99,19 @@ class ConfigNode {
   const std::string& path() const { return path_; }
 
  private:
+  template <class Value>
+  static std::vector<std::string> names_of(const std::vector<std::pair<std::string, Value>>& names) {
+    std::vector<std::string> out;
+    for (const auto& named : names) out.push_back(named.first);
+    return out;
+  }
+  /// The value of a name get_choice accepted, so one of `names`.
+  template <class Value>
+  static const Value& value_named(const std::vector<std::pair<std::string, Value>>& names,
+                                  const std::string& name) {
+    return std::find_if(names.begin(), names.end(), [&](const auto& named) { return named.first == name; })
+        ->second;
+  }
   YAML::Node value_of(const std::string& key);
   /// Merges `facts` into declared_[key].
   void declare(const std::string& key, const nlohmann::json& facts);

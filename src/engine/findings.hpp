@@ -84,6 +84,16 @@ struct Crossover {
   bool found() const { return first < sizes.size(); }
 };
 Crossover find_crossover(const std::map<std::int64_t, std::pair<double, double>>& seconds);
+/// find_crossover of rows, each at size_of(row), on the second side where second_side(row).
+template <class SizeOf, class SecondSide>
+Crossover find_crossover(const ResultRows& rows, SizeOf size_of, SecondSide second_side) {
+  std::map<std::int64_t, std::pair<double, double>> seconds;
+  for (const CaseResult* r : rows) {
+    auto& slot = seconds[size_of(*r)];
+    (second_side(*r) ? slot.second : slot.first) = r->seconds.median;
+  }
+  return find_crossover(seconds);
+}
 
 /// The dtypes the results hold, each once, in the order they first appear.
 std::vector<DType> dtypes_of(const std::vector<CaseResult>& results);

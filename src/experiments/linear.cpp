@@ -1,5 +1,6 @@
 // linear: the chapter's "Neural Networks and GPUs" section and exercise 2. A Linear(in, 1)
-// layer lives on the chosen device; it is trained by minibatch SGD on synthetic data
+// layer lives on the chosen device; it is trained by minibatch SGD on the chapter's synthetic
+// data (ops/linear_sgd.hpp)
 //   X ~ U[-1, 1)^(samples×in),  y = X·w* + b* + U[-0.01, 0.01),  w* = [2, -3.4, 2, ...], b* = 4.2
 // with L = Σ (x·w + b − y)² / (2B), grad_w = Xᵀ·err / B, grad_b = mean(err) (kernels/linear.hpp).
 // `kernel`: vendor computes X·w and errᵀ·X with BLAS GEMMs, native with fused row and column
@@ -38,10 +39,7 @@
 namespace minigpu {
 namespace {
 
-constexpr double kTrueBias = 4.2;    // the chapter's b
-constexpr double kNoise = 0.01;      // half-width of the label noise
 constexpr double kTolerance = 0.05;  // max |w - w*| and |b - b*| to call them recovered
-constexpr std::uint64_t kDataSeed = 2024, kInitSeed = 7;
 
 struct Settings {
   std::int64_t in = 8, samples = 4096;
@@ -58,19 +56,6 @@ std::uint64_t device_elements(const Settings& s, bool parameters, bool copy) {
   return params + data + batch + (s.in + 2) + s.steps();
 }
 
-/// The chapter's w = [2, -3.4], repeated to `in` features.
-template <class T>
-std::vector<T> true_weights(std::int64_t in) {
-  std::vector<T> w(static_cast<std::size_t>(in));
-  for (std::size_t j = 0; j < w.size(); ++j) w[j] = j % 2 == 0 ? T(2) : T(-3.4);
-  return w;
-}
-
-template <class T>
-RegressionData<T> make_dataset(const Settings& s) {
-  return make_regression_data<T>(s.samples, true_weights<T>(s.in), T(kTrueBias), T(kNoise), kDataSeed);
-}
-
 struct LinearCase {
   bool parameters = false;  ///< the parameter-rule case; else a training case
   bool copy = false;        ///< data copied per batch (else resident on the device)
@@ -85,10 +70,10 @@ class ParameterRule : public CaseState {
   ParameterRule(const Settings& s, const RegressionData<T>& data)
       : s_(s),
         layer_(s.in, s.device),
-        w_(true_weights<T>(s.in)),
+        w_(chapter_weights<T>(s.in)),
         x_host_(data.x.data(), data.x.data() + s.sgd.batch_size * s.in) {
     layer_.set_weight(w_);
-    layer_.set_bias(T(kTrueBias));
+    layer_.set_bias(T(kChapterBias));
     x_ = from_vector<T>(x_host_, {s.sgd.batch_size, s.in}, s.device);
     out_ = Tensor<T>({s.sgd.batch_size, 1}, s.device, "minigpu::linear::output");
   }
@@ -98,10 +83,10 @@ class ParameterRule : public CaseState {
   Check verify() override {
     const Device d = s_.device;
     const bool placed = layer_.weight().device() == d && layer_.bias().device() == d && out_.device() == d;
-    const double err = forward_error(out_.to_vector(), x_host_, w_, kTrueBias);
+    const double err = forward_error(out_.to_vector(), x_host_, w_, kChapterBias);
     const double tol = relative_tolerance<T>();
     // A host write must land in device storage and read back bit for bit.
-    const bool round_trip = parameters_round_trip(layer_, w_, T(kTrueBias));
+    const bool round_trip = parameters_round_trip(layer_, w_, T(kChapterBias));
     std::string detail =
         "weight, bias, output on " + (placed ? describe(d) : std::string("DIFFERENT devices"));
     detail += round_trip ? "; host round trip exact" : "; host round trip WRONG";
@@ -129,7 +114,7 @@ class Training : public CaseState {
     // device's own log (same math either way). Recovering w* and b* is reported, not
     // required, since a short training (little data, few epochs, small lr) honestly stops
     // short of them.
-    const std::vector<T> w = layer_.weight_values(), w_true = true_weights<T>(s_.in);
+    const std::vector<T> w = layer_.weight_values(), w_true = chapter_weights<T>(s_.in);
     const T b = layer_.bias_value();
     const SgdComparison c = compare_with_reference(w, b, trainer_.losses().data(), trainer_.device_losses(),
                                                    s_.sgd.epochs, reference_sgd(data_, s_.sgd));
@@ -137,7 +122,7 @@ class Training : public CaseState {
     double w_err = 0;
     for (std::size_t j = 0; j < w.size(); ++j)
       w_err = std::max(w_err, std::abs(double(w[j]) - double(w_true[j])));
-    const double b_err = std::abs(double(b) - kTrueBias);
+    const double b_err = std::abs(double(b) - kChapterBias);
     // NaN compares false: parameters that overflowed (a diverging lr) are no result.
     const bool passed = c.parameters <= tol && c.same_log && c.losses <= tol;
     if (!std::isfinite(c.parameters))
@@ -165,7 +150,7 @@ std::unique_ptr<CaseState> make_case(const Settings& s, DType dtype, bool parame
   return dispatch(s.device, dtype, [&](auto place) -> std::unique_ptr<CaseState> {
     using T = typename decltype(place)::value_type;
     using Mem = typename decltype(place)::memory_space;
-    const auto data = make_dataset<T>(s);
+    const auto data = chapter_regression_data<T>(s.samples, s.in);
     if (parameters) return std::make_unique<ParameterRule<T>>(s, data);
     return std::make_unique<Training<T, Mem>>(s, data);
   });
@@ -185,7 +170,6 @@ class LinearExperiment : public CaseList<LinearCase> {
     // Past a few units every input here diverges to inf: a typo, not an experiment.
     constexpr double kMaxLearningRate = 100;
     s_.sgd.lr = node.get_number("lr", 0.2, 0, kMaxLearningRate, /*open_min=*/true);
-    s_.sgd.init_seed = kInitSeed;
     const std::vector<DType> dtypes = read_dtypes(node, ctx.default_dtype);
     s_.device = read_device(node);
     const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(s_.device, "native"));

@@ -95,9 +95,8 @@ class MatmulExperiment : public CaseList<MatmulCase> {
       node.fail("sizes", "every size is above cpu_max_size (" + std::to_string(cpu_max_size) +
                              ") and there is no GPU to run them on");
     }
-    variants_ = node.get_named_list("variants", kVariants, {"vendor", "tiled"});
-    const bool want_vendor =
-        std::find(variants_.begin(), variants_.end(), Variant::vendor) != variants_.end();
+    const auto variants = node.get_named_list("variants", kVariants, {"vendor", "tiled"});
+    const bool want_vendor = std::find(variants.begin(), variants.end(), Variant::vendor) != variants.end();
     if (want_vendor &&
         std::none_of(devices.begin(), devices.end(), [](Device d) { return kernels::has_vendor_gemm(d); })) {
       node.fail("variants", kernels::vendor_gemm_refusal(devices.front(), "tiled"));
@@ -116,13 +115,12 @@ class MatmulExperiment : public CaseList<MatmulCase> {
           spec.device_bytes = 3 * matrix_bytes + 4 * static_cast<std::uint64_t>(n) * 8;
           add_case(spec, {v, n});
         },
-        dtypes, variants_, sizes, devices);
+        dtypes, variants, sizes, devices);
   }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override;
 
  private:
-  std::vector<Variant> variants_;
   bool has_gpu_ = false;
 };
 
@@ -149,40 +147,36 @@ std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& r
                                     ? "; cpu and gpu are the same physical host here (emulated GPU), so this "
                                       "reflects noise, not hardware"
                                     : "";
-  for (DType dt : dtypes_of(results)) {
-    for (Variant v : variants_) {
-      const std::string name = "crossover_n_" + name_of(kVariants, v) + "_" + to_string(dt);
-      if (!has_gpu_) {
-        out.push_back({"", name, std::nullopt, "n",
-                       "no GPU: try_gpu() is cpu, so only cpu cases ran and there is nothing to cross"});
-        continue;
-      }
-      std::map<std::int64_t, std::pair<double, double>> seconds;  // n -> (cpu, gpu), median
-      for (const auto& r : results) {
-        const MatmulCase& c = case_of(r.spec);
-        if (r.spec.dtype != dt || c.variant != v) continue;
-        auto& slot = seconds[c.n];
-        (r.spec.device.is_gpu() ? slot.second : slot.first) = r.seconds.median;
-      }
-      // The smallest size from which the gpu wins at every larger size measured.
-      const Crossover x = find_crossover(seconds);
-      if (x.sizes.empty()) continue;
-      Finding f{"", name, std::nullopt, "n", ""};
-      if (!x.found()) {
-        f.note = "CPU faster at every size up to " + std::to_string(x.sizes.back()) +
-                 ": no crossover in the sweep";
-      } else if (x.first == 0) {
-        f.value = static_cast<double>(x.sizes.front());
-        f.note = "gpu faster at every size measured, from n=" + std::to_string(x.sizes.front());
-      } else {
-        f.value = static_cast<double>(x.sizes[x.first]);
-        f.note = "cpu faster at n=" + std::to_string(x.sizes[x.first - 1]) +
-                 ", gpu faster from n=" + std::to_string(x.sizes[x.first]) + " up";
-      }
-      f.note += cpu_is + same_host;
-      if (!same_host.empty()) f.mark_unreliable("cpu and gpu are the same host (emulated GPU)");
-      out.push_back(f);
+  const auto by_dtype_and_variant = group_rows(
+      results, [&](const CaseResult& r) { return std::pair(r.spec.dtype, case_of(r.spec).variant); });
+  for (const auto& [dtype_variant, rows] : by_dtype_and_variant) {
+    const auto [dt, v] = dtype_variant;
+    const std::string name = "crossover_n_" + name_of(kVariants, v) + "_" + to_string(dt);
+    if (!has_gpu_) {
+      out.push_back({"", name, std::nullopt, "n",
+                     "no GPU: try_gpu() is cpu, so only cpu cases ran and there is nothing to cross"});
+      continue;
     }
+    // The smallest size from which the gpu wins at every larger size measured.
+    const Crossover x = find_crossover(
+        rows, [&](const CaseResult& r) { return case_of(r.spec).n; },
+        [](const CaseResult& r) { return r.spec.device.is_gpu(); });
+    if (x.sizes.empty()) continue;
+    Finding f{"", name, std::nullopt, "n", ""};
+    if (!x.found()) {
+      f.note =
+          "CPU faster at every size up to " + std::to_string(x.sizes.back()) + ": no crossover in the sweep";
+    } else if (x.first == 0) {
+      f.value = static_cast<double>(x.sizes.front());
+      f.note = "gpu faster at every size measured, from n=" + std::to_string(x.sizes.front());
+    } else {
+      f.value = static_cast<double>(x.sizes[x.first]);
+      f.note = "cpu faster at n=" + std::to_string(x.sizes[x.first - 1]) +
+               ", gpu faster from n=" + std::to_string(x.sizes[x.first]) + " up";
+    }
+    f.note += cpu_is + same_host;
+    if (!same_host.empty()) f.mark_unreliable("cpu and gpu are the same host (emulated GPU)");
+    out.push_back(f);
   }
   return out;
 }

@@ -77,10 +77,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
     const auto decompositions = node.get_named_list("decompositions", kDecompositions, {"row", "summa"});
     block_size_ = node.get_int("block_size", kScalapackDefaultBlock, 1, kMaxScalingN);
     dtypes_ = read_dtypes(node, ctx.default_dtype);
-    const std::string overlap = node.get_choice("overlap", {"true", "false", "both"}, "true");
-    std::vector<bool> overlaps;
-    if (overlap != "true") overlaps.push_back(false);
-    if (overlap != "false") overlaps.push_back(true);
+    const auto overlaps = node.get_named<std::vector<bool>>(
+        "overlap", {{"true", {true}}, {"false", {false}}, {"both", {false, true}}}, "true");
     panel_width_ = node.get_int("panel_width", 0, 0, kMaxScalingN);
     node.default_from(
         "panel_width",

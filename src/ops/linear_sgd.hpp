@@ -44,6 +44,20 @@ RegressionData<T> make_regression_data(std::int64_t samples, const std::vector<T
   return d;
 }
 
+/// The chapter's synthetic data (d2l's synthetic_data), its w* = [2, -3.4] repeated to `in`
+/// features and b* = 4.2, with labels U[-0.01, 0.01) off the plane, from a fixed seed.
+constexpr double kChapterBias = 4.2;
+template <class T>
+std::vector<T> chapter_weights(std::int64_t in) {
+  std::vector<T> w(static_cast<std::size_t>(in));
+  for (std::size_t j = 0; j < w.size(); ++j) w[j] = j % 2 == 0 ? T(2) : T(-3.4);
+  return w;
+}
+template <class T>
+RegressionData<T> chapter_regression_data(std::int64_t samples, std::int64_t in) {
+  return make_regression_data<T>(samples, chapter_weights<T>(in), T(kChapterBias), T(0.01), 2024);
+}
+
 struct SgdOptions {
   std::int64_t batch_size = 64;
   std::int64_t epochs = 1;

@@ -5,7 +5,7 @@
 #include "comm/rank_pairs.hpp"
 #include "core/backend.hpp"
 #include "experiment_harness.hpp"
-#include "experiments/transfer/rank_transfer.hpp"
+#include "experiments/transfer/copy_states.hpp"
 #include "kernels/byte_copy.hpp"
 #include "test_support.hpp"
 

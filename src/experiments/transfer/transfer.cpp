@@ -8,7 +8,7 @@
 // on the host. Accounting per repetition: bytes = the buffer size (each byte counted once), flops 0.
 // Device memory of a cpu or emulated GPU is host memory; pinned host memory exists only where
 // the backend has it (kHasPinnedHostMemory), else only pageable is measured.
-// Between ranks (2 or more), as OSU and nccl-tests measure them (transfer/rank_transfer.hpp):
+// Between ranks (2 or more), as OSU and nccl-tests measure them (transfer/copy_states.hpp):
 //   pingpong (latency), uni and bi (bandwidth, `messages` in flight), allreduce (busbw), each
 //   over `rank_sizes`, direct (GPU-aware MPI or host memory) and/or staged through the host;
 //   point-to-point pairs as `pairs` asks (comm/rank_pairs.hpp), each row's `link` saying
@@ -22,8 +22,7 @@
 #include "engine/comm_keys.hpp"
 #include "engine/findings.hpp"
 #include "engine/registry.hpp"
-#include "experiments/transfer/host_copy.hpp"
-#include "experiments/transfer/rank_transfer.hpp"
+#include "experiments/transfer/copy_states.hpp"
 #include "io/format.hpp"
 
 #include <algorithm>

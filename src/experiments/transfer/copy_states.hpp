@@ -1,7 +1,10 @@
-// The rank-to-rank cases of the `transfer` experiment: buffers in one device's memory on each
-// rank, moved by MPI, directly (GPU-aware MPI, or host memory) or staged through the host.
-// Ranks pair up as comm/rank_pairs.hpp says; a rank without a partner idles in
-// point-to-point cases.
+// The case states of the `transfer` experiment. Within one rank, CopyState: `bytes` from a
+// source to a destination buffer in fixed memory spaces (host pageable or pinned, device), as
+// `chunks` deep_copies; the source holds a position-dependent byte pattern and verify() checks
+// every destination byte on the host.
+// Between ranks: buffers in one device's memory on each rank, moved by MPI, directly
+// (GPU-aware MPI, or host memory) or staged through the host. Ranks pair up as
+// comm/rank_pairs.hpp says; a rank without a partner idles in point-to-point cases.
 //   pingpong   the lower rank sends, the partner echoes back, `messages` times: bytes 2·n·m
 //              per pair, one-way latency = time / (2m)
 //   uni        the lower rank streams m messages in flight, the partner acknowledges: n·m
@@ -18,10 +21,44 @@
 #include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
 
+#include <Kokkos_Core.hpp>
+
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 namespace minigpu {
+
+constexpr std::uint64_t kTransferPatternSeed = 0x7A5F3E2D1C0B0A09ULL;
+
+/// A source and a destination buffer in fixed memory spaces.
+template <class DstSpace, class SrcSpace>
+class CopyState : public CaseState {
+ public:
+  CopyState(std::int64_t bytes, std::int64_t chunks)
+      : chunks_(chunks),
+        dst_("minigpu::transfer::dst", bytes),
+        src_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "minigpu::transfer::src"), bytes) {
+    kernels::fill_pattern(src_, kTransferPatternSeed);
+    Kokkos::fence();
+  }
+
+  void run() override { kernels::chunked_copy(dst_, src_, chunks_); }
+
+  Check verify() override {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dst_);
+    const auto n = static_cast<std::int64_t>(host.extent(0));
+    const std::int64_t bad = kernels::find_pattern_mismatch(host.data(), n, kTransferPatternSeed);
+    if (bad >= 0)
+      return {false, "destination byte " + std::to_string(bad) + " differs from the source pattern"};
+    return {true, "all " + std::to_string(n) + " bytes match"};
+  }
+
+ private:
+  std::int64_t chunks_;
+  Kokkos::View<unsigned char*, Kokkos::LayoutRight, DstSpace> dst_;
+  Kokkos::View<unsigned char*, Kokkos::LayoutRight, SrcSpace> src_;
+};
 
 enum class RankPattern { pingpong, uni, bi, allreduce };
 
