@@ -130,10 +130,10 @@ class Training : public CaseState {
     std::string detail = io::formatted("parameters vs host SGD max rel err %.1e; mean loss %.3g -> %.3g; ",
                                        c.parameters, c.first_mean, c.last_mean);
     detail += io::formatted("loss log vs host SGD max rel err %.1e; ", c.losses);
-    detail += w_err <= kTolerance && b_err <= kTolerance
-                  ? io::formatted("recovered w*, b* (max|w-w*| %.1e, |b-b*| %.1e)", w_err, b_err)
-                  : io::formatted("stopped short of w*, b* (max|w-w*| %.1e, |b-b*| %.1e): train longer",
-                                  w_err, b_err);
+    const bool recovered = w_err <= kTolerance && b_err <= kTolerance;
+    detail += io::formatted(recovered ? "recovered w*, b* (max|w-w*| %.1e, |b-b*| %.1e)"
+                                      : "stopped short of w*, b* (max|w-w*| %.1e, |b-b*| %.1e): train longer",
+                            w_err, b_err);
     if (s_.sgd.sync_loss || !c.same_log)
       detail += c.same_log ? "; host copies = device log" : "; host copies DIFFER from device log";
     return {passed, detail};

@@ -25,7 +25,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 
 namespace minigpu {
@@ -50,7 +49,6 @@ class LogState {
   virtual void run() = 0;
   virtual std::vector<double> logged() const = 0;
   virtual std::vector<double> host_reference(std::int64_t steps) const = 0;
-  virtual double epsilon() const = 0;
 };
 
 template <class Mem, class T>
@@ -108,8 +106,6 @@ class LoggingState : public LogState {
     const auto x0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x0_);
     return kernels::power_iteration_norms(a.data(), x0.data(), c_.n, steps);
   }
-
-  double epsilon() const override { return std::numeric_limits<T>::epsilon(); }
 
  private:
   LoggingCase c_;
@@ -197,7 +193,7 @@ Check LoggingExperiment::verify() {
   auto& reference = references_[dtype];
   if (static_cast<std::int64_t>(reference.size()) < host_steps) reference = log_->host_reference(host_steps);
   // The device sums in T, the host in double: rounding of sums of n and n² terms.
-  const double eps = log_->epsilon();
+  const double eps = epsilon_of(dtype);
   Check check = tolerance_check("first " + std::to_string(host_steps) + " steps vs host: ",
                                 kernels::max_rel_diff(got, reference, static_cast<std::size_t>(host_steps)),
                                 32.0 * n * eps);

@@ -96,8 +96,7 @@ class MatmulExperiment : public CaseList<MatmulCase> {
                              ") and there is no GPU to run them on");
     }
     const auto variants = node.get_named_list("variants", kVariants, {"vendor", "tiled"});
-    const bool want_vendor = std::find(variants.begin(), variants.end(), Variant::vendor) != variants.end();
-    if (want_vendor &&
+    if (std::count(variants.begin(), variants.end(), Variant::vendor) &&
         std::none_of(devices.begin(), devices.end(), [](Device d) { return kernels::has_vendor_gemm(d); })) {
       node.fail("variants", kernels::vendor_gemm_refusal(devices.front(), "tiled"));
     }

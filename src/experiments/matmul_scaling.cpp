@@ -1,31 +1,26 @@
 // matmul_scaling: one distributed C = A·B (n×n) over the first p ranks of the job, for every p
-// of a sweep inside ONE MPI job, each rank computing on its own `device` (default try_gpu()). Ranks >= p
-// sit the case out. Algorithms (distributed/distributed_matmul.hpp), per repetition:
-//   row    allgather B's row blocks (comm), then C_r = A_r·B over the rank's rows (compute)
-//   summa  on a pr×pc grid, per panel of k (at most panel_width wide): broadcast A(I, panel)
-//          along process rows and B(panel, J) down process columns, then C_IJ += A(I, panel)·
-//          B(panel, J) (compute). overlap (default) posts the next panel's broadcasts before
-//          each product, and "comm" is then only the exposed part; `summa_blocking` rows wait
-//          for each panel's broadcasts first (distributed/summa_matmul.hpp)
-//   scalapack  ScaLAPACK's PSGEMM/PDGEMM on a BLACS grid shaped like summa's, nb×nb blocks
-//          (`block_size`) dealt 2-D block-cyclically, host memory only: the library a user
-//          would otherwise call, timed whole as compute (it interleaves comm inside one call)
-// Local products run `kernel` (auto: the one measured faster at the size of a rank's share on the most
-// ranks). mode strong keeps n fixed: speedup t1/tp, efficiency t1/(p·tp); mode weak grows n with ∛p so work
-// per rank stays fixed: efficiency t1/tp. Messages go `staged` through host memory or `direct` from device
-// memory (gpu_aware_mpi).
-// Accounting per repetition: flops = 2n³ for the whole product, the same on every rank, so GFLOP/s is the
-// aggregate over the p ranks; bytes = elements received over MPI by all ranks together × sizeof(T): (p-1)·n²
-// for row, (pr-1 + pc-1)·n² for summa, 0 at p = 1; scalapack is counted as summa (PBLAS broadcasts the same A
-// and B panels for square operands).
-// Model: every row's model_s is the α–β–γ estimate (distributed/scaling_model.hpp) with α and β measured
-// between ranks and γ of the local products' shapes, all in this run (distributed/calibration.hpp);
-// model_error_pct = 100·(model − measured)/measured. Without panel_width the model picks it. scalapack is
-// modelled as blocking SUMMA whose panel the model chooses, its products at the host BLAS's rate: PBLAS
-// multiplies in panels of its own, wider than nb (an approximation). Check: C·v against A·(B·v) for a
-// deterministic v, A and B taken from their formulas, each rank its share, summed over the p ranks; for n <=
-// 64 also all of C on rank 0 against a host triple loop. Entries are small integers, so C is exact in either
-// dtype.
+// of a sweep inside ONE MPI job, each rank computing on its own `device` (default try_gpu()).
+// Ranks >= p sit the case out. Algorithms (distributed/distributed_matmul.hpp says how each
+// moves its data), per repetition:
+//   row        allgather B's row blocks ("comm"), then the rank's rows of C ("compute")
+//   summa      per panel of k, broadcasts along process rows and columns, then the local update;
+//              overlapped by default, so "comm" is only the exposed part; `summa_blocking` rows
+//              wait for each panel's broadcasts first
+//   scalapack  ScaLAPACK's PxGEMM, nb = `block_size`, host memory only: the library a user would
+//              otherwise call, timed whole as "compute" (its messages travel inside one call)
+// Local products run `kernel` (auto: the one measured faster at a rank's share on the most
+// ranks). mode strong keeps n fixed: speedup t1/tp, efficiency t1/(p·tp); mode weak grows n with
+// ∛p so work per rank stays fixed: efficiency t1/tp. Messages go `staged` through host memory or
+// `direct` from device memory (gpu_aware_mpi).
+// Accounting per repetition: flops = 2n³ for the whole product, so GFLOP/s is the aggregate over
+// the p ranks; bytes = elements received over MPI by all ranks together × sizeof(T)
+// (received_elements: (p-1)·n² for row, (pr-1 + pc-1)·n² for summa and scalapack, 0 at p = 1).
+// Model: each row's model_s is the α–β–γ estimate (distributed/scaling_model.hpp) from α, β and
+// γ measured in this run (distributed/calibration.hpp, which says how scalapack is modelled);
+// model_error_pct = 100·(model − measured)/measured. Without panel_width the model picks it.
+// Check: C·v against A·(B·v) for a deterministic v, each rank its share, summed over the p
+// ranks; for n <= 64 also all of C on rank 0 against a host triple loop. Entries are small
+// integers, so C is exact in either dtype.
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "distributed/calibration.hpp"

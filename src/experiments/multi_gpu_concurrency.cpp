@@ -85,13 +85,12 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
                            {{"mode", mode}, {"k", ctx_.ranks()}, {"n", n_}, {"multiplies_per_gpu", per_gpu_}},
                            pick, device_, dtype, "n");
         c.ceiling_scale = sequential ? 1 : ctx_.ranks();
-        // The same multiplies in both modes: k·per_gpu, by all ranks together.
-        const double multiplies = static_cast<double>(per_gpu_ * ctx_.ranks());
-        c.work = {multiplies * 3 * static_cast<double>(n_ * n_ * size_of(dtype)),
-                  multiplies * gemm_flops(n_, n_, n_)};
-        c.flops_estimate = (sequential ? multiplies : static_cast<double>(per_gpu_)) * gemm_flops(n_, n_, n_);
-        c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);
-        const std::int64_t mine = sequential ? (ctx_.rank() == 0 ? per_gpu_ * ctx_.ranks() : 0) : per_gpu_;
+        const std::int64_t all = per_gpu_ * ctx_.ranks();  // per repetition, by all ranks, in both modes
+        const std::int64_t mine = sequential ? (ctx_.rank() == 0 ? all : 0) : per_gpu_;
+        const std::uint64_t matrices = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);  // A, B, C
+        c.work = {static_cast<double>(all) * static_cast<double>(matrices), all * gemm_flops(n_, n_, n_)};
+        c.flops_estimate = static_cast<double>(sequential ? all : per_gpu_) * gemm_flops(n_, n_, n_);
+        c.device_bytes = matrices;
         add_case(c, {sequential, pick.kernel, n_, mine});
       }
     }
