@@ -2,7 +2,7 @@
 
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"
-#include "comm/views.hpp"
+#include "comm/point_to_point.hpp"
 #include "core/dispatch.hpp"
 #include "core/gemm_dims.hpp"
 #include "core/stopwatch.hpp"
@@ -47,24 +47,19 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-// Median round trip of `elems` floats between ranks a and b (0 on every other rank).
+// Median round trip of `elems` floats between ranks a < b (OSU's ping-pong, one trip at a time);
+// 0 on every other rank.
 template <class Mem>
 double round_trip(const comm::Communicator& comm, int a, int b, std::int64_t elems, int trips,
                   comm::CommPath path) {
   const int me = comm.rank();
+  if (me != a && me != b) return 0;
   Kokkos::View<float*, Mem> buffer("minigpu::calibration::pingpong", elems);
   comm::Transport<float> transport(path, 2 * elems, "minigpu::calibration::stage");
-  const int none = comm::kNoRank;
   std::vector<double> times;
-  for (int trip = 0; me == a || me == b ? trip <= trips : false; ++trip) {  // trip 0 warms up
+  for (int trip = 0; trip <= trips; ++trip) {  // trip 0 warms up
     const auto t0 = Clock::now();
-    if (me == a) {
-      comm::sendrecv(buffer, b, buffer, none, 0, comm, transport);
-      comm::sendrecv(buffer, none, buffer, b, 0, comm, transport);
-    } else {
-      comm::sendrecv(buffer, none, buffer, a, 0, comm, transport);
-      comm::sendrecv(buffer, a, buffer, none, 0, comm, transport);
-    }
+    comm::ping_pong(buffer, buffer, me == a ? b : a, me == a, 1, comm, transport);
     if (trip > 0) times.push_back(seconds_since(t0));
   }
   return median(times);
