@@ -88,7 +88,8 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
         const std::int64_t all = per_gpu_ * ctx_.ranks();  // per repetition, by all ranks, in both modes
         const std::int64_t mine = sequential ? (ctx_.rank() == 0 ? all : 0) : per_gpu_;
         const std::uint64_t matrices = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);  // A, B, C
-        c.work = {static_cast<double>(all) * static_cast<double>(matrices), all * gemm_flops(n_, n_, n_)};
+        c.work = {static_cast<double>(all) * static_cast<double>(matrices),
+                  static_cast<double>(all) * gemm_flops(n_, n_, n_)};
         c.flops_estimate = static_cast<double>(sequential ? all : per_gpu_) * gemm_flops(n_, n_, n_);
         c.device_bytes = matrices;
         add_case(c, {sequential, pick.kernel, n_, mine});

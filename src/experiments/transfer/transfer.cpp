@@ -97,11 +97,11 @@ class TransferExperiment : public CaseList<TransferCase> {
     for (std::int64_t b = 1024; b <= (std::int64_t(1) << 30); b *= 4) default_sizes.push_back(b);
     const auto sizes = node.get_byte_list("sizes", default_sizes, kMaxBytes);
     const auto directions = node.get_named_list("directions", kDirections, {"h2d", "d2h", "d2d"});
-    const auto pinned = node.get_named_list<bool>("host_memory", {{"pageable", false}, {"pinned", true}},
-                                                  {"pageable", "pinned"});
+    const auto kinds = node.get_named_list<bool>("host_memory", {{"pageable", false}, {"pinned", true}},
+                                                 {"pageable", "pinned"});  // true: pinned
     const auto chunks = node.get_int_list("chunks", {1, 16, 256}, 1, kMaxChunks);
-    host_kinds_ = kernels::host_memory_kinds(device_, std::count(pinned.begin(), pinned.end(), false) > 0,
-                                             std::count(pinned.begin(), pinned.end(), true) > 0);
+    host_kinds_ = kernels::host_memory_kinds(device_, std::count(kinds.begin(), kinds.end(), false) > 0,
+                                             std::count(kinds.begin(), kinds.end(), true) > 0);
     for (const Direction direction : directions) {
       const std::string name = name_of(kDirections, direction);
       const bool d2d = direction == Direction::d2d;
