@@ -8,16 +8,11 @@
 #include "core/shape.hpp"
 
 #include <cstddef>
-#include <limits>
 
 namespace minigpu {
 
 /// Bytes of one element of `t`.
 constexpr std::size_t size_of(DType t) { return t == DType::f32 ? sizeof(float) : sizeof(double); }
-/// The machine epsilon of `t` (2^-23 or 2^-52): the unit a rounding tolerance counts in.
-constexpr double epsilon_of(DType t) {
-  return t == DType::f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-}
 
 /// A scalar type as a value, so generic lambdas can receive it.
 template <class T>

@@ -25,7 +25,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 
 namespace minigpu {
 namespace {
@@ -41,23 +43,22 @@ struct LoggingCase {
   std::int64_t n = 0, steps = 0;
 };
 
-/// One case's run, and what the experiment's verify compares across cases: the log the host
-/// received, and the recurrence recomputed on the host in double from the same A and X_0.
-class LogState {
- public:
-  virtual ~LogState() = default;
-  virtual void run() = 0;
-  virtual std::vector<double> logged() const = 0;
-  virtual std::vector<double> host_reference(std::int64_t steps) const = 0;
+/// What verify() compares across the cases of one dtype: the recurrence recomputed on the host
+/// in double from the same A and X_0 (once, for as many steps as any case checks), and the last
+/// log the host received, with its mode.
+struct LogBook {
+  std::vector<double> reference;
+  std::optional<std::pair<Mode, std::vector<double>>> last;
 };
 
 template <class Mem, class T>
-class LoggingState : public LogState {
+class LoggingState : public CaseState {
  public:
   using View = Kokkos::View<T*, Mem>;
 
-  explicit LoggingState(const LoggingCase& c)
+  LoggingState(const LoggingCase& c, LogBook* book)
       : c_(c),
+        book_(book),
         a_("minigpu::logging::A", c.n * c.n),
         x0_("minigpu::logging::X0", c.n * c.n),
         y_{View("minigpu::logging::Y_even", c.n * c.n), View("minigpu::logging::Y_odd", c.n * c.n)},
@@ -93,22 +94,40 @@ class LoggingState : public LogState {
     if (!sync) Kokkos::deep_copy(host_log_, log_);
   }
 
+  Check verify() override {
+    const std::vector<double> got = logged();
+    const double n = static_cast<double>(c_.n), eps = std::numeric_limits<T>::epsilon();
+    const auto host_steps = static_cast<std::int64_t>(std::min<double>(
+        static_cast<double>(c_.steps), std::max(8.0, kHostCheckFlops / (2.0 * n * n * n + 3.0 * n * n))));
+    if (static_cast<std::int64_t>(book_->reference.size()) < host_steps) {
+      const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a_);
+      const auto x0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x0_);
+      book_->reference = kernels::power_iteration_norms(a.data(), x0.data(), c_.n, host_steps);
+    }
+    // The device sums in T, the host in double: rounding of sums of n and n² terms.
+    Check check = tolerance_check(
+        "first " + std::to_string(host_steps) + " steps vs host: ",
+        kernels::max_rel_diff(got, book_->reference, static_cast<std::size_t>(host_steps)), 32.0 * n * eps);
+    // The other mode ran the same kernels in the same order, so the logs should agree to rounding.
+    if (book_->last && book_->last->first != c_.mode) {
+      check.also(tolerance_check("all steps vs " + name_of(kModes, book_->last->first) + ": ",
+                                 kernels::max_rel_diff(got, book_->last->second, got.size()), 16.0 * eps));
+    }
+    book_->last = {c_.mode, got};
+    return check;
+  }
+
+ private:
   /// The norms the host received: the inverses of the logged factors.
-  std::vector<double> logged() const override {
+  std::vector<double> logged() const {
     Kokkos::fence();
     std::vector<double> norms(static_cast<std::size_t>(c_.steps));
     for (std::int64_t t = 0; t < c_.steps; ++t) norms[t] = 1.0 / static_cast<double>(host_log_(t));
     return norms;
   }
 
-  std::vector<double> host_reference(std::int64_t steps) const override {
-    const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a_);
-    const auto x0 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), x0_);
-    return kernels::power_iteration_norms(a.data(), x0.data(), c_.n, steps);
-  }
-
- private:
   LoggingCase c_;
+  LogBook* book_;
   View a_, x0_, y_[2], log_;
   Kokkos::View<T*, Kokkos::HostSpace> host_log_;
 };
@@ -138,15 +157,8 @@ class LoggingExperiment : public CaseList<LoggingCase> {
   }
 
   void setup(const CaseSpec& spec) override {
-    set_current(spec);
-    log_ = make_case_state<LoggingState, LogState>(spec.device, spec.dtype, case_of(spec));
+    state_ = make_case_state<LoggingState>(spec.device, spec.dtype, case_of(spec), &books_[spec.dtype]);
   }
-
-  void run_once() override { log_->run(); }
-
-  Check verify() override;
-
-  void teardown() override { log_.reset(); }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
     const bool host_memory = std::any_of(results.begin(), results.end(),
@@ -178,34 +190,8 @@ class LoggingExperiment : public CaseList<LoggingCase> {
 
  private:
   std::int64_t n_ = 100, steps_ = 1000;
-  std::unique_ptr<LogState> log_;
-  std::map<DType, std::vector<double>> references_;             // host recurrence per dtype
-  std::map<DType, std::pair<Mode, std::vector<double>>> logs_;  // the last log per dtype
+  std::map<DType, LogBook> books_;
 };
-
-Check LoggingExperiment::verify() {
-  const std::vector<double> got = log_->logged();
-  const Mode mode = case_of(current()).mode;
-  const DType dtype = current().dtype;
-  const double n = static_cast<double>(n_);
-  const auto host_steps = static_cast<std::int64_t>(std::min<double>(
-      static_cast<double>(steps_), std::max(8.0, kHostCheckFlops / (2.0 * n * n * n + 3.0 * n * n))));
-  auto& reference = references_[dtype];
-  if (static_cast<std::int64_t>(reference.size()) < host_steps) reference = log_->host_reference(host_steps);
-  // The device sums in T, the host in double: rounding of sums of n and n² terms.
-  const double eps = epsilon_of(dtype);
-  Check check = tolerance_check("first " + std::to_string(host_steps) + " steps vs host: ",
-                                kernels::max_rel_diff(got, reference, static_cast<std::size_t>(host_steps)),
-                                32.0 * n * eps);
-  // The other mode ran the same kernels in the same order, so the logs should agree to rounding.
-  const auto other = logs_.find(dtype);
-  if (other != logs_.end() && other->second.first != mode) {
-    check.also(tolerance_check("all steps vs " + name_of(kModes, other->second.first) + ": ",
-                               kernels::max_rel_diff(got, other->second.second, got.size()), 16.0 * eps));
-  }
-  logs_[dtype] = {mode, got};
-  return check;
-}
 
 }  // namespace
 
