@@ -93,8 +93,8 @@ void print_table(std::ostream& out, const Table& t, const std::string& what) {
     if (t.weak) out << right(std::to_string(at.n), 10);
     for (std::size_t a = 0; a < kAlgorithms.size(); ++a) {
       const double e = t.efficiency(at, a);
-      if (!t.weak) out << right(io::formatted("%.4g", e * at.p / 100), kColumn);
-      out << right(io::formatted("%.4g", e), kColumn);
+      if (!t.weak) out << right(io::significant(e * at.p / 100, 4), kColumn);
+      out << right(io::significant(e, 4), kColumn);
     }
     out << '\n';
   }

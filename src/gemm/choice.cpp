@@ -108,7 +108,7 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
   const double ratio = native ? e.vendor_s / e.native_s : e.native_s / std::max(e.vendor_s, 1e-300);
   const std::string winner = native ? "native" : "vendor", loser = native ? "vendor" : "native";
   return {native ? GemmKernel::native : GemmKernel::vendor,
-          "auto→" + winner + " (" + winner + " " + io::formatted("%.2gx", ratio) + " " + loser +
+          "auto→" + winner + " (" + winner + " " + io::significant(ratio, 2) + "x" + " " + loser +
               (exact ? " at " : " at n~") + size + ", " + to_string(dtype) + ", measured " + e.measured +
               " on " + e.on + ")"};
 }

@@ -122,8 +122,7 @@ void ConsoleWriter::findings(const std::vector<Finding>& findings) {
   os_ << "\n== findings   (! = unreliable: the reason follows)\n";
   for (const auto& f : findings) {
     os_ << (f.reliable ? "  " : "! ") << f.experiment << '.' << f.name << " = "
-        << (f.value ? formatted("%.4g", *f.value) + (f.unit.empty() ? "" : " " + f.unit)
-                    : std::string("n/a"));
+        << (f.value ? significant(*f.value, 4) + (f.unit.empty() ? "" : " " + f.unit) : std::string("n/a"));
     if (!f.note.empty()) os_ << "  (" << f.note << ')';
     if (!f.reliable) os_ << "  [unreliable: " << f.unreliable_because << ']';
     os_ << '\n';
