@@ -2,6 +2,24 @@
 # Sourced, not run.
 set -euo pipefail
 
+# -h/--help as a script's first argument: its header comment (each script documents its usage
+# there) on stdout, exit 0, before the script can install, build or write anything.
+#   minigpu_script_help SCRIPT ARGS...
+minigpu_script_help() {
+  case "${2:-}" in
+    -h | --help) ;;
+    *) return 0 ;;
+  esac
+  awk 'NR == 1 && /^#!/ { next } $0 != "#" && !/^# / { exit } { sub(/^# ?/, ""); print }' "$1"
+  exit 0
+}
+# Only where a script sources this file at its top level, so "$@" is the script's own: a
+# `bash -c 'source scripts/common.sh; ...'` (the tests) has no script, and in a function "$@"
+# would be the function's arguments.
+if [ "${#BASH_SOURCE[@]}" -eq 2 ]; then
+  minigpu_script_help "${BASH_SOURCE[1]}" "$@"
+fi
+
 MINIGPU_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MINIGPU_BUILD="${MINIGPU_BUILD_DIR:-$MINIGPU_ROOT/build}"
 # shellcheck source=signal_exit.sh

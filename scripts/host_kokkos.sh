@@ -5,6 +5,7 @@
 #   system  the Kokkos CMake finds on the system: Debian's Kokkos 3.4, Serial only (one thread
 #           per rank), kept as the compatibility build (the sanitizer pass of scripts/test.sh).
 # KOKKOS_SRC, KOKKOS_PATCH, MINIGPU_CACHE_DIR: the source and the cache, as for the GPU builds.
+# Sourced, not run.
 
 source "$MINIGPU_ROOT/scripts/gpu/kokkos_build.sh"
 

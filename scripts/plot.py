@@ -3,7 +3,8 @@
 
 Usage: plot.py RUN_DIR [RUN_DIR ...]
 A RUN_DIR is a run directory (run.json, results.csv); a results.csv path is accepted too when
-its run.json lies beside it. Figure names, findings, ceilings and the hardware all come from
+its run.json lies beside it, and a sweep's merged.csv (scripts/slurm/sweep.sh) or its directory
+stands for the complete run of each of its jobs (np<R>/<run>/). Figure names, findings, ceilings and the hardware all come from
 run.json: this script draws, it computes no result of its own. Prints the path of every
 figure written. Exit codes: 0 done, 2 usage error (e.g. a directory without run.json).
 
@@ -46,6 +47,35 @@ def drawer(experiment):
 
 class UsageError(Exception):
     pass
+
+
+# What a run directory's name ends in while it is not complete (io/run_directory.hpp).
+UNFINISHED = re.compile(r"\.(partial-\w{6}|failed-\w{6}|interrupted(-\d+)?)$")
+
+
+def sweep_runs(folder):
+    """The complete run directories of a sweep's jobs (np<R>/<run>/), in rank order; [] when
+    `folder` is not a sweep (no np<R>/ in it)."""
+    jobs = [d for d in os.listdir(folder) if re.fullmatch(r"np\d+", d) and os.path.isdir(os.path.join(folder, d))]
+    runs = []
+    for job in sorted(jobs, key=lambda d: int(d[2:])):
+        for run in sorted(os.listdir(os.path.join(folder, job))):
+            path = os.path.join(folder, job, run)
+            if os.path.isfile(os.path.join(path, "run.json")) and not UNFINISHED.search(run):
+                runs.append(path)
+    return runs
+
+
+def run_dirs_of(arg):
+    """The run directories an argument stands for: a directory or a results.csv path, the one
+    holding run.json; a sweep's merged.csv or directory, each job's complete run."""
+    folder = os.path.dirname(os.path.abspath(arg)) if os.path.isfile(arg) and arg.endswith(".csv") else arg
+    if os.path.isfile(os.path.join(folder, "run.json")):
+        return [folder]
+    runs = sweep_runs(folder) if os.path.isdir(folder) else []
+    if runs:
+        return runs
+    raise UsageError(f"{arg}: no run.json (expected a minigpu run directory, or a sweep's merged.csv)")
 
 
 def run_dir_of(arg):
@@ -93,7 +123,7 @@ def main(argv):
         print(__doc__)
         return 0 if argv else 2
     try:
-        runs = [run_dir_of(a) for a in argv]
+        runs = [run for a in argv for run in run_dirs_of(a)]
         plt = import_pyplot()
         for run_dir in runs:
             paths = write_figures(plt, run_dir)

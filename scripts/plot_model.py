@@ -18,6 +18,9 @@ STYLES = {"row": ("#1f77b4", "o", "-"), "summa": ("#ff7f0e", "s", "-"),
 
 
 def main(argv):
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2

@@ -1,19 +1,46 @@
 # Sourced by scripts/common.sh (so scripts/run.sh) and scripts/slurm/minigpu.sbatch: one place
-# that runs a launcher and reports a signal the way minigpu does.
+# that runs a launcher and passes an interrupt on the way minigpu expects it.
+# Sourced, not run.
 #
-# minigpu stops at the next case or repetition on SIGTERM/SIGINT, keeps the finished cases
-# (run.json status "interrupted") and exits 128+signal; srun passes that on, but mpirun reports
-# a forwarded signal as 1 ("a result failed verification"), so the caller maps it back.
+# minigpu stops at the next repetition or case on SIGINT/SIGTERM, keeps the finished cases
+# (a directory named *.interrupted, run.json status "interrupted") and exits 128+signal. How the
+# signal reaches the ranks decides whether that can happen:
+# - a terminal's Ctrl-C goes to the whole foreground process group. Sharing it, mpirun would get
+#   the signal twice (from the terminal and from this script) and take the second as "abort
+#   now", killing the ranks before they write. So the launcher runs in a process group of its
+#   own and this script passes the signal on once.
+# - signalled itself, Open MPI's mpirun sends its ranks SIGTERM, kills them 1 s later and
+#   returns 1 whatever they returned. So on one node the signal goes to mpirun's children, the
+#   ranks, which stop, write and exit 128+N; mpirun then returns their status. srun has no
+#   children (its tasks are slurmstepd's): it gets the signal and passes it on to its tasks.
+# A second signal goes to the launcher itself: the user means it.
 
 # run_forwarding_signals COMMAND...: runs COMMAND (an executable, not a shell function: the
-# signal must reach the launcher itself), forwards SIGTERM/SIGINT to it and returns its exit
-# status, or 128+signal when a signal stopped it (2, bad input, is kept). Safe under set -e.
+# signal must reach the launcher itself) with stdin from /dev/null (in a background process
+# group, reading the terminal would stop it), forwards SIGTERM/SIGINT as above and returns its
+# exit status, or 128+signal when a signal stopped it (2, bad input, is kept). Safe under set -e.
 run_forwarding_signals() {
-  local caught=0 pid rc=0
-  trap 'caught=15; kill -TERM "$pid" 2>/dev/null' TERM
-  trap 'caught=2; kill -INT "$pid" 2>/dev/null' INT
-  "$@" &
+  local caught=0 pid rc=0 passed=0
+  _minigpu_pass_on() {  # SIGNAL NUMBER
+    caught="$2"
+    passed=$((passed + 1))
+    local ranks=""
+    [ "$passed" -eq 1 ] && ranks="$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ')"
+    if [ -n "$ranks" ]; then
+      # shellcheck disable=SC2086
+      kill -s "$1" $ranks 2>/dev/null
+    else
+      kill -s "$1" "$pid" 2>/dev/null
+    fi
+  }
+  trap '_minigpu_pass_on TERM 15' TERM
+  trap '_minigpu_pass_on INT 2' INT
+  local monitor=0
+  case "$-" in *m*) monitor=1 ;; esac
+  set -m
+  "$@" </dev/null &
   pid=$!
+  [ "$monitor" -eq 1 ] || set +m
   wait "$pid" || rc=$?
   # A trapped signal interrupts `wait` (status > 128) before the launcher has finished.
   while [ "$caught" -ne 0 ] && [ "$rc" -gt 128 ] && kill -0 "$pid" 2>/dev/null; do

@@ -96,6 +96,9 @@ def bench_rows(found):
 
 
 def main(argv):
+    if argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     mine = read(argv[1])
     found = pairs(mine, read(argv[2]))
     for line in configurations(found):

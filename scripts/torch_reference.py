@@ -29,6 +29,10 @@ def blas_threads(argv):
     return threads
 
 
+# --help before torch loads (seconds, and where it is not installed, an ImportError).
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__)
+    sys.exit(0)
 THREADS = blas_threads(sys.argv)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402  (after the thread count is in the environment)

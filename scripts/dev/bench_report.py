@@ -138,6 +138,9 @@ def thread_rows(one, many, threads):
 
 def main():
     args = sys.argv[1:]
+    if args[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     markdown = "--markdown" in args
     args = [a for a in args if a != "--markdown"]
     context, times = medians(args[0])

@@ -89,6 +89,9 @@ def model(run_dirs):
 
 
 def main():
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     if len(sys.argv) < 3 or sys.argv[1] not in ("overlap", "model"):
         print(__doc__, file=sys.stderr)
         return 2

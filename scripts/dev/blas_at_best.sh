@@ -6,6 +6,7 @@
 # run in a child `minigpu run` of inputs/matmul.yaml's `vendor` rows (each product verified
 # against an independent reference) and timed there; the fastest verified one serves the
 # benchmark. The environment a user gave ctest, CI or `minigpu run` is never touched.
+# Sourced, not run.
 
 # OpenBLAS's own choice ("auto": the variable unset), then the sets this CPU can run, widest first.
 openblas_candidates() {

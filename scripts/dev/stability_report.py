@@ -9,6 +9,9 @@ import sys
 
 
 def main(paths):
+    if paths[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     records = [json.load(open(p, encoding="utf-8")) for p in paths]
     names = []
     for record in records:

@@ -6,6 +6,7 @@
 # A library the node already has (ldconfig knows its soname) is taken from the node, so older
 # Debian copies never shadow newer ones for other programs; MPI, PMIx, OpenBLAS and yaml-cpp
 # always come from the bundle, whose headers the build compiles against.
+# Sourced, not run.
 
 bundle_dir="$(cd "${1:?usage: source scripts/gpu/bundle_env.sh DIR}" && pwd)"
 bundle_prefix="$bundle_dir/prefix"

@@ -3,6 +3,7 @@
 #   KOKKOS_ROOT   an existing CUDA Kokkos install: used as it is, nothing is built
 #   KOKKOS_ARCH   Kokkos architecture option suffix (default HOPPER90: H100/H200)
 #   KOKKOS_SRC, KOKKOS_PATCH, MINIGPU_CACHE_DIR: the source and the cache (scripts/gpu/kokkos_build.sh)
+# Sourced, not run.
 
 source "$MINIGPU_ROOT/scripts/gpu/kokkos_build.sh"
 

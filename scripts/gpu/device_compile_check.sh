@@ -10,6 +10,9 @@
 #     translation unit as the GPU (gfx90a) sees it, HIP's host/device rules included; no code
 #     is generated, and clang's host pass (as long again) is left out.
 #   device_compile_check.sh COMPILER ARGS...
+
+# -h/--help: this header. Not through scripts/common.sh: this runs once per compile command.
+case "${1:-}" in -h | --help) awk 'NR == 1 && /^#!/ { next } $0 != "#" && !/^# / { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;; esac
 set -euo pipefail
 out=""
 prev=""

@@ -65,6 +65,9 @@ def self_test():
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__)
+        sys.exit(0)
     if sys.argv[1:] == ["--self-test"]:
         sys.exit(self_test())
     print("\n".join(device_units(sys.argv[1], sys.argv[2])))

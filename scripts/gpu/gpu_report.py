@@ -116,6 +116,9 @@ def shared_gpu_lines(out):
 
 
 def main():
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     out = sys.argv[1]
     with open(os.path.join(out, "gpus.csv"), encoding="utf-8") as f:
         gpus = [[c.strip() for c in line] for line in csv.reader(f)]

@@ -5,6 +5,7 @@
 #                    clang 15 knows no gfx942, so MI300A/X needs a newer ROCm's hipcc)
 #   KOKKOS_SRC, KOKKOS_PATCH, MINIGPU_CACHE_DIR: the source and the cache (scripts/gpu/kokkos_build.sh)
 # Separate names from the CUDA check's KOKKOS_ROOT / KOKKOS_ARCH, so one environment can set both.
+# Sourced, not run.
 
 source "$MINIGPU_ROOT/scripts/gpu/kokkos_build.sh"
 

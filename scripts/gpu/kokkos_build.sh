@@ -6,6 +6,7 @@
 #                 the patch beside it, both checked against third_party/SHA256SUMS)
 #   KOKKOS_PATCH  a patch applied to KOKKOS_SRC (default: the one beside the default tarball)
 #   MINIGPU_CACHE_DIR  where built Kokkos installs are kept (default ~/.cache/minigpu)
+# Sourced, not run.
 
 # The vendored copy first, so a clone anywhere builds; the shared folder for older checkouts.
 if [ -z "${MINIGPU_THIRD_PARTY:-}" ]; then

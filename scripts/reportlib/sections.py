@@ -24,9 +24,13 @@ def summary(record, name):
     lines = [tag("p", join(["status ", tag("strong", status, class_=None if status == "complete" else "bad"),
                             f" · {counts} · {record.get('started', '?')} – {record.get('finished', '…')}",
                             f" · input {record.get('input_file', '?')}"]))]
-    for key in ("stop_reason", "failure"):
+    for key in ("stop_reason", "failure", "ceilings_doubt"):
         if record.get(key):
             lines.append(tag("p", f"{key.replace('_', ' ')}: {record[key]}", class_="bad"))
+    load = record.get("machine_load") or {}
+    if load.get("loaded"):
+        lines.append(tag("p", f"machine loaded while it ran: other processes took {100 * load['others_share']:.0f} % of "
+                              f"the node's CPU time, steal {100 * load['steal_share']:.0f} %", class_="bad"))
     return join([tag("h1", f"miniGPU run {name}")] + lines)
 
 
@@ -104,10 +108,15 @@ def spread(row):
 
 
 def share(row):
+    """The row's share of its ceiling; above 100 % it is past a bound the row cannot pass:
+    flagged, with the reason as its title."""
     c = row.get("ceiling")
     if not c:
         return None
-    return tag("span", f"{number(c.get('percent'))} % of {c.get('name')}", title=c.get("of"))
+    above = (c.get("percent") or 0) > 100
+    return tag("span", f"{number(c.get('percent'))} % of {c.get('name')}" + (" (above its ceiling)" if above else ""),
+               title=f"{c.get('of')}: {c.get('above_because')}" if above else c.get("of"),
+               class_="bad" if above else None)
 
 
 def results(record):

@@ -4,6 +4,7 @@
 # job takes the CUDA build (build-cuda/, scripts/gpu/build_cuda.sh) and a CPU job the host build
 # (build/), each falling back to the other. A GPU job never runs a host-only binary: that would
 # compute on the CPU without a word.
+# Sourced, not run.
 
 # "Cuda", "HIP", "SYCL" or "none": the GPU backend a binary was built with, read from the
 # marker it carries (core/backend.cpp), without running it.

@@ -18,6 +18,10 @@
 #                          (--gpus*, --gres=gpu, -G) the CUDA build (build-cuda/), else the host
 #                          build; a host-only binary with GPUs asked for is refused (exit 2)
 #   MINIGPU_LAUNCHER, ...: passed to the jobs (see minigpu.sbatch)
+
+# -h/--help: this header, before any job is submitted or directory made. Not through
+# scripts/common.sh: an install's slurm/ (cmake --install) has no common.sh beside it.
+case "${1:-}" in -h | --help) awk 'NR == 1 && /^#!/ { next } $0 != "#" && !/^# / { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;; esac
 set -uo pipefail
 
 say() { echo "[sweep] $*" >&2; }
@@ -53,9 +57,14 @@ columns, rows = ["job_ranks", "job_id"], []
 status = 0
 for ranks, d in sorted(parts):
     found = sorted(glob.glob(os.path.join(d, "*", "results.csv")))
-    found = [p for p in found if not os.path.dirname(p).endswith(".partial")]
+    # Only complete runs: a killed job leaves NAME.partial-XXXXXX, an interrupted one
+    # NAME.interrupted, a failed write NAME.failed-XXXXXX (run them again with --resume).
+    unfinished = re.compile(r"\.(partial-\w{6}|failed-\w{6}|interrupted(-\d+)?)$")
+    incomplete = [p for p in found if unfinished.search(os.path.dirname(p))]
+    found = [p for p in found if p not in incomplete]
     if len(found) != 1:
-        print(f"[sweep] {ranks} rank(s): expected one results.csv under {d}, found {len(found)}", file=sys.stderr)
+        also = f" (and {len(incomplete)} unfinished: {', '.join(os.path.basename(os.path.dirname(p)) for p in incomplete)})" if incomplete else ""
+        print(f"[sweep] {ranks} rank(s): expected one complete run under {d}, found {len(found)}{also}", file=sys.stderr)
         status = 1
         continue
     with open(found[0], newline="", encoding="utf-8") as f:

@@ -32,6 +32,11 @@ CeilingTable on_rank_zero(bool remeasure) {
   const std::string when = utc_now_iso8601();
   CeilingTable table = measure_ceilings();
   table.source = "measured " + when + " on " + host_info().hostname + " by rank 0 alone";
+  // A doubtful table is used for this run, said to be doubtful, and measured again next time.
+  if (!table.doubt.empty()) {
+    table.source += "; not cached: doubtful";
+    return table;
+  }
   std::string why;
   const std::string path = store_ceilings(table, key, when, why);
   table.source += path.empty() ? "; not cached: " + why : "; cached in " + path;
@@ -51,12 +56,15 @@ CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm) {
   nlohmann::json mine = nullptr;
   if (comm.rank() == 0) {
     const CeilingTable t = on_rank_zero(remeasure);
-    mine = {{"ceilings", t.to_json()}, {"source", t.source}};
+    mine = {{"ceilings", t.to_json()}, {"source", t.source}, {"doubt", t.doubt}};
   }
-  // Every rank waits for rank 0 here: the measurement runs on a quiet node.
+  // Every rank waits for rank 0 here, asleep: the measurement runs on a quiet node (a rank
+  // spinning in MPI's progress loop would take one of its cores).
+  comm::barrier_without_spinning(comm);
   const nlohmann::json shared = nlohmann::json::parse(comm::allgather_strings(mine.dump(), comm).at(0));
   CeilingTable table = CeilingTable::from_json(shared.at("ceilings"));
   table.source = shared.at("source").get<std::string>();
+  table.doubt = shared.at("doubt").get<std::string>();
   return table;
 }
 

@@ -126,8 +126,9 @@ int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& b
   compare->add_option("--csv", compare_options.csv, "Write one CSV row per case to FILE ('-': stdout)");
   auto* report = app.add_subcommand(
       "report", "Write RUN_DIR/report.html: figures, findings, rows, rank map and provenance on one page");
-  std::string report_dir;
-  report->add_option("run_dir", report_dir, "A run directory (run.json, results.csv)")->required();
+  std::vector<std::string> report_dirs;
+  report->add_option("run_dir", report_dirs, "Run directories (run.json, results.csv): a page in each")
+      ->required();
 
   // CLI11 says "A subcommand is required" for a misspelt one: name it and the real ones.
   std::vector<std::string> names;
@@ -179,7 +180,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& b
     return model_command(model_options, mpi);
   }
   if (compare->parsed()) return compare_command(compare_options, mpi);
-  if (report->parsed()) return report_command(report_dir, mpi);
+  if (report->parsed()) return report_command(report_dirs, mpi);
   if (run->parsed()) {
     example(run_options.input);
     for (const auto& [key, value] :

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -46,15 +47,20 @@ void check_record(const std::string& run_dir) {
 
 }  // namespace
 
-int report_command(const std::string& run_dir, const MpiSession& mpi) {
-  check_record(run_dir);  // on every rank alike, so that a bad record ends every rank with exit 2
+int report_command(const std::vector<std::string>& run_dirs, const MpiSession& mpi) {
+  // Every record first, on every rank alike, so that a bad one ends every rank with exit 2
+  // before any page is written.
+  for (const auto& run_dir : run_dirs) check_record(run_dir);
   int code = kExitOk;
   if (mpi.is_root()) {
     std::cout.flush();
-    code = run_script(data_paths().scripts / "report.py", run_dir);
-    // A bad run.json is the script's one-line error already; anything else is said here.
-    if (code == kExitRuntimeError)
-      std::cerr << "minigpu: error: scripts/report.py failed on " << run_dir << '\n';
+    for (const auto& run_dir : run_dirs) {
+      const int one = run_script(data_paths().scripts / "report.py", run_dir);
+      // A bad run.json is the script's one-line error already; anything else is said here.
+      if (one == kExitRuntimeError)
+        std::cerr << "minigpu: error: scripts/report.py failed on " << run_dir << '\n';
+      code = std::max(code, one);
+    }
   }
   return static_cast<int>(comm::max_over_ranks(static_cast<double>(code), comm::Communicator::world()));
 }

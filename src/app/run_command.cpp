@@ -5,7 +5,10 @@
 #include "app/run_output.hpp"
 #include "app/stop_signals.hpp"
 #include "comm/collectives.hpp"
+#include "core/binding.hpp"
+#include "core/device.hpp"
 #include "core/errors.hpp"
+#include "core/machine_load.hpp"
 #include "core/profile_region.hpp"
 #include "core/stopwatch.hpp"
 #include "engine/plan_estimate.hpp"
@@ -18,12 +21,39 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <optional>
 
 namespace minigpu {
+namespace {
+
+std::vector<std::string> joined(std::vector<std::string> first, const std::vector<std::string>& second) {
+  first.insert(first.end(), second.begin(), second.end());
+  return first;
+}
+
+// Collective: the load on the most loaded node since `before`, each node's job CPU time summed
+// over its ranks; none where no node could say.
+std::optional<MachineLoad> machine_load_since(const CpuSample& before, const comm::Communicator& node,
+                                              const comm::Communicator& world) {
+  const CpuSample after = sample_cpu();
+  const double job_cpu = comm::sum_over_ranks(after.own_s - before.own_s, node);
+  std::optional<MachineLoad> mine;
+  if (node.rank() == 0) mine = load_between(before, after, job_cpu);
+  const std::vector<double> worst = comm::max_over_ranks(
+      std::vector<double>{mine ? mine->others : -1, mine ? mine->steal : -1, mine ? mine->seconds : -1},
+      world);
+  if (worst[0] < 0) return std::nullopt;
+  return MachineLoad{worst[0], worst[1], worst[2]};
+}
+
+}  // namespace
 
 int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBinding& binding) {
   // 1. Validate the whole input (and memory needs) before anything runs or is written.
+  if (!options.resume.empty() && !options.output_dir.empty())
+    throw InputError("--resume continues the run in its own directory (" + options.resume +
+                     "); --output-dir cannot move it");
   RunContext ctx;
   ctx.binding = binding;
   // `kernel: auto` may measure while configuring: its chooser caches beside the ceilings.
@@ -35,21 +65,33 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   plan_options.case_timeout_s = options.case_timeout_s;
   // The input may ask for emulated GPUs: settled here, before any experiment lists its devices.
   settle_devices(load_settings_everywhere(options.input, plan_options, ctx));
+  // GPUs the input emulates (run.emulate_gpus) were not there when main bound the ranks: bound
+  // again to them, so that more ranks than GPUs is warned about as with real ones.
+  std::vector<std::string> warnings;
+  if (gpus_are_emulated() && binding.visible_gpus != emulated_gpu_count()) {
+    const DeviceBinding emulated = plan_binding(binding.local_rank, binding.local_size, emulated_gpu_count());
+    ctx.binding.visible_gpus = emulated.visible_gpus;
+    ctx.binding.device_id = emulated.device_id;
+    warnings = emulated.warnings;
+  }
   RunPlan plan = load_plan_everywhere(options.input, plan_options, ctx);
   const std::map<std::string, CaseResult> resumed = load_resumed_everywhere(options.resume, plan, ctx);
   io::ConsoleWriter console(std::cout, live_progress());
   // 2. The run's directory exists before the first case (a dry run makes it and takes it away
   //    again): an unusable output location is bad input (exit 2), found now, not after hours.
-  std::optional<io::RunDirectory> directory = open_run_directory(plan, mpi, ctx, options.dry_run);
+  std::optional<io::RunDirectory> directory =
+      open_run_directory(plan, mpi, ctx, options.dry_run, options.resume);
   if (options.dry_run) {
     if (mpi.is_root()) {
       std::vector<std::pair<std::string, std::vector<CaseSpec>>> cases;
       for (const auto& e : plan.experiments) cases.emplace_back(e.name, e.cases);
       console.plan(plan.resolved_input, cases, mpi.size(), describe(estimate_plan(plan, cached_ceilings())),
-                   device_warnings(plan));
+                   joined(warnings, device_warnings(plan)));
     }
     return kExitOk;
   }
+  // Ctrl-C from here on stops the run at its next repetition and keeps what it finished.
+  install_stop_handlers();
   // The machine's ceilings, before the first case: every rate row is set against them.
   const bool bounded = std::any_of(plan.experiments.begin(), plan.experiments.end(), [](const auto& e) {
     return std::any_of(e.cases.begin(), e.cases.end(), [](const CaseSpec& c) { return !c.ceiling.empty(); });
@@ -65,41 +107,69 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
     console.host_build(record.provenance);
     console.rank_map(record.ranks);
     if (bounded) console.ceilings(record.ceilings);
-    console.warnings(device_warnings(plan));
+    console.warnings(joined(warnings, device_warnings(plan)));
   }
-  install_stop_handlers();
   // From here no rank waits silently: a rank that stops answering or progressing past its
   // case's budget ends the job (exit 4), named by the lowest rank still answering.
   const Watchdog watchdog(ctx.comm, directory ? directory->path() : "");
+  // Rank 0 writes the directory from the runner's observer and, on a stop signal, at once from
+  // the stop watcher's thread: one at a time.
+  std::mutex writing;
   std::vector<CaseResult> finished;
+  int marked_signal = 0;  // the signal the directory was marked interrupted for, if any
   const auto save = [&](const std::vector<CaseResult>& results, const std::vector<Finding>& findings,
                         io::RunStatus status) {
     const ProfileRegion region("write");
     ctx.faults->at("write", ctx.rank());
     save_run(*directory, record, results, findings, status);
   };
+  std::optional<StopWatcher> watcher;
+  if (mpi.is_root()) {
+    // On disk at once, so that a launcher's kill soon after its signal (Open MPI's mpirun: 1 s)
+    // still leaves a directory that says what happened; the runner stops at its next boundary.
+    watcher.emplace([&](int sig) {
+      const std::lock_guard<std::mutex> lock(writing);
+      marked_signal = sig;
+      record.stop_reason = interruption_reason(sig, finished.size(), plan_case_count(plan));
+      try {
+        save_run(*directory, record, finished, {}, io::RunStatus::interrupted);
+        std::cerr << "minigpu: interrupted by " << signal_name(sig) << ": stopping at the next repetition; "
+                  << finished.size() << " finished case(s) kept in " << directory->mark_interrupted()
+                  << std::endl;
+      } catch (const std::exception& e) {  // the main thread's next write reports it
+        std::cerr << "minigpu: interrupted by " << signal_name(sig) << ": " << e.what() << std::endl;
+      }
+    });
+  }
   record.started = utc_now_iso8601();
+  const comm::Communicator node = ctx.comm.split_node();
+  const CpuSample load_before = sample_cpu();
   RunOutcome outcome = run_plan(
       plan, ctx,
       [&](const CaseResult& r, int index, int total, double elapsed) {
         if (!mpi.is_root()) return;
+        const std::lock_guard<std::mutex> lock(writing);
         console.case_finished(r, index, total, elapsed);
         finished.push_back(r);
-        save(finished, {}, io::RunStatus::running);
+        save(finished, {}, marked_signal ? io::RunStatus::interrupted : io::RunStatus::running);
       },
       stop_signal_received, resumed);
-  // 4. Rank 0 completes the record and moves it into place; every rank agrees on the exit code.
+  if (watcher) watcher->stop();
+  record.machine_load = machine_load_since(load_before, node, ctx.comm);
+  // 4. Rank 0 completes the record and gives the directory the name of how the run ended;
+  //    every rank agrees on the exit code.
   std::string dir;
   if (mpi.is_root()) {
     record_outcome(record, outcome);
     save(outcome.results, outcome.findings, record.status);
-    dir = directory->finish();
+    dir = outcome.stop_signal != 0 ? directory->mark_interrupted() : directory->finish();
     console.findings(outcome.findings);
-    console.summary(outcome.results, dir);
-    if (outcome.stop_signal != 0) {
-      std::cout << "interrupted by " << strsignal(outcome.stop_signal) << ": " << outcome.results.size()
-                << " of " << outcome.cases_planned << " cases finished and kept in " << dir << '\n';
-    }
+    if (record.machine_load && record.machine_load->loaded())
+      console.warnings({"the machine was loaded while this run ran: " + record.machine_load->describe() +
+                        ": every figure may be slowed by it"});
+    console.summary(outcome.results, dir, outcome.cases_planned, signal_name(outcome.stop_signal));
+    if (outcome.stop_signal != 0)
+      std::cout << "to finish it: minigpu run " << options.input << " --resume " << dir << '\n';
   }
   if (outcome.stop_signal != 0) return kExitSignalBase + outcome.stop_signal;
   // 5. Figures, if asked for; a plotting failure is reported but leaves the results intact.

@@ -10,6 +10,7 @@
 #include "engine/runner.hpp"
 
 #include <unistd.h>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -29,19 +30,23 @@ std::string compact_stamp(const std::string& iso) {
 }  // namespace
 
 std::optional<io::RunDirectory> open_run_directory(const RunPlan& plan, const MpiSession& mpi,
-                                                   const RunContext& ctx, bool dry_run) {
+                                                   const RunContext& ctx, bool dry_run,
+                                                   const std::string& resume) {
   std::optional<io::RunDirectory> directory;
   std::string problem;
   if (mpi.is_root()) {
     try {
       if (dry_run) {
-        io::probe_output_dir(plan.run.output_dir);
+        if (resume.empty()) io::probe_output_dir(plan.run.output_dir);
+      } else if (!resume.empty()) {
+        directory.emplace(io::RunDirectory::reopen(resume));
       } else {
         directory.emplace(plan.run.output_dir, plan.run.name, compact_stamp(utc_now_iso8601()));
       }
     } catch (const std::system_error& e) {
-      problem = plan.run.output_dir_source + ": cannot create a run directory in '" +
-                shown(plan.run.output_dir) + "': " + e.code().message();
+      problem = !resume.empty() ? "--resume " + resume + ": " + e.what()
+                                : plan.run.output_dir_source + ": cannot create a run directory in '" +
+                                      shown(plan.run.output_dir) + "': " + e.code().message();
     }
   }
   if (!comm::all_ranks(problem.empty(), ctx.comm)) {
@@ -73,12 +78,30 @@ void record_outcome(io::RunRecord& record, const RunOutcome& outcome) {
   record.cases_planned = outcome.cases_planned;
   record.sections = outcome.sections;
   record.status = io::RunStatus::complete;
+  record.stop_reason.clear();
   if (outcome.stop_signal == 0) return;
   record.status = io::RunStatus::interrupted;
-  record.stop_reason = "signal " + std::to_string(outcome.stop_signal) + " (" +
-                       strsignal(outcome.stop_signal) + "): stopped after " +
-                       std::to_string(outcome.results.size()) + " of " +
-                       std::to_string(outcome.cases_planned) + " cases";
+  record.stop_reason =
+      interruption_reason(outcome.stop_signal, outcome.results.size(), outcome.cases_planned);
+}
+
+std::string signal_name(int sig) {
+  if (sig == 0) return "";
+  const std::string what = strsignal(sig);
+  if (sig == SIGINT) return "SIGINT (" + what + ")";
+  if (sig == SIGTERM) return "SIGTERM (" + what + ")";
+  return "signal " + std::to_string(sig) + " (" + what + ")";
+}
+
+std::string interruption_reason(int sig, std::size_t finished, int planned) {
+  return "signal " + std::to_string(sig) + ", " + signal_name(sig) + ": stopped after " +
+         std::to_string(finished) + " of " + std::to_string(planned) + " cases";
+}
+
+int plan_case_count(const RunPlan& plan) {
+  int total = 0;
+  for (const auto& e : plan.experiments) total += static_cast<int>(e.cases.size());
+  return total;
 }
 
 // Under an MPI launcher a rank's stdout may be a pseudo-terminal whatever mpirun writes to,

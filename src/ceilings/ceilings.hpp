@@ -31,8 +31,13 @@ std::string copy_ceiling(Device device, bool host_to_device, bool device_to_host
 std::string stream_ceiling(Device device);
 std::string gemm_ceiling(Device device, DType dtype);
 
-/// Measures every ceiling this process's build and devices have (about a second on a host).
+/// Measures every ceiling this process's build and devices have (about two seconds on a host).
+/// The table is doubtful (CeilingTable::doubt) when its figures contradict each other or the
+/// machine was loaded meanwhile (core/machine_load.hpp).
 CeilingTable measure_ceilings();
+/// "" or the figures where the rank's threads measured below one thread (host_memcpy below
+/// host_memcpy_1core, ...): a machine busy while they ran, never what the machine does.
+std::string ceiling_contradictions(const CeilingTable& table);
 
 /// What a cached table must match to be reused: `build` (the caller's version, compiler and
 /// flags), host, CPU, BLAS and its threading, Kokkos backends and threads, GPUs (real or

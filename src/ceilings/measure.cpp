@@ -5,7 +5,9 @@
 #include "core/backend_blas.hpp"
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
+#include "core/machine_load.hpp"
 #include "core/stopwatch.hpp"
+#include "io/format.hpp"
 #include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm_block.hpp"
@@ -38,20 +40,49 @@ std::int64_t host_stream_bytes() {
 
 std::string threads_text(int t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); }
 
+// In-cache sizes of the host's bandwidth ceilings, per array: within L2, between L2 and L3, and
+// within L3 on the CPUs miniGPU runs on. A case is set against the smallest at least its own
+// size (CeilingTable::find_for), so that data in a cache meet a ceiling in the same cache: the
+// OS's cache sizes cannot say which (a virtual machine reports the host's 508 MiB L3).
+constexpr std::int64_t kInCacheBytes[] = {std::int64_t(64) << 10, std::int64_t(1) << 20,
+                                          std::int64_t(16) << 20};
+
+// Repetitions of a small kernel inside one timed call, so that each call moves as many bytes
+// as one from memory does and the clock's resolution and a call's overhead drop out.
+std::int64_t passes_for(std::int64_t bytes_per_pass) {
+  return std::max<std::int64_t>(1, host_stream_bytes() / std::max<std::int64_t>(1, bytes_per_pass));
+}
+
+// "@64KiB": a sized ceiling's name ends in its size per array; the streaming one's has none.
+std::string size_suffix(std::int64_t bytes, std::int64_t stream_bytes) {
+  if (bytes == stream_bytes) return "";
+  return "@" +
+         (bytes % (1 << 20) == 0 ? std::to_string(bytes >> 20) + "MiB" : std::to_string(bytes >> 10) + "KiB");
+}
+
 template <class Exec>
-Ceiling triad_ceiling(const std::string& name, const std::string& label, std::int64_t array_bytes) {
+Ceiling triad_ceiling(const std::string& name, const std::string& label, std::int64_t array_bytes,
+                      std::int64_t passes = 1) {
   using View = Kokkos::View<double*, Kokkos::Device<Exec, typename Exec::memory_space>>;
   const std::int64_t n = array_bytes / 8;
   View a("minigpu::ceilings::triad_a", n), b("minigpu::ceilings::triad_b", n),
       c("minigpu::ceilings::triad_c", n);
   kernels::fill_small_integers(b, 1);
   kernels::fill_small_integers(c, 2);
-  const double s = best_seconds([&] { kernels::triad(a, b, c, 3.0); });
-  return {name, label, 3.0 * 8 * static_cast<double>(n) / s / 1e9, "GB/s",
-          "a = b + s*c over 3 x " + mib(array_bytes) + " of doubles on " + Exec::name() + " (" +
-              std::to_string(Exec().concurrency()) + " thread(s)), 24 bytes per element" +
-              (kernels::streams_on_host(a, b, c) ? ", streaming stores" : "") + ", best of " +
-              std::to_string(kRepetitions)};
+  const double s = best_seconds([&] {
+    for (std::int64_t i = 0; i < passes; ++i) kernels::triad(a, b, c, 3.0);
+  });
+  return {name,
+          label,
+          3.0 * 8 * static_cast<double>(n * passes) / s / 1e9,
+          "GB/s",
+          "a = b + s*c over 3 x " + io::human_bytes(static_cast<std::uint64_t>(array_bytes)) +
+              " of doubles on " + Exec::name() + " (" + std::to_string(Exec().concurrency()) +
+              " thread(s)), 24 bytes per element" +
+              (kernels::streams_on_host(a, b, c) ? ", streaming stores" : "") +
+              (passes > 1 ? ", " + std::to_string(passes) + " passes per timing" : "") + ", best of " +
+              std::to_string(kRepetitions),
+          3 * array_bytes};
 }
 
 // Which GEMM a ceiling times: the vendor BLAS on the host or the GPU, or miniGPU's own host kernel.
@@ -111,19 +142,30 @@ Ceiling copy_ceiling_of(const std::string& name, const std::string& label) {
       "deep_copy of " + mib(kGpuCopyBytes) + ", bytes counted once, best of " + std::to_string(kRepetitions)};
 }
 
-Ceiling memcpy_ceiling(const std::string& name, int threads, const std::vector<char>& from, std::vector<char>& to) {
-  const auto bytes = static_cast<std::int64_t>(from.size());
+Ceiling memcpy_ceiling(const std::string& name, int threads, const std::vector<char>& from,
+                       std::vector<char>& to, std::int64_t bytes) {
+  const std::int64_t passes = passes_for(bytes);
   const double s = best_seconds([&] {
-    if (threads > 1) {
-      kernels::host_parallel_memcpy(to.data(), from.data(), bytes);
-    } else {
-      std::memcpy(to.data(), from.data(), from.size());
+    for (std::int64_t i = 0; i < passes; ++i) {
+      if (threads > 1) {
+        kernels::host_parallel_memcpy(to.data(), from.data(), bytes);
+      } else {
+        std::memcpy(to.data(), from.data(), static_cast<std::size_t>(bytes));
+      }
     }
   });
-  return {name, "host memcpy, " + threads_text(threads), static_cast<double>(bytes) / s / 1e9, "GB/s",
-          "std::memcpy of " + mib(bytes) + " (4 x L3 within 64-256 MiB)" +
+  const bool streaming = bytes == static_cast<std::int64_t>(from.size());
+  return {name,
+          "host memcpy, " + threads_text(threads) +
+              (streaming ? "" : ", " + io::human_bytes(static_cast<std::uint64_t>(bytes))),
+          static_cast<double>(bytes * passes) / s / 1e9,
+          "GB/s",
+          "std::memcpy of " + io::human_bytes(static_cast<std::uint64_t>(bytes)) +
+              (streaming ? " (4 x L3 within 64-256 MiB)"
+                         : " (in cache), " + std::to_string(passes) + " passes per timing") +
               (threads > 1 ? " in " + std::to_string(threads) + " slices at once" : "") + ", " +
-              threads_text(threads) + ", bytes counted once, best of " + std::to_string(kRepetitions)};
+              threads_text(threads) + ", bytes counted once, best of " + std::to_string(kRepetitions),
+          2 * bytes};
 }
 
 // The host GEMM bound and its two candidates at this rank's threads, or on one core.
@@ -146,9 +188,36 @@ void add_host_gemm(CeilingTable& t, const std::string& kind, bool one_core) {
   }
 }
 
+CeilingTable measure_all();
+
 }  // namespace
 
+std::string ceiling_contradictions(const CeilingTable& t) {
+  std::string out;
+  for (const std::string name : {"host_memcpy", "host_triad", "host_sgemm", "host_dgemm"}) {
+    const Ceiling *all = t.find(name), *one = t.find(name + "_1core");
+    if (!all || !one || all->value >= one->value) continue;
+    out += (out.empty() ? "" : "; ") + name + " " + io::significant(all->value, 3) + " " + all->unit + " (" +
+           all->label + ") below " + io::significant(one->value, 3) + " on one thread";
+  }
+  return out;
+}
+
 CeilingTable measure_ceilings() {
+  const CpuSample before = sample_cpu();
+  CeilingTable t = measure_all();
+  const CpuSample after = sample_cpu();
+  std::string doubt = ceiling_contradictions(t);
+  const auto load = load_between(before, after, after.own_s - before.own_s);
+  if (load && load->loaded())
+    doubt += (doubt.empty() ? "" : "; ") + load->describe() + " while they were measured";
+  t.doubt = doubt;
+  return t;
+}
+
+namespace {
+
+CeilingTable measure_all() {
   CeilingTable t;
   // The rank's threads: a node's figures where one rank has every core. With more than one
   // thread, each figure's one-core share is measured beside it (`_1core`): what a rank of one
@@ -157,11 +226,21 @@ CeilingTable measure_ceilings() {
   const bool per_core = threads > 1 && kHasOneThreadExecSpace;
   const std::int64_t bytes = host_stream_bytes();
   std::vector<char> from(static_cast<std::size_t>(bytes), 1), to(static_cast<std::size_t>(bytes), 0);
-  t.ceilings.push_back(memcpy_ceiling("host_memcpy", threads, from, to));
-  if (per_core) t.ceilings.push_back(memcpy_ceiling("host_memcpy_1core", 1, from, to));
-  t.ceilings.push_back(triad_ceiling<HostExecSpace>("host_triad", "host triad, " + threads_text(threads), bytes));
+  t.ceilings.push_back(memcpy_ceiling("host_memcpy", threads, from, to, bytes));
+  if (per_core) t.ceilings.push_back(memcpy_ceiling("host_memcpy_1core", 1, from, to, bytes));
+  t.ceilings.push_back(
+      triad_ceiling<HostExecSpace>("host_triad", "host triad, " + threads_text(threads), bytes));
   if (per_core) {
-    t.ceilings.push_back(triad_ceiling<OneThreadExecSpace>("host_triad_1core", "host triad, 1 thread", bytes));
+    t.ceilings.push_back(
+        triad_ceiling<OneThreadExecSpace>("host_triad_1core", "host triad, 1 thread", bytes));
+  }
+  for (const std::int64_t in_cache : kInCacheBytes) {
+    const std::string at = size_suffix(in_cache, bytes);
+    t.ceilings.push_back(memcpy_ceiling("host_memcpy" + at, threads, from, to, in_cache));
+    t.ceilings.push_back(triad_ceiling<HostExecSpace>(
+        "host_triad" + at,
+        "host triad, " + threads_text(threads) + ", " + io::human_bytes(static_cast<std::uint64_t>(in_cache)),
+        in_cache, passes_for(3 * in_cache)));
   }
   for (const std::string kind : {"sgemm", "dgemm"}) add_host_gemm(t, kind, false);
   if (per_core) {
@@ -186,5 +265,7 @@ CeilingTable measure_ceilings() {
   }
   return t;
 }
+
+}  // namespace
 
 }  // namespace minigpu

@@ -5,6 +5,9 @@
 #include "comm/mpi_types.hpp"
 #include "core/progress.hpp"
 
+#include <chrono>
+#include <thread>
+
 namespace minigpu::comm {
 namespace {
 
@@ -20,6 +23,18 @@ double reduce_one(double value, MPI_Op op, const Communicator& comm) {
 void barrier(const Communicator& comm) {
   const progress::Wait waiting("MPI_Barrier");
   MPI_Barrier(comm.raw());
+}
+
+void barrier_without_spinning(const Communicator& comm) {
+  const progress::Wait waiting("MPI_Ibarrier");
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm.raw(), &request);
+  int done = 0;
+  MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  while (!done) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  }
 }
 
 std::vector<double> max_over_ranks(const std::vector<double>& values, const Communicator& comm) {

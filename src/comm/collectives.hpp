@@ -10,6 +10,10 @@
 namespace minigpu::comm {
 
 void barrier(const Communicator& comm);
+/// A barrier whose waiting ranks sleep (MPI_Ibarrier tested every millisecond) instead of
+/// spinning in MPI's progress loop: for waits on one rank's measurement (the ceilings), which a
+/// spinning rank would slow by taking a core.
+void barrier_without_spinning(const Communicator& comm);
 /// Elementwise max over ranks of equally long vectors, result on every rank.
 std::vector<double> max_over_ranks(const std::vector<double>& values, const Communicator& comm);
 double min_over_ranks(double value, const Communicator& comm);

@@ -1,5 +1,5 @@
-// Which ranks pair up for point-to-point measurements (transfer's rank cases), and which
-// links the pairs use: communicator logic only, so it lives beside the communicator.
+// Which ranks pair up for point-to-point measurements (transfer's rank cases), which links the
+// pairs use, and what each pattern moves: communicator logic only, beside the communicator.
 //   neighbour     (0,1), (2,3), ...: with several ranks per node these share a node (memory)
 //   across_nodes  node 2j with node 2j+1, the k-th rank of one with the k-th rank of the other,
 //                 so every pair's bytes cross the network between nodes
@@ -8,11 +8,33 @@
 
 #include "comm/communicator.hpp"
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace minigpu::comm {
+
+/// The rank-to-rank patterns measured, as OSU's latency and bandwidth tests (pingpong, uni, bi)
+/// and nccl-tests (allreduce) define them.
+enum class RankPattern { pingpong, uni, bi, allreduce };
+
+/// Bytes one repetition of `pattern` moves per pair of ranks: `messages` messages of `bytes`,
+/// both ways for pingpong and bi; allreduce on `ranks` ranks: nccl-tests' bus bytes,
+/// bytes·2(p−1)/p.
+inline double pattern_bytes(RankPattern pattern, std::int64_t bytes, int messages, int ranks) {
+  const auto n = static_cast<double>(bytes);
+  switch (pattern) {
+    case RankPattern::pingpong:
+    case RankPattern::bi:
+      return 2 * n * messages;
+    case RankPattern::uni:
+      return n * messages;
+    case RankPattern::allreduce:
+      return n * 2 * (ranks - 1) / ranks;
+  }
+  return n;
+}
 
 enum class RankPairing { neighbour, across_nodes };
 

@@ -78,6 +78,15 @@ Comparison compare_tables(const RunTable& baseline, const RunTable& candidate) {
   if (!baseline.cpu.empty() && !candidate.cpu.empty() && baseline.cpu != candidate.cpu)
     out.warnings.push_back("different CPUs (" + baseline.cpu + " vs " + candidate.cpu +
                            "): ratios include the machines'");
+  // A run stopped early (or killed) lacks cases: its side of the comparison is partial.
+  for (const RunTable* side : {&baseline, &candidate}) {
+    if (side->status.empty() || side->status == "complete") continue;
+    out.warnings.push_back(
+        side->path + " is an incomplete run (status " + side->status + ", " +
+        std::to_string(side->cases.size()) + " of " +
+        (side->cases_planned > 0 ? std::to_string(side->cases_planned) : std::string("?")) +
+        " cases): the cases it lacks are not compared");
+  }
   const auto case_key = [](const CaseTime& c) { return c.key(); };
   const auto base_keys = occurrence_keys(baseline.cases, case_key);
   const auto cand_keys = occurrence_keys(candidate.cases, case_key);

@@ -144,6 +144,9 @@ RunTable load_run_table(const std::string& path) {
   if (record.contains("host") && record["host"].is_object() &&
       record["host"].value("cpu", json()).is_string())
     table.cpu = record["host"]["cpu"].get<std::string>();
+  if (record.value("status", json()).is_string()) table.status = record["status"].get<std::string>();
+  if (record.value("cases_planned", json()).is_number_integer())
+    table.cases_planned = record["cases_planned"].get<int>();
   const json& results = member(record, name, "top level", "results");
   if (!results.is_array()) refuse(name, "top level", "results", "must be a list");
   for (std::size_t i = 0; i < results.size(); ++i)

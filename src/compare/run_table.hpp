@@ -40,6 +40,10 @@ struct RunTable {
   bool is_reference = false;
   int ranks = 0;    ///< MPI ranks (mpi.size), 0 where not recorded
   std::string cpu;  ///< host.cpu, "" where not recorded
+  /// A run's status ("complete", "interrupted", "running" for one killed outright, "failed")
+  /// and the cases it planned; "" and 0 for a reference or where not recorded.
+  std::string status;
+  int cases_planned = 0;
   std::vector<CaseTime> cases;
   std::vector<FindingValue> findings;
 };

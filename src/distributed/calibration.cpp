@@ -13,6 +13,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <vector>
 
 namespace minigpu::perfmodel {
@@ -255,7 +257,46 @@ void ScalingModel::annotate(CaseResult& r, bool summa) const {
                     measured > 0 ? std::optional(100 * (e.total_s - measured) / measured) : std::nullopt},
                    {"model_comm_s", e.comm_s},
                    {"model_comm_exposed_s", e.comm_exposed_s}});
-  if (summa) r.values.emplace_back("panel_width", static_cast<double>(found->second.first.panel_width));
+  if (summa) r.values.emplace_back("panel_width_used", static_cast<double>(found->second.first.panel_width));
+}
+
+double ideal_seconds(double reference_s, double reference_flops, int reference_p, double flops, int p) {
+  return reference_s * (flops / p) / (reference_flops / reference_p);
+}
+
+void hold_at_ideal(std::vector<CaseResult>& results,
+                   const std::function<const ScalingCase&(const CaseResult&)>& case_of) {
+  const auto group_of = [&](const CaseResult& r) {
+    return algorithm_name(case_of(r)) + "_" + to_string(r.spec.dtype);
+  };
+  const auto ranks_of = [&](const CaseResult& r) { return case_of(r).p; };
+  struct Reference {
+    int p = 0;
+    double seconds = 0, flops = 0;
+  };
+  std::map<std::string, Reference> reference;  // per group, the row of fewest ranks with a model
+  for (const auto& r : results) {
+    const auto m = r.value("model_s");
+    Reference& ref = reference[group_of(r)];
+    if (m && *m > 0 && r.work.flops > 0 && (ref.p == 0 || ranks_of(r) < ref.p))
+      ref = {ranks_of(r), *m, r.work.flops};
+  }
+  const auto set = [](CaseResult& r, const std::string& name, double v) {
+    for (auto& [n, value] : r.values) {
+      if (n == name) return void(value = v);
+    }
+    r.values.emplace_back(name, v);
+  };
+  for (auto& r : results) {
+    const auto m = r.value("model_s");
+    const Reference& ref = reference[group_of(r)];
+    if (!m || ref.p == 0) continue;
+    const double ideal = ideal_seconds(ref.seconds, ref.flops, ref.p, r.work.flops, ranks_of(r));
+    if (*m >= ideal) continue;
+    set(r, "model_unheld_s", *m);
+    set(r, "model_s", ideal);
+    if (r.seconds.median > 0) set(r, "model_error_pct", 100 * (ideal - r.seconds.median) / r.seconds.median);
+  }
 }
 
 nlohmann::json ScalingModel::record(
@@ -272,10 +313,14 @@ nlohmann::json ScalingModel::record(
                      {"curves", nlohmann::json::object()}};
   for (const auto& [name, product_at] : curves) {
     nlohmann::json points = nlohmann::json::array();
+    const ModelledProduct one = product_at(1);
+    const double one_s = plan(one).second.total_s;
     for (int p = 1; p <= kCurveMaxRanks; p *= 2) {
       const ModelledProduct c = product_at(p);
       if (c.n < p) break;
-      points.push_back({{"p", p}, {"n", c.n}, {"model_s", plan(c).second.total_s}});
+      const double ideal =
+          ideal_seconds(one_s, gemm_flops(one.n, one.n, one.n), 1, gemm_flops(c.n, c.n, c.n), p);
+      points.push_back({{"p", p}, {"n", c.n}, {"model_s", std::max(plan(c).second.total_s, ideal)}});
     }
     out["curves"][name] = points;
   }

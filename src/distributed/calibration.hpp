@@ -132,6 +132,20 @@ class ScalingModel {
   std::map<std::size_t, std::pair<ModelledProduct, perfmodel::Estimate>> planned_;
 };
 
+/// The model's own ideal for p ranks doing `flops` in all, from its estimate `reference_s` for
+/// `reference_p` ranks doing `reference_flops`: the same work per rank per second (100 %
+/// efficiency, strong or weak).
+double ideal_seconds(double reference_s, double reference_flops, int reference_p, double flops, int p);
+
+/// The model never predicts above its own ideal. Per GEMM shape it times its local products,
+/// and a smaller block can time faster per flop (it fits a cache): summed up, that predicted
+/// 162 % efficiency beside a measured 49 %. In each curve of rows (one algorithm and dtype,
+/// case_of(row) its case), a row's model_s below the ideal from the curve's row of fewest ranks
+/// is held at that ideal; model_error_pct follows and model_unheld_s keeps the raw estimate.
+/// The curves of ScalingModel::record are held the same way.
+void hold_at_ideal(std::vector<CaseResult>& results,
+                   const std::function<const ScalingCase&(const CaseResult&)>& case_of);
+
 /// The widest panel best_summa_panel() chooses.
 inline constexpr std::int64_t kWidestModelPanel = 1024;
 

@@ -1,6 +1,9 @@
 // Row picking for findings(): see findings.hpp.
 #include "engine/findings.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace minigpu {
 
 const CaseResult* best_row(const ResultRows& rows, double CaseResult::*rate) {
@@ -25,6 +28,27 @@ Crossover find_crossover(const std::map<std::int64_t, std::pair<double, double>>
   out.first = out.sizes.size();
   while (out.first > 0 && second_wins[out.first - 1]) --out.first;
   return out;
+}
+
+void inherit_unreliable_rows(Finding& f, const std::vector<CaseResult>& rows) {
+  if (!f.value) return;
+  if (f.rows.empty())
+    throw std::logic_error("finding " + f.experiment + "." + f.name + " names no row it is drawn from");
+  for (int index : f.rows) {
+    const auto row =
+        std::find_if(rows.begin(), rows.end(), [&](const CaseResult& r) { return r.case_index == index; });
+    if (row == rows.end())
+      throw std::logic_error("finding " + f.experiment + "." + f.name +
+                             " names a row its experiment did not run");
+    if (!row->reliable)
+      f.mark_unreliable("drawn from row '" + row->spec.label + "': " + row->unreliable_because);
+    const bool quoted = std::count(f.quoted_shares.begin(), f.quoted_shares.end(), index) > 0;
+    if (quoted && row->ceiling && row->ceiling->percent > 100) {
+      f.mark_unreliable("quotes " + io::significant(row->ceiling->percent, 3) + " % of " +
+                        row->ceiling->label +
+                        ", a bound the row cannot pass: " + row->ceiling->above_because);
+    }
+  }
 }
 
 std::vector<DType> dtypes_of(const std::vector<CaseResult>& results) {

@@ -82,6 +82,9 @@ struct Crossover {
   /// larger size; sizes.size() when it is not faster at the largest (no crossover).
   std::size_t first = 0;
   bool found() const { return first < sizes.size(); }
+  /// The rows that decide it (find_crossover of rows): at the size below `first` and every
+  /// size from there up, both sides. A finding drawn from the crossover is drawn from these.
+  std::vector<const CaseResult*> deciding{};
 };
 Crossover find_crossover(const std::map<std::int64_t, std::pair<double, double>>& seconds);
 /// find_crossover of rows, each at size_of(row), on the second side where second_side(row).
@@ -92,14 +95,44 @@ Crossover find_crossover(const ResultRows& rows, SizeOf size_of, SecondSide seco
     auto& slot = seconds[size_of(*r)];
     (second_side(*r) ? slot.second : slot.first) = r->seconds.median;
   }
-  return find_crossover(seconds);
+  Crossover x = find_crossover(seconds);
+  if (x.sizes.empty()) return x;
+  const std::int64_t from = x.sizes[x.first == 0 ? 0 : x.first - 1];
+  for (const CaseResult* r : rows) {
+    if (size_of(*r) >= from) x.deciding.push_back(r);
+  }
+  return x;
 }
+
+/// A finding is only as good as the rows it is drawn from (Finding::rows): flagged unreliable,
+/// with each row's reason, when any of them is. The runner applies it to every finding, so a
+/// new experiment inherits the rule. Throws std::logic_error for a finding with a value that
+/// names no row, or a row not among `rows`: an experiment's bug.
+void inherit_unreliable_rows(Finding& f, const std::vector<CaseResult>& rows);
 
 /// The dtypes the results hold, each once, in the order they first appear.
 std::vector<DType> dtypes_of(const std::vector<CaseResult>& results);
 
 /// A row's dtype: the usual first key of rows_by_mode.
 inline DType row_dtype(const CaseResult& r) { return r.spec.dtype; }
+
+/// A figure read off one row (its peak rate, its latency), drawn from it. With `quote_share`
+/// the note ends in the row's share of its ceiling (ceiling_note), which flags the finding when
+/// it is past 100 % (Finding::quoting_share_of).
+inline Finding row_finding(const std::string& name, double value, const std::string& unit,
+                           const CaseResult& row, const std::string& note, bool quote_share = false) {
+  Finding f{"", name, value, unit, note + (quote_share ? ceiling_note(row) : "")};
+  return quote_share ? f.quoting_share_of(row) : f.drawn_from({&row});
+}
+
+/// A finding the run cannot give because it has fewer ranks than `needed`: no value, and a
+/// note saying what it needs (`what`: "rank-to-rank cases", "k GPUs at once").
+inline Finding needs_ranks(const std::string& name, const std::string& unit, const std::string& what,
+                           int needed, int have) {
+  return {"", name, std::nullopt, unit,
+          what + " need " + std::to_string(needed) + " or more ranks (mpirun -np " + std::to_string(needed) +
+              "); this run has " + std::to_string(have)};
+}
 
 /// True when the row exists and has a positive median: a time a ratio may divide by.
 inline bool has_median(const CaseResult* r) { return r != nullptr && r->seconds.median > 0; }

@@ -4,7 +4,6 @@
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"
 #include "core/binding.hpp"
-#include "core/cpu_info.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
@@ -12,6 +11,7 @@
 #include "core/profile_region.hpp"
 #include "core/progress.hpp"
 #include "core/stopwatch.hpp"
+#include "engine/findings.hpp"
 #include "engine/plan_estimate.hpp"
 #include "engine/registry.hpp"
 #include "engine/stats.hpp"
@@ -21,7 +21,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 #include <stdexcept>
 
@@ -78,26 +77,27 @@ void flag_unreliable(Finding& f, const std::string& crowded) {
   if (!crowded.empty()) f.mark_unreliable(crowded);
 }
 
-// The row's rate as a share of the ceiling its case names, where that ceiling was measured.
+// The row's rate as a share of the ceiling its case names, where that ceiling was measured:
+// for a bandwidth, the one measured on as many bytes as the case touches (find_for), so that
+// data in a cache meet a ceiling in the same cache. A share above 100 % is past a bound the row
+// cannot pass: it carries the reason, the console and report flag it, and so does every finding
+// that quotes it (Finding::quoting_share_of); the row's timing itself stands.
 void attach_ceiling(CaseResult& r, const CeilingTable& table) {
-  const Ceiling* c = table.find(r.spec.ceiling);
+  const Ceiling* c = table.find_for(r.spec.ceiling, static_cast<std::int64_t>(r.spec.device_bytes));
   if (!c || c->value <= 0) return;
-  const double rate = c->unit == "GB/s" ? r.gbps : r.gflops;
+  const bool bandwidth = c->unit == "GB/s";
+  const double rate = bandwidth ? r.gbps : r.gflops;
   if (rate <= 0) return;
   const int scale = std::max(1, r.spec.ceiling_scale);
-  r.ceiling = CeilingShare{c->name, (scale > 1 ? std::to_string(scale) + " x " : "") + c->label,
-                           100 * rate / (scale * c->value), scale};
+  const std::string of = (scale > 1 ? std::to_string(scale) + " x " : "") + c->label;
+  r.ceiling = CeilingShare{c->name, of, 100 * rate / (scale * c->value), scale};
   if (r.ceiling->percent <= 100) return;
-  // Ceilings run from memory; a case whose data fits in the host's cache can pass them.
-  const std::int64_t cache = cpu_caches().l3;
-  const auto bytes = static_cast<std::int64_t>(r.spec.device_bytes);
   r.ceiling->above_because =
-      uses_host_memory(r.spec.device) && bytes > 0 && cache > 0 && bytes <= cache
-          ? "above its ceiling: " + io::human_bytes(static_cast<std::uint64_t>(bytes)) + " fit in the " +
-                io::human_bytes(static_cast<std::uint64_t>(cache)) +
-                " last-level cache; the ceiling runs from memory"
-          : "above its ceiling: noise, or the ceiling was measured on a busier machine (minigpu ceilings "
-            "measures again)";
+      bandwidth
+          ? "noise, the case's data in a faster cache than the ceiling's, or a ceiling measured on a busier "
+            "machine (minigpu ceilings measures again)"
+          : "the ceiling is the best GEMM at one size (ceilings.hpp): noise, a size the kernel suits "
+            "better, or a ceiling measured on a busier machine (minigpu ceilings measures again)";
 }
 
 // One case; nullopt when a stop was agreed between repetitions (the case is dropped, so a
@@ -175,12 +175,16 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   r.samples = global;
   r.seconds = summarize(r.samples);
   const std::vector<double> means = comm::allgather(summarize(local).mean, ctx.comm);
-  r.rank_means.min = *std::min_element(means.begin(), means.end());
-  r.rank_means.max = *std::max_element(means.begin(), means.end());
-  r.rank_means.mean = std::accumulate(means.begin(), means.end(), 0.0) / static_cast<double>(means.size());
-  r.rank_means.median = r.rank_means.mean;
+  const std::vector<double> working = comm::allgather(spec.this_rank_works ? 1.0 : 0.0, ctx.comm);
+  std::vector<bool> works;
+  std::vector<double> working_means;
+  for (std::size_t k = 0; k < means.size(); ++k) {
+    works.push_back(working[k] > 0);
+    if (works.back()) working_means.push_back(means[k]);
+  }
+  r.rank_means = summarize(working_means.empty() ? means : working_means);
   // A slow node shows here long before it stalls a job: the row names it.
-  if (const auto s = find_straggler(means)) {
+  if (const auto s = find_straggler(means, works)) {
     r.mark_unreliable(std::string(kStragglerTag) + "rank " + std::to_string(s->rank) + " (" +
                       hosts.at(s->rank) + ") took " + io::significant(s->ratio, 2) +
                       "x the next slowest rank's mean time");
@@ -291,16 +295,11 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
     // Models may still time kernels here (matmul_scaling's curves), so tools see it too.
     const ProfileRegion summarize_region("summarize");
     planned.experiment->annotate(mine);
-    std::string straggling;  // the rows a straggler rank slowed, for every finding drawn from them
-    for (const auto& r : mine) {
-      if (r.unreliable_because.find(kStragglerTag) != std::string::npos)
-        straggling += (straggling.empty() ? "" : ", ") + r.spec.label;
-    }
     for (auto& f : planned.experiment->findings(mine)) {
       f.experiment = planned.name;
       ExperimentRegistry::check_declared(f.experiment, f.name, f.unit);
       flag_unreliable(f, crowded);
-      if (f.value && !straggling.empty()) f.mark_unreliable("a straggler rank slowed " + straggling);
+      inherit_unreliable_rows(f, mine);
       // One name, one finding: a repeated experiment entry's findings say which entry.
       const auto taken = [&](const std::string& name) {
         return std::any_of(outcome.findings.begin(), outcome.findings.end(),

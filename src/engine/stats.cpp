@@ -1,4 +1,4 @@
-// Order statistics by sorting: repetition counts are small.
+// Order statistics by sorting (a million repetitions sort in a tenth of a second).
 #include "engine/stats.hpp"
 
 #include <algorithm>
@@ -24,27 +24,45 @@ Stats summarize(std::vector<double> samples) {
   }
   // The largest l with P(B <= l-1) <= 2.5 %, B ~ Binomial(n, 1/2): then [x(l), x(n+1-l)]
   // covers the median with probability >= 95 %. l = 1 (min, max) when none qualifies.
+  // P(B = k) in logarithms: 0.5^n underflows a double beyond n = 1074, and a tail summed from
+  // zeros would take l to n/2, an interval of one point.
   std::size_t l = 1;
-  double tail = 0, term = std::pow(0.5, static_cast<double>(n));  // P(B = 0)
+  const double ln_half = std::log(0.5);
+  double tail = 0, log_term = static_cast<double>(n) * ln_half;  // ln P(B = 0)
   for (std::size_t k = 0; k < n / 2; ++k) {
-    tail += term;  // P(B <= k)
+    tail += std::exp(log_term);  // P(B <= k)
     if (tail > 0.025) break;
     l = k + 1;
-    term *= static_cast<double>(n - k) / static_cast<double>(k + 1);
+    log_term += std::log(static_cast<double>(n - k) / static_cast<double>(k + 1));
   }
   s.median_ci_low = samples[l - 1];
   s.median_ci_high = samples[n - l];
+  // Ties (a coarse clock) can put both ends on one value while the samples differ: the
+  // interval then reaches the nearest different samples, as the data cannot place the
+  // median more finely than that.
+  if (s.median_ci_low == s.median_ci_high && s.min < s.max) {
+    const auto first = std::lower_bound(samples.begin(), samples.end(), s.median_ci_low);
+    const auto past = std::upper_bound(samples.begin(), samples.end(), s.median_ci_high);
+    if (first != samples.begin()) s.median_ci_low = *(first - 1);
+    if (past != samples.end()) s.median_ci_high = *past;
+  }
   return s;
 }
 
-std::optional<Straggler> find_straggler(const std::vector<double>& rank_means) {
-  if (rank_means.size() < 2) return std::nullopt;
-  const auto slowest = std::max_element(rank_means.begin(), rank_means.end()) - rank_means.begin();
-  double next = 0;
+std::optional<Straggler> find_straggler(const std::vector<double>& rank_means,
+                                        const std::vector<bool>& works) {
+  std::vector<std::size_t> working;
   for (std::size_t r = 0; r < rank_means.size(); ++r) {
-    if (static_cast<std::ptrdiff_t>(r) != slowest) next = std::max(next, rank_means[r]);
+    if (works.empty() || (r < works.size() && works[r])) working.push_back(r);
   }
-  const double mine = rank_means[static_cast<std::size_t>(slowest)];
+  if (working.size() < 2) return std::nullopt;
+  const auto slower = [&](std::size_t a, std::size_t b) { return rank_means[a] < rank_means[b]; };
+  const std::size_t slowest = *std::max_element(working.begin(), working.end(), slower);
+  double next = 0;
+  for (std::size_t r : working) {
+    if (r != slowest) next = std::max(next, rank_means[r]);
+  }
+  const double mine = rank_means[slowest];
   if (mine - next < kStragglerGapS || mine < kStragglerRatio * next) return std::nullopt;
   return Straggler{static_cast<int>(slowest), next > 0 ? mine / next : 0};
 }

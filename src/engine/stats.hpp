@@ -13,13 +13,15 @@ namespace minigpu {
 Stats summarize(std::vector<double> samples);
 
 /// A rank far behind all the others: its mean repetition time at least kStragglerRatio times
-/// the next slowest rank's and kStragglerGapS longer (ranks that idle by design, as in a
-/// product on fewer ranks than the job, are never the slowest, so they flag nothing).
+/// the next slowest rank's and kStragglerGapS longer. Only ranks that work in the case take
+/// part (`works`, empty: all): a rank that idles by design, as in a product on fewer ranks
+/// than the job, is no yardstick for one that works.
 struct Straggler {
-  int rank = 0;
-  double ratio = 0;  ///< its mean over the next slowest rank's
+  int rank = 0;      ///< its rank in the job
+  double ratio = 0;  ///< its mean over the next slowest working rank's
 };
 inline constexpr double kStragglerRatio = 1.5, kStragglerGapS = 1e-3;
-std::optional<Straggler> find_straggler(const std::vector<double>& rank_means);
+std::optional<Straggler> find_straggler(const std::vector<double>& rank_means,
+                                        const std::vector<bool>& works = {});
 
 }  // namespace minigpu

@@ -134,7 +134,7 @@ class LazyExperiment : public CaseList<LazyCase> {
       const std::string prefix = dt + ", " + describe(device_) + ": ";
       if (const CaseResult* unfenced = row_of(timings, Timing::unfenced)) {
         Finding f = ratio_finding(
-            "unfenced_over_fenced_" + dt, unfenced->seconds, fenced->seconds,
+            "unfenced_over_fenced_" + dt, *unfenced, *fenced,
             prefix + (runs_synchronously(device_) ? "backend runs kernels synchronously: fenced and "
                                                     "unfenced timings agree up to timing noise"
                                                   : "unfenced time measures only kernel launches"));
@@ -146,7 +146,7 @@ class LazyExperiment : public CaseList<LazyCase> {
       }
       const CaseResult* fused = row_of(timings, Timing::fused);
       if (has_median(fused)) {
-        out.push_back(ratio_finding("unfused_over_fused_" + dt, fenced->seconds, fused->seconds,
+        out.push_back(ratio_finding("unfused_over_fused_" + dt, *fenced, *fused,
                                     prefix + "two passes over memory (y written and read back) vs one: " +
                                         io::significant(fused->gbps) + " GB/s fused, " +
                                         io::significant(fenced->gbps) + " GB/s unfused"));
@@ -154,7 +154,7 @@ class LazyExperiment : public CaseList<LazyCase> {
       if (const CaseResult* detour = row_of(timings, Timing::host_detour)) {
         const std::uint64_t y_bytes = static_cast<std::uint64_t>(elements_) * size_of(dtype);
         out.push_back(ratio_finding(
-            "host_detour_over_fenced_" + dt, detour->seconds, fenced->seconds,
+            "host_detour_over_fenced_" + dt, *detour, *fenced,
             prefix + "y (" + io::human_bytes(y_bytes) + ") to host memory and back between kernels" +
                 (uses_host_memory(device_) ? ", here two host-to-host copies" : "") + ": " +
                 io::significant(detour->seconds.median) + " s vs " + io::significant(base) + " s"));

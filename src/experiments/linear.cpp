@@ -233,7 +233,7 @@ class LinearExperiment : public CaseList<LinearCase> {
       const auto ratio = [&](const std::string& name, const std::string& slow, const std::string& fast,
                              const char* note) {
         const CaseResult *a = row_of(modes, slow), *b = row_of(modes, fast);
-        if (a != nullptr && has_median(b)) out.push_back(ratio_finding(name, a->seconds, b->seconds, note));
+        if (a != nullptr && has_median(b)) out.push_back(ratio_finding(name, *a, *b, note));
       };
       for (const std::string loss : {"sync_each_batch", "on_device"}) {
         ratio("per_batch_copy_over_on_device_data." + t + ".loss_" + loss, "per_batch_copy " + loss,

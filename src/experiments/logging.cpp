@@ -177,7 +177,7 @@ class LoggingExperiment : public CaseList<LoggingCase> {
       // configure() picks one kernel per dtype, for both modes.
       const GemmKernel kernel = case_of(sync->spec).kernel;
       Finding f =
-          ratio_finding("sync_over_device_log_" + to_string(dtype), sync->seconds, log->seconds,
+          ratio_finding("sync_over_device_log_" + to_string(dtype), *sync, *log,
                         to_string(dtype) + ", n=" + std::to_string(n_) + ", " + std::to_string(steps_) +
                             " steps, " + to_string(kernel) + " matmul: " + cost);
       // In host memory the "sync" waits for nothing and copies within the host: the ratio is 1

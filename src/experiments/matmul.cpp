@@ -91,9 +91,10 @@ class MatmulExperiment : public CaseList<MatmulCase> {
     const std::vector<DType> dtypes = read_dtypes(node, ctx.default_dtype);
     const std::vector<Device> devices = read_devices(node);
     has_gpu_ = std::any_of(devices.begin(), devices.end(), [](Device d) { return d.is_gpu(); });
-    if (!has_gpu_ && *std::min_element(sizes.begin(), sizes.end()) > cpu_max_size) {
-      node.fail("sizes", "every size is above cpu_max_size (" + std::to_string(cpu_max_size) +
-                             ") and there is no GPU to run them on");
+    for (std::int64_t n : sizes) {  // a size no device runs is refused, never dropped
+      if (!has_gpu_ && n > cpu_max_size)
+        node.fail("sizes", std::to_string(n) + " is above cpu_max_size " + std::to_string(cpu_max_size) +
+                               ": no device runs it");
     }
     const auto variants = node.get_named_list("variants", kVariants, {"vendor", "tiled"});
     if (std::count(variants.begin(), variants.end(), Variant::vendor) &&
@@ -138,9 +139,9 @@ std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& r
       "; cpu = " + std::to_string(threads) + " host thread" + (threads == 1 ? "" : "s") + " of this rank";
   out.reserve(best.size());
   for (const auto& [key, r] : best) {
-    out.push_back({"", "peak_gflops_" + key, r->gflops, "GFLOP/s",
-                   r->spec.label + " on " + describe(r->spec.device) + ceiling_note(*r) +
-                       (r->spec.device.is_gpu() ? "" : cpu_is)});
+    out.push_back(row_finding(
+        "peak_gflops_" + key, r->gflops, "GFLOP/s", *r,
+        r->spec.label + " on " + describe(r->spec.device) + (r->spec.device.is_gpu() ? "" : cpu_is), true));
   }
   const std::string same_host = gpus_are_emulated() || !kHasGpuBackend
                                     ? "; cpu and gpu are the same physical host here (emulated GPU), so this "
@@ -173,6 +174,7 @@ std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& r
       f.note = "cpu faster at n=" + std::to_string(x.sizes[x.first - 1]) +
                ", gpu faster from n=" + std::to_string(x.sizes[x.first]) + " up";
     }
+    f.drawn_from(x.deciding);
     f.note += cpu_is + same_host;
     if (!same_host.empty()) f.mark_unreliable("cpu and gpu are the same host (emulated GPU)");
     out.push_back(f);

@@ -172,6 +172,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
                            device_, dt, gemm_ceiling(device_, dt), "n");
     if (sl) c.params.emplace_back("block_size", std::to_string(block_size_));
     c.ceiling_scale = sc.p;  // p ranks, each bounded by one device's
+    c.this_rank_works = ctx_.rank() < sc.p;
     c.work = {received_elements(d, sc.n, sc.grid) * static_cast<double>(size_of(dt)),
               gemm_flops(sc.n, sc.n, sc.n)};
     c.flops_estimate = c.work.flops / sc.p;
@@ -243,6 +244,8 @@ void MatmulScalingExperiment::annotate(std::vector<CaseResult>& results) const {
     r.values = {{"comm_s", whole}, {"comm_exposed_s", exposed}};
     model_.annotate(r, c.decomposition == Decomposition::summa);
   }
+  perfmodel::hold_at_ideal(results,
+                           [&](const CaseResult& r) -> const ScalingCase& { return case_of(r.spec); });
 }
 
 std::pair<std::string, nlohmann::json> MatmulScalingExperiment::run_record_section() const {
@@ -287,8 +290,7 @@ std::vector<Finding> MatmulScalingExperiment::findings(const std::vector<CaseRes
       const auto lib = groups.find("scalapack_" + dtype);
       if (group == "summa_" + dtype && lib != groups.end() && lib->second.count(p)) {
         const CaseResult& s = *lib->second.at(p);
-        out.push_back(ratio_finding("summa_over_scalapack_" + dtype + "_p" + std::to_string(p), r->seconds,
-                                    s.seconds,
+        out.push_back(ratio_finding("summa_over_scalapack_" + dtype + "_p" + std::to_string(p), *r, s,
                                     "t(summa)/t(scalapack PxGEMM, nb=" + s.spec.param("block_size") +
                                         "), n=" + s.spec.param("n") + ", grid " + s.spec.param("grid")));
       }
@@ -299,17 +301,16 @@ std::vector<Finding> MatmulScalingExperiment::findings(const std::vector<CaseRes
       const bool baseline = p == p1;
       if (!baseline && weak_) {
         out.push_back(
-            with_model(efficiency_finding("efficiency_" + suffix, base.seconds, r->seconds, 1,
+            with_model(efficiency_finding("efficiency_" + suffix, base, *r, 1,
                                           "weak: t(" + ref + ", n=" + std::to_string(case_of(base.spec).n) +
                                               ")/t(p=" + std::to_string(p) + ", " + where + ")"),
                        base, *r, 1));
       } else if (!baseline) {
         const double work_ratio = static_cast<double>(p1) / p;
-        const auto [speedup, efficiency] =
-            speedup_and_efficiency(suffix, base.seconds, r->seconds, work_ratio,
-                                   "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where,
-                                   "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" + std::to_string(p) +
-                                       "·t(p=" + std::to_string(p) + "))");
+        const auto [speedup, efficiency] = speedup_and_efficiency(
+            suffix, base, *r, work_ratio, "strong: t(" + ref + ")/t(p=" + std::to_string(p) + "), " + where,
+            "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" + std::to_string(p) +
+                "·t(p=" + std::to_string(p) + "))");
         out.push_back(speedup);
         out.push_back(with_model(efficiency, base, *r, work_ratio));
       }
@@ -317,9 +318,9 @@ std::vector<Finding> MatmulScalingExperiment::findings(const std::vector<CaseRes
                    compute = r->phase_median("compute").value_or(0);
       // scalapack's messages travel inside its one call: it has no split to report.
       if (comm + compute > 0 && c.decomposition != Decomposition::scalapack) {
-        out.push_back({"", "comm_fraction_" + suffix, 100 * comm / (comm + compute), "%",
-                       "median comm " + io::significant(comm, 2) + " s, compute " +
-                           io::significant(compute, 2) + " s (slowest rank per phase)"});
+        out.push_back(row_finding("comm_fraction_" + suffix, 100 * comm / (comm + compute), "%", *r,
+                                  "median comm " + io::significant(comm, 2) + " s, compute " +
+                                      io::significant(compute, 2) + " s (slowest rank per phase)"));
       }
     }
   }

@@ -92,6 +92,7 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
                   static_cast<double>(all) * gemm_flops(n_, n_, n_)};
         c.flops_estimate = static_cast<double>(sequential ? all : per_gpu_) * gemm_flops(n_, n_, n_);
         c.device_bytes = matrices;
+        c.this_rank_works = mine > 0;
         add_case(c, {sequential, pick.kernel, n_, mine});
       }
     }
@@ -101,16 +102,27 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
     std::vector<Finding> out;
     // Say what the k devices are: "k=2 GPUs" only where they are real.
     const std::string k = std::to_string(ctx_.ranks());
-    const std::string what = !device_.is_gpu()     ? "k=" + k + " ranks on cpu"
-                             : gpus_are_emulated() ? "k=" + k + " emulated GPUs (host memory)"
-                                                   : "k=" + k + " GPUs";
+    const int gpus = ctx_.binding.visible_gpus;  // fewer than the node's ranks: they share GPUs
+    const bool shared = device_.is_gpu() && gpus > 0 && gpus < ctx_.binding.local_size;
+    const std::string on = shared ? " ranks on " + std::to_string(gpus) + " GPU(s)" : " GPUs";
+    const std::string what =
+        "k=" + k +
+        (device_.is_gpu() ? gpus_are_emulated() && !shared ? " emulated GPUs (host memory)" : on
+                          : " ranks on cpu");
     for (const auto& [dtype, by_mode] :
          rows_by_mode(results, row_dtype, [&](const CaseResult& r) { return case_of(r.spec).sequential; })) {
       const CaseResult *sequential = row_of(by_mode, true), *concurrent = row_of(by_mode, false);
       if (!sequential || !has_median(concurrent)) continue;
+      if (ctx_.ranks() < 2) {  // one multiply alone either way: the two cases time the same work
+        out.push_back(needs_ranks("speedup_" + to_string(dtype), "x", "k devices at once", 2, 1));
+        out.push_back(needs_ranks("efficiency_" + to_string(dtype), "%", "k devices at once", 2, 1));
+        continue;
+      }
       auto [speedup, efficiency] = speedup_and_efficiency(
-          to_string(dtype), sequential->seconds, concurrent->seconds, 1.0 / ctx_.ranks(),
+          to_string(dtype), *sequential, *concurrent, 1.0 / ctx_.ranks(),
           what + " at once vs one after another on one; ideal " + k, "speedup/k; ideal 100 %");
+      for (Finding* f : {&speedup, &efficiency})
+        if (shared) f->mark_unreliable("ranks share GPUs: " + what + " is not k GPUs at once");
       out.push_back(speedup);
       out.push_back(efficiency);
     }

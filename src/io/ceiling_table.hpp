@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,14 +16,24 @@ struct Ceiling {
   double value = 0;
   std::string unit;  ///< "GB/s" or "GFLOP/s"
   std::string how;   ///< the measurement in one line: size, repetitions, threads
+  /// The bytes its kernel touches (source and destination, or triad's three arrays) where it is
+  /// one of a family measured at several sizes (host_memcpy, host_memcpy@1MiB, ...); 0 otherwise.
+  std::int64_t bytes = 0;
 };
 
 struct CeilingTable {
   std::vector<Ceiling> ceilings;
   /// Where the figures come from: "measured now on HOST by rank 0" or "cache PATH (measured ...)".
   std::string source;
+  /// "" or why the figures are doubtful: they contradict each other (more threads slower than
+  /// one) or the machine was loaded while they were measured. Such a table is never cached.
+  std::string doubt;
 
   const Ceiling* find(const std::string& name) const;
+  /// The ceiling `name` for a case touching `bytes`: of the family `name`, `name@SIZE`, the one
+  /// measured on the fewest bytes at least `bytes` (the largest when none is), so that data in a
+  /// cache are set against a ceiling in that cache; find(name) for a ceiling of one size.
+  const Ceiling* find_for(const std::string& name, std::int64_t bytes) const;
   /// run.json's "ceilings" array (the source is recorded beside it, as "ceilings_source").
   nlohmann::json to_json() const;
   static CeilingTable from_json(const nlohmann::json& j);

@@ -41,6 +41,7 @@ void ConsoleWriter::ceilings(const CeilingTable& table) {
                   c.label.c_str(), c.how.c_str());
     os_ << row;
   }
+  if (!table.doubt.empty()) os_ << "warning: these ceilings are doubtful: " << table.doubt << '\n';
 }
 
 void ConsoleWriter::warnings(const std::vector<std::string>& warnings) {
@@ -93,7 +94,11 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
   // "±%": the median's 95 % interval, as far as it reaches from the median; one repetition has none.
   const std::string spread =
       r.repetitions > 1 ? formatted("%6.1f%%", r.seconds.median_ci_percent()) : "    n/a";
-  const std::string share = r.ceiling ? formatted("%6.1f%%", r.ceiling->percent) : "      -";
+  // A share above its ceiling is past a bound the row cannot pass: marked "!", its reason after.
+  const bool above = r.ceiling && r.ceiling->percent > 100;
+  const std::string share = !r.ceiling ? "      -"
+                            : above    ? formatted("%5.1f%%!", r.ceiling->percent)
+                                       : formatted("%6.1f%%", r.ceiling->percent);
   std::snprintf(row, sizeof(row), "%s %-42s %-18s %-8s %12.4e %s %12.4e %s %s %s %-15s %s",
                 r.reliable ? " " : "!", r.spec.label.c_str(), describe(r.spec.device).c_str(),
                 to_string(r.spec.dtype).c_str(), r.seconds.median, spread.c_str(), r.seconds.max,
@@ -103,7 +108,7 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
   if (r.check.detail.find("[resumed]") != std::string::npos) os_ << " (resumed)";
   if (!r.check.passed) os_ << " (" << r.check.detail << ')';
   if (!r.reliable) os_ << "  [" << r.unreliable_because << ']';
-  if (r.ceiling && !r.ceiling->above_because.empty()) os_ << "  (" << r.ceiling->above_because << ')';
+  if (above) os_ << "  (! above its ceiling: " << r.ceiling->above_because << ')';
   os_ << '\n';
   const double eta = index > 0 ? elapsed_s / index * (total - index) : 0;
   progress_ = "case " + std::to_string(index) + " of " + std::to_string(total) + ", " +
@@ -129,13 +134,21 @@ void ConsoleWriter::findings(const std::vector<Finding>& findings) {
   }
 }
 
-void ConsoleWriter::summary(const std::vector<CaseResult>& results, const std::string& results_dir) {
+void ConsoleWriter::summary(const std::vector<CaseResult>& results, const std::string& results_dir,
+                            int planned, const std::string& interrupted_by) {
   erase_status();
   if (!live_status_ && !progress_.empty()) os_ << "  (" << progress_ << ")\n";
   int failed = 0;
   for (const auto& r : results) failed += r.check.passed ? 0 : 1;
-  os_ << '\n'
-      << results.size() << " cases, " << results.size() - failed << " verified, " << failed << " failed\n";
+  const std::string counts = std::to_string(results.size() - static_cast<std::size_t>(failed)) +
+                             " verified, " + std::to_string(failed) + " failed";
+  os_ << '\n';
+  if (interrupted_by.empty()) {
+    os_ << results.size() << " cases, " << counts << '\n';
+  } else {
+    os_ << "interrupted by " << interrupted_by << ": " << results.size() << " of " << planned
+        << " cases finished, " << counts << '\n';
+  }
   if (!results_dir.empty()) os_ << "results: " << results_dir << '\n';
 }
 

@@ -37,7 +37,10 @@ class ConsoleWriter {
   void warnings(const std::vector<std::string>& warnings);
   void case_finished(const CaseResult& r, int index, int total, double elapsed_s);
   void findings(const std::vector<Finding>& findings);
-  void summary(const std::vector<CaseResult>& results, const std::string& results_dir);
+  /// The closing count; a run stopped by a signal (`interrupted_by` names it) says so first,
+  /// with the cases it finished out of those `planned`.
+  void summary(const std::vector<CaseResult>& results, const std::string& results_dir, int planned = 0,
+               const std::string& interrupted_by = "");
 
  private:
   void erase_status();

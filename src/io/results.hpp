@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -44,6 +45,10 @@ struct CaseSpec {
   /// Flops the busiest rank does per repetition, where cheap to know before setup(): for
   /// --dry-run's run-time estimate only (0: estimated from device_bytes alone).
   double flops_estimate = 0;
+  /// False on a rank that sits this case out by design (ranks beyond p in a scaling case, the
+  /// partners of the one rank working in sequence): an idle rank is nobody's yardstick, so
+  /// stragglers and the spread over ranks are judged among the working ranks alone.
+  bool this_rank_works = true;
   /// Bytes moved and flops done by one repetition, all ranks together: the experiment's
   /// accounting, declared with the case (as RAJAPerf's kernels declare theirs) so that the
   /// runner turns times into rates without asking the experiment again.
@@ -126,7 +131,7 @@ struct CaseResult {
   std::string repetitions_stopped_by = "repetitions";
   Stats seconds;                ///< over repetitions, each the max over ranks (the parallel wall time)
   std::vector<double> samples;  ///< those per-repetition seconds, in the order they ran
-  Stats rank_means;             ///< per-rank mean seconds, reduced over ranks (min/mean/max used)
+  Stats rank_means;             ///< the working ranks' mean seconds (CaseSpec::this_rank_works), summarised
   Work work;
   double gbps = 0;
   double gflops = 0;
@@ -175,8 +180,31 @@ struct Finding {
   /// superlinear efficiency, more ranks than cores): `unreliable_because` says which.
   bool reliable = true;
   std::string unreliable_because{};
+  /// The rows (CaseResult::case_index) the figure is drawn from. Every finding with a value
+  /// names them, and the runner flags it whenever one of them is unreliable: a figure is only
+  /// as good as the rows beneath it.
+  std::vector<int> rows{};
+  /// Of those, the rows whose share of their ceiling the note quotes (ceiling_note): a share
+  /// above 100 % is past a bound the row cannot pass, and flags the finding that quotes it.
+  std::vector<int> quoted_shares{};
 
   void mark_unreliable(const std::string& why) { add_unreliable_reason(reliable, unreliable_because, why); }
+  /// Names the rows the figure is drawn from (nulls are skipped).
+  Finding& drawn_from(std::initializer_list<const CaseResult*> from) {
+    return drawn_from(std::vector<const CaseResult*>(from));
+  }
+  Finding& drawn_from(const std::vector<const CaseResult*>& from) {
+    for (const CaseResult* r : from) {
+      if (r && std::find(rows.begin(), rows.end(), r->case_index) == rows.end())
+        rows.push_back(r->case_index);
+    }
+    return *this;
+  }
+  /// drawn_from(r), the note quoting r's share of its ceiling (ceiling_note).
+  Finding& quoting_share_of(const CaseResult& r) {
+    quoted_shares.push_back(r.case_index);
+    return drawn_from({&r});
+  }
 };
 
 /// ", 41 % of host memcpy" for a finding that quotes a row's rate, "" when it has no ceiling.
@@ -188,10 +216,12 @@ inline std::string ceiling_note(const CaseResult& r) {
 }
 
 /// median(numerator) / median(denominator), flagged unreliable when the two medians' 95 %
-/// intervals overlap (the ratio's side of 1 is then not established).
-inline Finding ratio_finding(const std::string& name, const Stats& numerator, const Stats& denominator,
-                             const std::string& note) {
+/// intervals overlap (the ratio's side of 1 is then not established); drawn from both rows.
+inline Finding ratio_finding(const std::string& name, const CaseResult& numerator_row,
+                             const CaseResult& denominator_row, const std::string& note) {
+  const Stats &numerator = numerator_row.seconds, &denominator = denominator_row.seconds;
   Finding f{"", name, std::nullopt, "x", note};
+  f.drawn_from({&numerator_row, &denominator_row});
   if (denominator.median > 0) f.value = numerator.median / denominator.median;
   if (numerator.median_ci_low <= denominator.median_ci_high &&
       denominator.median_ci_low <= numerator.median_ci_high) {
@@ -205,9 +235,11 @@ inline Finding ratio_finding(const std::string& name, const Stats& numerator, co
 /// above 100 %: superlinear scaling is then not excluded, so the figure cannot be told from
 /// noise or cache effects. Every efficiency finding is made here, so this is the one place
 /// that flags a superlinear one.
-inline Finding efficiency_finding(const std::string& name, const Stats& reference, const Stats& measured,
-                                  double work_ratio, std::string note) {
+inline Finding efficiency_finding(const std::string& name, const CaseResult& reference_row,
+                                  const CaseResult& measured_row, double work_ratio, std::string note) {
+  const Stats &reference = reference_row.seconds, &measured = measured_row.seconds;
   Finding f{"", name, std::nullopt, "%", std::move(note)};
+  f.drawn_from({&reference_row, &measured_row});
   if (reference.median <= 0 || measured.median <= 0) return f;
   f.value = 100 * work_ratio * reference.median / measured.median;
   const double low =
@@ -230,14 +262,16 @@ inline Finding efficiency_finding(const std::string& name, const Stats& referenc
 /// speedup_<suffix> = t(reference)/t(measured) and efficiency_<suffix> (efficiency_finding with
 /// `work_ratio`), in that order. The speedup is the same measurement as the efficiency, so it
 /// stands or falls with it: flagged whenever the efficiency is.
-inline std::pair<Finding, Finding> speedup_and_efficiency(const std::string& suffix, const Stats& reference,
-                                                          const Stats& measured, double work_ratio,
+inline std::pair<Finding, Finding> speedup_and_efficiency(const std::string& suffix,
+                                                          const CaseResult& reference,
+                                                          const CaseResult& measured, double work_ratio,
                                                           std::string speedup_note,
                                                           std::string efficiency_note) {
   Finding efficiency =
       efficiency_finding("efficiency_" + suffix, reference, measured, work_ratio, std::move(efficiency_note));
   Finding speedup{"", "speedup_" + suffix, std::nullopt, "x", std::move(speedup_note)};
-  if (measured.median > 0) speedup.value = reference.median / measured.median;
+  speedup.drawn_from({&reference, &measured});
+  if (measured.seconds.median > 0) speedup.value = reference.seconds.median / measured.seconds.median;
   if (!efficiency.reliable) speedup.mark_unreliable(efficiency.unreliable_because);
   return {speedup, efficiency};
 }

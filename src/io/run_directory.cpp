@@ -1,11 +1,15 @@
 // The atomic creation of a run's results directory and the files in it.
 #include "io/run_directory.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <regex>
 #include <stdexcept>
 #include <system_error>
 #include <vector>
@@ -37,8 +41,39 @@ void write_file(const fs::path& path, const std::string& text) {
 }  // namespace
 
 namespace {
+
 constexpr int kMaxNameSuffix = 100000;  // runs of one name and second in one directory
+const std::regex kStateSuffix(
+    R"((\.partial-[A-Za-z0-9]{6}|\.failed-[A-Za-z0-9]{6}|\.interrupted(-[0-9]+)?)$)");
+
+// `stem` + six random characters, created with mkdir so that the umask applies (mkdtemp would
+// make it 0700 whatever the umask); throws std::system_error.
+std::string make_unique_directory(const std::string& stem) {
+  static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device entropy;
+  std::uniform_int_distribution<std::size_t> pick(0, sizeof(kChars) - 2);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    std::string path = stem;
+    for (int i = 0; i < 6; ++i) path += kChars[pick(entropy)];
+    if (::mkdir(path.c_str(), 0777) == 0) return path;
+    if (errno != EEXIST)
+      throw std::system_error(errno, std::generic_category(), "cannot create a directory in it");
+  }
+  throw std::system_error(EEXIST, std::generic_category(), "cannot create a directory in it");
+}
+
+bool name_taken(const std::error_code& ec) {
+  return ec == std::errc::directory_not_empty || ec == std::errc::file_exists ||
+         ec == std::errc::not_a_directory || ec == std::errc::is_a_directory;
+}
+
 }  // namespace
+
+std::string run_directory_base(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return std::regex_replace(p, kStateSuffix, "");
+}
 
 RunDirectory::RunDirectory(const std::string& output_dir, const std::string& run_name,
                            const std::string& stamp) {
@@ -47,10 +82,25 @@ RunDirectory::RunDirectory(const std::string& output_dir, const std::string& run
   fs::create_directories(output_dir, ec);
   if (ec) throw std::system_error(ec, "cannot create directory");
   base_ = (fs::path(output_dir) / (run_name + "-" + stamp)).string();
-  std::string templ = base_ + ".partial-XXXXXX";
-  if (!mkdtemp(templ.data()))
-    throw std::system_error(errno, std::generic_category(), "cannot create a directory in it");
-  partial_ = templ;
+  partial_ = make_unique_directory(base_ + ".partial-");
+  token_ = partial_.substr(partial_.size() - 6);
+}
+
+RunDirectory RunDirectory::reopen(const std::string& path) {
+  RunDirectory d;
+  d.base_ = run_directory_base(path);
+  if (!fs::is_regular_file(fs::path(path) / "run.json"))
+    throw std::system_error(std::make_error_code(std::errc::no_such_file_or_directory), "no run.json in it");
+  // Onto a new empty directory: rename() replaces an empty one, so the name is claimed first.
+  d.partial_ = make_unique_directory(d.base_ + ".partial-");
+  d.token_ = d.partial_.substr(d.partial_.size() - 6);
+  std::error_code ec;
+  fs::rename(path, d.partial_, ec);
+  if (ec) {
+    fs::remove(d.partial_);
+    throw std::system_error(ec, "cannot take it up again");
+  }
+  return d;
 }
 
 void RunDirectory::write(const std::string& csv, const nlohmann::json& record) {
@@ -58,25 +108,28 @@ void RunDirectory::write(const std::string& csv, const nlohmann::json& record) {
   write_file(fs::path(partial_) / "run.json", record.dump(2) + "\n");
 }
 
-std::string RunDirectory::finish() {
+std::string RunDirectory::claim(const std::string& suffix) {
   // rename() onto an existing non-empty directory fails, so a taken name is never replaced;
   // the name is claimed by the rename itself, not by a look beforehand: two runs of one name
   // started in the same second (a Slurm job array) once both saw the name free and the
   // second failed with "Directory not empty", its results left in the temporary.
   for (int k = 0;; ++k) {
-    const fs::path final_path = k == 0 ? fs::path(base_) : fs::path(base_ + "-" + std::to_string(k));
+    const fs::path target = base_ + suffix + (k == 0 ? "" : "-" + std::to_string(k));
+    if (target == fs::path(partial_)) return partial_;
     std::error_code ec;
-    fs::rename(partial_, final_path, ec);
-    if (!ec) return final_path.string();
-    const bool taken = ec == std::errc::directory_not_empty || ec == std::errc::file_exists ||
-                       ec == std::errc::not_a_directory || ec == std::errc::is_a_directory;
-    if (!taken || k >= kMaxNameSuffix) throw fs::filesystem_error("cannot rename", partial_, final_path, ec);
+    fs::rename(partial_, target, ec);
+    if (!ec) return partial_ = target.string();
+    if (!name_taken(ec) || k >= kMaxNameSuffix)
+      throw fs::filesystem_error("cannot rename", partial_, target, ec);
   }
 }
 
+std::string RunDirectory::finish() { return claim(""); }
+
+std::string RunDirectory::mark_interrupted() { return claim(".interrupted"); }
+
 std::string RunDirectory::mark_failed() {
-  const std::string suffix = partial_.substr(partial_.size() - 6);  // mkdtemp's XXXXXX
-  const fs::path failed = base_ + ".failed-" + suffix;
+  const fs::path failed = base_ + ".failed-" + token_;
   std::error_code ec;
   if (fs::exists(failed, ec)) return partial_;
   fs::rename(partial_, failed, ec);

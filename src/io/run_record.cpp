@@ -211,6 +211,7 @@ nlohmann::json record_json(const RunRecord& r) {
   if (!r.resumed_from.empty()) j["resumed_from"] = r.resumed_from;
   j["ceilings"] = r.ceilings.to_json();
   j["ceilings_source"] = r.ceilings.source;
+  if (!r.ceilings.doubt.empty()) j["ceilings_doubt"] = r.ceilings.doubt;
   j["gemm_auto"] = r.gemm_auto ? nlohmann::json{{"entries", gemm_choice_entries_json(*r.gemm_auto)},
                                                 {"source", r.gemm_auto->source}}
                                : nlohmann::json();
@@ -220,6 +221,12 @@ nlohmann::json record_json(const RunRecord& r) {
   if (!r.finished.empty()) j["finished"] = r.finished;
   if (r.cases_planned) j["cases_planned"] = *r.cases_planned;
   if (!r.stop_reason.empty()) j["stop_reason"] = r.stop_reason;
+  if (r.machine_load) {
+    j["machine_load"] = {{"others_share", r.machine_load->others},
+                         {"steal_share", r.machine_load->steal},
+                         {"seconds", r.machine_load->seconds},
+                         {"loaded", r.machine_load->loaded()}};
+  }
   for (const auto& [key, section] : r.sections) j[key] = section;
   return j;
 }
@@ -278,7 +285,8 @@ nlohmann::json run_json(const RunRecord& run, const std::vector<CaseResult>& res
                                   {"reliable", f.reliable},
                                   {"unreliable_because", f.unreliable_because},
                                   {"unit", f.unit},
-                                  {"note", f.note}});
+                                  {"note", f.note},
+                                  {"drawn_from", f.rows}});
     if (f.ci95) record["findings"].back()["ci95"] = {f.ci95->first, f.ci95->second};
   }
   return record;

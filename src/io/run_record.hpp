@@ -2,6 +2,7 @@
 // written into a temporary directory that is renamed into place only when complete.
 #pragma once
 
+#include "core/machine_load.hpp"
 #include "io/ceiling_table.hpp"
 #include "io/provenance.hpp"
 #include "io/results.hpp"
@@ -51,6 +52,9 @@ struct RunRecord {
   std::string started, finished;  ///< UTC, ISO 8601; finished "" while running
   std::optional<int> cases_planned;
   std::string stop_reason;  ///< "" unless a signal stopped the run
+  /// Other processes' and the hypervisor's share of the most loaded node while the run ran;
+  /// none while running or where /proc/stat could not say.
+  std::optional<MachineLoad> machine_load;
   /// Sections an experiment adds under its own key (Experiment::run_record_section: the
   /// scaling model's "model"); the experiment owns their shape, the schema states it.
   std::vector<std::pair<std::string, nlohmann::json>> sections;

@@ -41,9 +41,13 @@ def check_ceilings(record):
         if share["scale"] > 1 and not share["of"].startswith(f"{share['scale']} x "):
             errors.append(f"{where}: a ceiling counted {share['scale']} times does not say so: {share['of']}")
     # A finding that quotes a row's best rate quotes that row's share of its ceiling too.
+    # A share past its ceiling is a bound the row cannot pass: never quoted as ok.
     for f in record["findings"]:
         if f["value"] is not None and f["unit"] in ("GB/s", "GFLOP/s") and not re.search(r"\d % of \S", f["note"]):
             errors.append(f"finding {f['experiment']}.{f['name']} = {f['value']} {f['unit']} names no ceiling: {f['note']}")
+        quoted = re.search(r"([0-9.]+) % of \S", f["note"]) if f["unit"] in ("GB/s", "GFLOP/s") else None
+        if quoted and float(quoted.group(1)) > 100 and f["reliable"]:
+            errors.append(f"finding {f['experiment']}.{f['name']} quotes {quoted.group(1)} % of its ceiling unflagged")
     return errors
 
 
@@ -83,14 +87,21 @@ def check_threads(record):
 def check_results(out_dir, ranks=None):
     """Error strings for the one run directory expected in out_dir (empty when all is well)."""
     runs = os.listdir(out_dir) if os.path.isdir(out_dir) else []
-    if len(runs) != 1 or runs[0].endswith(".partial"):
+    if len(runs) != 1 or ".partial" in runs[0] or ".interrupted" in runs[0]:
         return [f"expected one finished run directory in {out_dir}, found {runs}"]
     run_dir = os.path.join(out_dir, runs[0])
     with open(os.path.join(run_dir, "results.csv"), newline="", encoding="utf-8") as f:
+        header = next(csv.reader(f), [])
+        f.seek(0)
         rows = list(csv.DictReader(f))
     with open(os.path.join(run_dir, "run.json"), encoding="utf-8") as f:
         record = json.load(f)
     errors = []
+    # A repeated column name (a case's parameter and a figure of the same name) makes a reader
+    # such as csv.DictReader or pandas keep one of the two silently.
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        errors.append(f"results.csv repeats the column(s) {repeated}")
     if not rows:
         errors.append("results.csv has no rows")
     if len(rows) != len(record["results"]):
@@ -113,6 +124,8 @@ def check_results(out_dir, ranks=None):
         low, high = s.get("median_ci95", [None, None])
         if low is None or not (s["min"] <= low <= s["median"] <= high <= s["max"]) or not s.get("cv", -1) >= 0:
             errors.append(f"{where}: no sane median_ci95 / cv in {s}")
+        elif s["min"] < s["max"] and not low < high:
+            errors.append(f"{where}: a zero-width median interval {low} though the samples differ")
     # Findings are typed: one name once, a number with a unit or null with the reason, and a
     # reliability flag that gives its reason; no "GPUs" where none are real.
     names = [(f["experiment"], f["name"]) for f in record["findings"]]
@@ -130,6 +143,18 @@ def check_results(out_dir, ranks=None):
             errors.append(f"{where} = {f['value']} % is superlinear yet not flagged")
         if not record["devices"]["num_gpus"] and " GPUs" in f["note"]:
             errors.append(f"{where} speaks of GPUs in a run without one: {f['note']}")
+        # A figure is only as good as the rows it is drawn from: it names them, and is flagged
+        # whenever one of them is.
+        if f["value"] is not None:
+            drawn = f.get("drawn_from") or []
+            if not drawn or not all(1 <= i <= len(record["results"]) for i in drawn):
+                errors.append(f"{where} = {f['value']} names no row (or a row not in results): {drawn}")
+            elif f["reliable"] and any(not record["results"][i - 1]["reliable"] for i in drawn):
+                errors.append(f"{where} is drawn from an unreliable row yet not flagged")
+        # The model never predicts above its own ideal (100 % efficiency).
+        model = re.search(r"; model ([0-9.e+]+) %", f["note"])
+        if model and float(model.group(1)) > 100.05:
+            errors.append(f"{where}: the model predicts {model.group(1)} %, above its ideal: {f['note']}")
     errors += check_ceilings(record)
     errors += check_scaling_model(record, rows)
     for column in ("cv", "median_ci95_low_s", "median_ci95_high_s", "pct_of_ceiling", "ceiling"):
@@ -176,8 +201,8 @@ def check_scaling_model(record, rows):
             errors.append(f"{where}: model_error_pct {v['model_error_pct']} but model_s and median give {want}")
         if v.get("comm_exposed_s") is None:
             errors.append(f"{where}: no comm_exposed_s")
-        if r["params"].get("decomposition") == "summa" and not (v.get("panel_width") or 0) >= 1:
-            errors.append(f"{where}: SUMMA row without its panel_width")
+        if r["params"].get("decomposition") == "summa" and not (v.get("panel_width_used") or 0) >= 1:
+            errors.append(f"{where}: SUMMA row without its panel_width_used")
     for column in ("model_s", "model_error_pct", "comm_s", "comm_exposed_s"):
         if column not in rows[0]:
             errors.append(f"results.csv lacks {column}")

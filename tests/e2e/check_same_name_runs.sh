@@ -3,7 +3,8 @@
 # all complete, each in its own directory: 2 and then 8 minigpu processes at once. Before, the
 # second of two runs in the same second finished every case and then failed with exit 3
 # "cannot rename: Directory not empty", its results left in .partial-*. (The race itself is
-# forced deterministically in test_runner's RunsOfOneNameAndSecondFinishingTogether...)
+# forced deterministically in test_runner's RunsOfOneNameAndSecondFinishingTogether...) Then
+# one run under umask 022 and one under 077: the directory and its files follow the umask.
 # Usage: check_same_name_runs.sh MINIGPU
 set -u
 minigpu="$1"
@@ -41,5 +42,20 @@ if left or len(complete) != runs:
     sys.exit(f"FAIL {runs} runs: {len(complete)} complete directories, left behind {left}: {names}")
 print(f"{runs} simultaneous runs: {runs} complete directories; {max(stamps.values())} shared one start second")
 PY
+done
+# On a shared file system colleagues read each other's results: a run's directory and files
+# follow the umask, as every tool's do (mkdtemp alone made the directory 0700 whatever it said).
+for mask in 022 077; do
+  (umask "$mask" && "$minigpu" run "$out/same.yaml" --output-dir "$out/umask$mask" >"$out/umask$mask.log" 2>&1) ||
+    { echo "FAIL: the run under umask $mask exited $?"; cat "$out/umask$mask.log"; status=1; continue; }
+  want_dir=$(printf '%o' $((0777 & ~0$mask))) want_file=$(printf '%o' $((0666 & ~0$mask)))
+  run_dir="$(ls -d "$out/umask$mask"/*)"
+  got_dir=$(stat -c %a "$run_dir") got_file=$(stat -c %a "$run_dir/run.json")
+  if [ "$got_dir" != "$want_dir" ] || [ "$got_file" != "$want_file" ]; then
+    echo "FAIL: under umask $mask the run directory is $got_dir and run.json $got_file, expected $want_dir and $want_file"
+    status=1
+  else
+    echo "umask $mask: run directory $got_dir, run.json $got_file"
+  fi
 done
 exit $status

@@ -1,49 +1,73 @@
 #!/usr/bin/env bash
-# SIGTERM (Slurm's time limit) mid-run keeps every finished case: the run stops at the next
-# case boundary, its directory is completed with run.json status "interrupted" and the reason,
-# and no temporary is left behind. Once on one process (exit 128+15) and once under
-# mpirun -np 2 with the signal sent to mpirun, which forwards it (mpirun's own exit is non-zero),
-# and once through scripts/run.sh's launch, which reports 128+15 like minigpu.sbatch.
+# Ctrl-C and Slurm's time limit mid-run keep every finished case, the way a user meets them:
+# - Ctrl-C in a terminal is SIGINT to the whole foreground process group. It is sent so to a
+#   bare run, to `mpirun -np 2 minigpu run`, and to scripts/run.sh's launch (run_main_job, its
+#   last line; the build before it is not what is tested) on the quickstart itself.
+# - Slurm's time limit is SIGTERM to the process (once, to a bare run).
+# Each must print "interrupted", exit 128+N (130 for SIGINT), leave one directory named
+# *.interrupted whose run.json says status "interrupted" with the signal, keep the finished
+# cases verified, and `--resume DIR` must then complete that same directory in place: renamed
+# to the run's complete name, the kept cases and timings unchanged, nothing else beside it.
+# The one exception is Open MPI's mpirun signalled itself: it sends its ranks SIGTERM and
+# returns 1 whatever they return (a 30-line MPI probe: ranks exiting 130 on their own still
+# give 1), so its exit code is checked to be 1 and its ranks to report SIGTERM; scripts/run.sh
+# passes the signal to the ranks instead, so that its exit code is theirs.
 # The signal goes out as soon as the first finished case is on disk.
-# Usage: check_signal.sh MPIEXEC MINIGPU INPUT
+# Usage: check_signal.sh MPIEXEC MINIGPU INPUT QUICKSTART_INPUT
 set -u
-mpiexec="$1" minigpu="$2" input="$3"
+mpiexec="$1" minigpu="$2" input="$3" quickstart="$4"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 status=0
+launch_sh=(bash -c 'source "$0/scripts/common.sh"; run_main_job 2 "$@"' "$root")
 
-interrupt() {  # interrupt NAME EXPECTED_RC|nonzero COMMAND...
-  local name="$1" want="$2"
-  shift 2
-  "$@" --output-dir "$out/$name" >"$out/$name.log" 2>&1 &
+# foreground_group COMMAND...: (run with &) COMMAND as a terminal starts a job, the leader of a process group
+# of its own with SIGINT at its default (a background job of this script would inherit SIGINT
+# ignored, and a shell cannot trap a signal ignored on entry).
+foreground_group() {
+  exec /usr/bin/python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.setsid()
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
+# interrupt NAME SIGNAL TARGET EXPECTED_RC SAID COMMAND...: starts COMMAND in a process group of
+# its own, sends SIGNAL to the group (TARGET group) or to the process (TARGET process) once a
+# case is on disk, and checks the exit code, that the output says SAID, and the directory.
+interrupt() {
+  local name="$1" sig="$2" target="$3" want="$4" said="$5"
+  shift 5
+  foreground_group "$@" --output-dir "$out/$name" >"$out/$name.log" 2>&1 &
   local pid=$! waited=0
   until compgen -G "$out/$name/*/results.csv" >/dev/null; do
     sleep 0.1
     waited=$((waited + 1))
-    if [ "$waited" -gt 600 ] || ! kill -0 "$pid" 2>/dev/null; then
+    if [ "$waited" -gt 1200 ] || ! kill -0 "$pid" 2>/dev/null; then
       echo "FAIL $name: no finished case on disk"; cat "$out/$name.log"; status=1; return
     fi
   done
-  kill -TERM "$pid"
+  if [ "$target" = group ]; then kill -s "$sig" -- "-$pid"; else kill -s "$sig" "$pid"; fi
   wait "$pid"
   local rc=$?
-  if { [ "$want" = nonzero ] && [ "$rc" -eq 0 ]; } || { [ "$want" != nonzero ] && [ "$rc" -ne "$want" ]; }; then
+  if [ "$rc" -ne "$want" ]; then
     echo "FAIL $name: exit code $rc, expected $want"; cat "$out/$name.log"; status=1
   fi
-  /usr/bin/python3 - "$out/$name" "$name" <<'PY' || status=1
-import glob, json, os, sys
-root, name = sys.argv[1], sys.argv[2]
+  grep -q "$said" "$out/$name.log" || { echo "FAIL $name: the output never says '$said'"; cat "$out/$name.log"; status=1; }
+  /usr/bin/python3 - "$out/$name" "$name" "$sig" <<'PY' || status=1
+import json, os, signal, sys
+root, name, sig = sys.argv[1:4]
+number = int(getattr(signal, "SIG" + sig))
 dirs = os.listdir(root)
-if len(dirs) != 1 or ".partial" in dirs[0]:
-    sys.exit(f"FAIL {name}: expected one completed run directory, found {dirs}")
+if len(dirs) != 1 or not dirs[0].endswith(".interrupted"):
+    sys.exit(f"FAIL {name}: expected one directory named *.interrupted, found {dirs}")
 record = json.load(open(os.path.join(root, dirs[0], "run.json")))
 rows = open(os.path.join(root, dirs[0], "results.csv")).read().splitlines()[1:]
-planned = record["cases_planned"]
-done = len(record["results"])
+planned, done = record["cases_planned"], len(record["results"])
 problems = []
 if record.get("status") != "interrupted":
     problems.append(f"status {record.get('status')!r}")
-if "signal 15" not in record.get("stop_reason", ""):
+if f"signal {number}," not in record.get("stop_reason", "") and not (name == "mpirun" and "signal 15," in record.get("stop_reason", "")):
     problems.append(f"stop_reason {record.get('stop_reason')!r}")
 if not 1 <= done < planned:
     problems.append(f"{done} results, expected between 1 and {planned - 1}")
@@ -51,18 +75,26 @@ if len(rows) != done or not all(r["verified"] for r in record["results"]):
     problems.append("results.csv and run.json disagree, or a kept case is not verified")
 if problems:
     sys.exit(f"FAIL {name}: " + "; ".join(problems))
-print(f"{name}: interrupted after {done} of {planned} cases; {record['stop_reason']}")
+print(f"{name}: interrupted after {done} of {planned} cases in {dirs[0]}; {record['stop_reason']}")
 PY
 }
 
-interrupt single 143 "$minigpu" run "$input"
-# --resume keeps the interrupted run's cases (not measured again) and runs only the rest.
-"$minigpu" run "$input" --output-dir "$out/resumed" --resume "$(ls -d "$out"/single/*)" >"$out/resumed.log" 2>&1 ||
-  { echo "FAIL resume: exit $?"; cat "$out/resumed.log"; status=1; }
-/usr/bin/python3 - "$out/single" "$out/resumed" <<'PY' || status=1
-import glob, json, sys
-before = json.load(open(glob.glob(sys.argv[1] + "/*/run.json")[0]))
-after = json.load(open(glob.glob(sys.argv[2] + "/*/run.json")[0]))
+# resumed NAME COMMAND...: `COMMAND --resume DIR` completes NAME's interrupted run in place.
+resumed() {
+  local name="$1" dir
+  shift
+  dir="$(ls -d "$out/$name"/*.interrupted 2>/dev/null)" || return
+  cp "$dir/run.json" "$out/$name.before.json"
+  "$@" --resume "$dir" >"$out/$name.resumed.log" 2>&1 || { echo "FAIL $name resume: exit $?"; cat "$out/$name.resumed.log"; status=1; return; }
+  /usr/bin/python3 - "$out/$name" "$out/$name.before.json" "$dir" "$name" <<'PY' || status=1
+import json, os, sys
+root, before_path, interrupted, name = sys.argv[1:5]
+dirs = os.listdir(root)
+complete = os.path.basename(interrupted)[: -len(".interrupted")]
+if dirs != [complete]:
+    sys.exit(f"FAIL {name} resume: expected {interrupted} completed in place as {complete}, found {dirs}")
+before = json.load(open(before_path))
+after = json.load(open(os.path.join(root, complete, "run.json")))
 kept = [r for r in after["results"] if r["check"].endswith("[resumed]")]
 old = {r["case"]: r["seconds"] for r in before["results"]}
 problems = []
@@ -70,15 +102,26 @@ if after.get("status") != "complete" or len(after["results"]) != after["cases_pl
     problems.append(f"status {after.get('status')}, {len(after['results'])} of {after['cases_planned']} results")
 if sorted(r["case"] for r in kept) != sorted(old) or any(r["seconds"] != old[r["case"]] for r in kept):
     problems.append("the resumed run did not keep exactly the interrupted run's cases and timings")
+if after.get("resumed_from") != interrupted:
+    problems.append(f"resumed_from {after.get('resumed_from')!r}")
 if problems:
-    sys.exit("FAIL resume: " + "; ".join(problems))
-print(f"resume: kept {len(kept)} finished case(s), ran {len(after['results']) - len(kept)}")
+    sys.exit(f"FAIL {name} resume: " + "; ".join(problems))
+print(f"{name} resume: kept {len(kept)} finished case(s), ran {len(after['results']) - len(kept)}, in {complete}")
 PY
-# Open MPI's mpirun passes SIGTERM on to the ranks after odls_base_sigkill_timeout (1 s) and
-# SIGKILLs them 1 s later: the run must stop between repetitions and write within that second.
-interrupt mpirun_np2 nonzero "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input"
-# scripts/run.sh's launch (run_main_job, its last line) maps mpirun's 1 back to 128+15, as
-# minigpu.sbatch does: the README's main command reports an interrupted run as one.
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-interrupt run_sh 143 bash -c 'source "$0/scripts/common.sh"; run_main_job 2 "$@"' "$root" "$minigpu" run "$input"
+}
+
+# Ctrl-C on a bare run, then its resume.
+interrupt bare INT group 130 "interrupted by SIGINT" "$minigpu" run "$input"
+resumed bare "$minigpu" run "$input"
+# Slurm's time limit: SIGTERM to the process.
+interrupt term TERM process 143 "interrupted by SIGTERM" "$minigpu" run "$input"
+# Ctrl-C on mpirun: Open MPI's mpirun SIGTERMs its ranks, kills them 1 s later and returns 1.
+# The ranks stop between repetitions and write within that second; the directory says so even
+# if the kill comes first (rank 0 marks it the moment the signal arrives).
+interrupt mpirun INT group 1 "interrupted by SIGTERM" "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input"
+resumed mpirun "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input"
+# Ctrl-C on scripts/run.sh, the README's main command, running the quickstart at its own
+# repetition counts: the script passes SIGINT to the ranks once, and returns their 130.
+interrupt run_sh INT group 130 "interrupted by SIGINT" "${launch_sh[@]}" "$minigpu" run "$quickstart"
+resumed run_sh "${launch_sh[@]}" "$minigpu" run "$quickstart"
 exit $status

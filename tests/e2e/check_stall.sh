@@ -4,7 +4,7 @@
 # MINIGPU_INJECT_FAULT=RANK:POINT:hang@K, at a run or at rank 0's write) ends a 2-rank job
 # within its case budget (--case-timeout) plus a few seconds, with
 # exit 4 and a line naming the rank, the case and the phase; the finished cases stay in the
-# run's .partial directory and --resume completes the run, every case verified.
+# run's .partial-* (or .interrupted) directory and --resume completes it in place, every case verified.
 # And no false alarm: the 2-rank quickstart beside four busy loops, with the default budgets.
 # Usage: check_stall.sh MPIEXEC MINIGPU INPUT QUICKSTART
 set -u
@@ -58,16 +58,18 @@ stall() {
   grep -E "minigpu: rank [0-9]+: error: no progress for" "$out/$name.log" || fail "$name" "no watchdog line"
 }
 
-# kept NAME CULPRIT_TEXT...: the watchdog line names them; the .partial directory holds verified cases.
+# kept NAME CULPRIT_TEXT...: the watchdog line names them; the kept directory holds verified cases.
 kept() {
   local name="$1"
   shift
   for text in "$@"; do grep -q -- "$text" "$out/$name.log" || fail "$name" "the message lacks '$text'"; done
   /usr/bin/python3 - "$out/$name" "$name" <<'PY' || status=1
 import glob, json, sys
-dirs = glob.glob(sys.argv[1] + "/*.partial-*")
+# .partial-* when the job's end killed the ranks outright; .interrupted when a rank heard the
+# launcher's SIGTERM first (a rank stopped by SIGSTOP is continued and then terminated).
+dirs = glob.glob(sys.argv[1] + "/*.partial-*") + glob.glob(sys.argv[1] + "/*.interrupted")
 if len(dirs) != 1:
-    sys.exit(f"FAIL {sys.argv[2]}: expected one .partial directory, found {dirs}")
+    sys.exit(f"FAIL {sys.argv[2]}: expected one .partial-* or .interrupted directory, found {dirs}")
 record = json.load(open(dirs[0] + "/run.json"))
 done = record["results"]
 if not done or not all(r["verified"] for r in done):
@@ -79,12 +81,15 @@ PY
 # resumed NAME: --resume on the kept directory runs the rest; every case verified.
 resumed() {
   local name="$1" dir
-  dir="$(ls -d "$out/$name"/*.partial-*)"
+  dir="$(ls -d "$out/$name"/*.partial-* "$out/$name"/*.interrupted 2>/dev/null)"
   timeout 300 "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input" --resume "$dir" \
-    --output-dir "$out/$name-resumed" >"$out/$name-resumed.log" 2>&1 || { fail "$name-resumed" "exit $?"; return; }
-  /usr/bin/python3 - "$out/$name-resumed" "$name" <<'PY' || status=1
+    >"$out/$name-resumed.log" 2>&1 || { fail "$name-resumed" "exit $?"; return; }
+  /usr/bin/python3 - "$out/$name" "$name" <<'PY' || status=1
 import glob, json, sys
-record = json.load(open(glob.glob(sys.argv[1] + "/*/run.json")[0]))
+runs = glob.glob(sys.argv[1] + "/*/run.json")
+if len(runs) != 1 or ".partial" in runs[0]:
+    sys.exit(f"FAIL {sys.argv[2]} resumed: not completed in place: {runs}")
+record = json.load(open(runs[0]))
 kept = [r for r in record["results"] if r["check"].endswith("[resumed]")]
 if record["status"] != "complete" or len(record["results"]) != record["cases_planned"] or not kept \
         or not all(r["verified"] for r in record["results"]):

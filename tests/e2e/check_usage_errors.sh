@@ -30,9 +30,13 @@ MINIGPU_EMULATE_GPUS=100000 expect "MINIGPU_EMULATE_GPUS='100000' is too large (
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 printf 'run: {repetitions: 1, warmups: 0}\nexperiments: [{name: devices}]\n' >"$work/in.yaml"
-expect "--resume $work/none: cannot read run.json there" run "$work/in.yaml" --output-dir "$work/o" --resume "$work/none"
+expect "--resume $work/none: cannot read run.json there" run "$work/in.yaml" --resume "$work/none"
 mkdir -p "$work/other" && echo '{"resolved_input": {"run": {}}, "results": []}' >"$work/other/run.json"
-expect "that run was of a different input" run "$work/in.yaml" --output-dir "$work/o" --resume "$work/other"
+expect "that run was of a different input" run "$work/in.yaml" --resume "$work/other"
+[ -e "$work/other/run.json" ] || { echo "FAIL: a refused --resume moved $work/other"; status=1; }
+# A resumed run completes in its own directory: there is nowhere else for --output-dir to send it.
+expect "--resume continues the run in its own directory ($work/other); --output-dir cannot move it" \
+  run "$work/in.yaml" --output-dir "$work/o" --resume "$work/other"
 [ -e "$work/o" ] && { echo "FAIL: a refused --resume wrote $work/o"; status=1; }
 # `minigpu report` refuses what it cannot draw from, naming the file and the key.
 expect "report: '$work/none': no run.json" report "$work/none"

@@ -1,4 +1,5 @@
 // The runner's statistics, its repetition discipline, and both writers, via a fake experiment.
+#include "engine/findings.hpp"
 #include "engine/registry.hpp"
 #include "engine/stats.hpp"
 #include "experiment_harness.hpp"
@@ -56,7 +57,9 @@ class FakeExperiment : public Experiment {
   Check verify() override { return {!fail_, fail_ ? "told to fail" : "ok"}; }
   void teardown() override { ++teardowns; }
   std::vector<Finding> findings(const std::vector<CaseResult>& r) const override {
-    return {{"", "cases_seen", static_cast<double>(r.size()), "cases", ""}};
+    Finding seen{"", "cases_seen", static_cast<double>(r.size()), "cases", ""};
+    for (const auto& row : r) seen.drawn_from({&row});
+    return {seen};
   }
 
  private:
@@ -139,11 +142,11 @@ TEST(Stats, SpreadAndTheMediansConfidenceInterval) {
 // near 100 % is flagged in every run rather than in every other one.
 TEST(Findings, EfficiencyCarriesItsIntervalAndFlagsWhatMayBeSuperlinear) {
   const auto stats = [](double median, double low, double high) {
-    Stats s;
-    s.median = median, s.median_ci_low = low, s.median_ci_high = high;
-    return s;
+    CaseResult r;
+    r.seconds.median = median, r.seconds.median_ci_low = low, r.seconds.median_ci_high = high;
+    return r;
   };
-  const Stats one_rank = stats(2.0, 1.98, 2.02);
+  const CaseResult one_rank = stats(2.0, 1.98, 2.02);
   // 2 ranks at 1.25 s: 2.0/(2·1.25) = 80 %, at most 2.02/(2·1.24) = 81.45 %: clearly sublinear.
   const Finding sub = efficiency_finding("efficiency_x", one_rank, stats(1.25, 1.24, 1.26), 0.5, "n");
   ASSERT_TRUE(sub.value.has_value());
@@ -163,11 +166,39 @@ TEST(Findings, EfficiencyCarriesItsIntervalAndFlagsWhatMayBeSuperlinear) {
   EXPECT_FALSE(efficiency_finding("efficiency_x", one_rank, stats(0, 0, 0), 0.5, "n").value.has_value());
 }
 
+// A finding drawn from a flagged row is flagged with that row's reason; one drawn from other
+// rows is not; a finding with a value that names no row is an experiment's bug.
+TEST(Findings, InheritTheFlagsOfTheirRows) {
+  std::vector<CaseResult> rows(3);
+  for (int i = 0; i < 3; ++i) {
+    rows[i].case_index = i + 1;
+    rows[i].spec.label = "row" + std::to_string(i + 1);
+    rows[i].seconds.median = 1.0 + i;
+  }
+  rows[1].mark_unreliable("repetitions vary: cv 55 % above 25 %");
+  Finding from_flagged{"e", "a_over_b", 0.5, "x", ""};
+  from_flagged.drawn_from({&rows[0], &rows[1]});
+  inherit_unreliable_rows(from_flagged, rows);
+  EXPECT_FALSE(from_flagged.reliable);
+  EXPECT_EQ(from_flagged.unreliable_because, "drawn from row 'row2': repetitions vary: cv 55 % above 25 %");
+  Finding from_clean{"e", "a_over_c", 0.3, "x", ""};
+  from_clean.drawn_from({&rows[0], &rows[2]});
+  inherit_unreliable_rows(from_clean, rows);
+  EXPECT_TRUE(from_clean.reliable) << from_clean.unreliable_because;
+  Finding nameless{"e", "orphan", 1.0, "x", ""};
+  EXPECT_THROW(inherit_unreliable_rows(nameless, rows), std::logic_error);
+  Finding no_value{"e", "none_here", std::nullopt, "x", "no GPU"};
+  EXPECT_NO_THROW(inherit_unreliable_rows(no_value, rows));
+  // The ratio helpers name their rows themselves.
+  const Finding ratio = ratio_finding("r", rows[1], rows[2], "");
+  EXPECT_EQ(ratio.rows, (std::vector<int>{2, 3}));
+}
+
 TEST(Findings, SpeedupStandsOrFallsWithItsEfficiency) {
   const auto stats = [](double median, double low, double high) {
-    Stats s;
-    s.median = median, s.median_ci_low = low, s.median_ci_high = high;
-    return s;
+    CaseResult r;
+    r.seconds.median = median, r.seconds.median_ci_low = low, r.seconds.median_ci_high = high;
+    return r;
   };
   // 4 s on 1 rank, 1.25 s on 4: speedup 3.2, efficiency 3.2/4 = 80 %.
   const auto [speedup, efficiency] =

@@ -107,6 +107,23 @@ if ranks != ["1", "2"] or bad or not rows:
 print(f"{sys.argv[1]}: {len(rows)} rows from ranks {ranks}, all verified")
 EOF
 grep -q "mpirun -np 2 " "$(dirname "$merged")"/np2/slurm-*.out || fail "the sweep's 2-rank job did not launch with mpirun"
+# A killed job's leftover (NAME.partial-XXXXXX) and an interrupted run beside the complete one:
+# --merge takes the complete run alone and gives the same table.
+sweep_dir="$(dirname "$merged")"
+complete_run="$(ls -d "$sweep_dir"/np2/*/ | head -n 1)"
+cp -r "$complete_run" "${complete_run%/}.partial-Ab12Cd"
+cp -r "$complete_run" "${complete_run%/}.interrupted"
+cp "$merged" "$tmp/merged-before.csv"
+bash "$root/scripts/slurm/sweep.sh" --merge "$sweep_dir" > "$tmp/submit/remerge.out" 2>&1 ||
+  { cat "$tmp/submit/remerge.out"; fail "sweep.sh --merge beside a .partial-XXXXXX and an .interrupted run exited $?"; }
+cmp -s "$merged" "$tmp/merged-before.csv" || fail "--merge beside unfinished runs changed merged.csv"
+# clusters.md's next command draws each job's complete run from the merged table's path.
+python3 "$root/scripts/plot.py" "$merged" > "$tmp/submit/plot.out" 2>&1 ||
+  { cat "$tmp/submit/plot.out"; fail "plot.py on the sweep's merged.csv exited $?"; }
+for job in np1 np2; do
+  grep -q "/$job/[^/]*Z/[^/]*\.png$" "$tmp/submit/plot.out" || { cat "$tmp/submit/plot.out"; fail "plot.py on merged.csv drew nothing for $job"; }
+done
+if grep -q "partial-Ab12Cd\|\.interrupted" "$tmp/submit/plot.out"; then fail "plot.py drew an unfinished run"; fi
 say "sweep finished in $((SECONDS - sweep_started))s"
 say "PASS in $((SECONDS - started))s"
 exit 0

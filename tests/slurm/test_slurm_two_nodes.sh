@@ -9,7 +9,7 @@
 #   2. the same input under mpirun across both nodes (a hostfile and a plm_rsh_agent that enters
 #      the node's namespace)
 #   3. a node lost mid-job (n2's slurmd and ranks killed): Slurm ends the job (NODE_FAIL) within
-#      seconds, the finished cases are kept in the run's .partial-* directory, and once n2 is
+#      seconds, the finished cases are kept in the run's .partial-* (or .interrupted) directory, and once n2 is
 #      back a job running `minigpu run --resume` on that directory completes the run
 #   4. the link between the nodes cut mid-job (the veth taken down; namespaces only), under sbatch
 #      and under mpirun: the watchdog ends the job within its case budget, naming n2's ranks, and
@@ -330,8 +330,12 @@ case "$state" in
   *) fail "job $job ended $state after losing a node, expected NODE_FAIL or FAILED" ;;
 esac
 [ "$exit_code" != "0:0" ] || fail "job $job lost a node but exited 0:0"
-partial="$(ls -d "$tmp"/submit/kill/two_nodes_kill-*.partial-* 2>/dev/null | head -n 1)"
-[ -n "$partial" ] || fail "the killed job left no .partial-* directory"
+# kept_dir DIR: the run directory a job that did not finish left in DIR: .partial-* when it was
+# killed outright, .interrupted when its ranks heard a signal first (srun's SIGTERM to the
+# survivors of a lost node).
+kept_dir() { ls -d "$1"/two_nodes_kill-*.partial-* "$1"/two_nodes_kill-*.interrupted 2>/dev/null | head -n 1; }
+partial="$(kept_dir "$tmp/submit/kill")"
+[ -n "$partial" ] || fail "the killed job left no .partial-* or .interrupted directory"
 left="$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$partial/run.json")"
 [ "$left" -ge "$kept" ] || fail "the killed job's $partial kept $left case(s), fewer than the $kept seen before the kill"
 say "$left case(s) kept in $partial"
@@ -339,10 +343,11 @@ say "$left case(s) kept in $partial"
 # n2 comes back; the same job script finishes the run from what the lost job kept.
 start_slurmd 1
 wait_for 30 "node n2 to return" nodes_idle
-# resume_job OUT PARTIAL: a job that resumes PARTIAL into OUT completes, every row verified.
+# resume_job OUT PARTIAL: a job that resumes PARTIAL completes it in place (OUT, its folder),
+# every row verified.
 resume_job() {
   local resume_started=$SECONDS
-  job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$1" \
+  job="$("${ctl[@]}" env "${common_env[@]}" \
     sbatch --parsable --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
     "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --resume "$2")" ||
     fail "sbatch refused the resuming job"
@@ -350,8 +355,8 @@ resume_job() {
   job_completed "$job" "$resume_started"
   python3 "$root/tests/e2e/check_run.py" --check-dir "$1" --ranks 4 || fail "the run resumed into $1 does not check out"
 }
-resume_job "$tmp/submit/resumed" "$partial"
-python3 - "$tmp/submit/resumed" "$partial" "$left" <<'EOF' || fail "the resumed run did not keep the finished cases"
+resume_job "$tmp/submit/kill" "$partial"
+python3 - "$tmp/submit/kill" "$partial" "$left" <<'EOF' || fail "the resumed run did not keep the finished cases"
 import glob, json, sys
 [path] = glob.glob(sys.argv[1] + "/*/run.json")
 record = json.load(open(path))
@@ -389,12 +394,12 @@ if [ "$mode" = netns ]; then
   grep -E "minigpu: rank [01]: error: no progress for .* rank 2 \(n2\) stopped answering .*rank 3 \(n2\) stopped answering" \
     "$tmp/submit/job-$job.out" || fail "no watchdog line from n1 naming ranks 2 and 3 on n2"
   ip -n "${ns[0]}" link set "${ns[0]}" up || fail "cannot bring the veth back"
-  partial="$(ls -d "$tmp"/submit/cut/two_nodes_kill-*.partial-* 2>/dev/null | head -n 1)"
-  [ -n "$partial" ] || fail "the cut job left no .partial-* directory"
+  partial="$(kept_dir "$tmp/submit/cut")"
+  [ -n "$partial" ] || fail "the cut job left no .partial-* or .interrupted directory"
   # Slurm may have set n2 down while it could not reach it.
   "${ctl[@]}" scontrol update nodename=n2 state=resume >/dev/null 2>&1
   wait_for 60 "nodes n1 and n2 to be idle again" nodes_idle
-  resume_job "$tmp/submit/cut-resumed" "$partial"
+  resume_job "$tmp/submit/cut" "$partial"
   say "link cut, watchdog and resume in $((SECONDS - cut_started))s"
 
   # The same cut under mpirun across the nodes. mpirun hears its daemon on n2 only over TCP: once
@@ -429,12 +434,13 @@ if [ "$mode" = netns ]; then
   esac
   # n2's side ended itself too (its ranks heard nobody); whatever is left of it goes now.
   pkill -KILL -f "$bin run .*cut-mpirun" 2>/dev/null
-  partial="$(ls -d "$tmp"/submit/cut-mpirun/two_nodes_kill-*.partial-* 2>/dev/null | head -n 1)"
-  [ -n "$partial" ] || fail "the cut mpirun run left no .partial-* directory"
+  partial="$(kept_dir "$tmp/submit/cut-mpirun")"
+  [ -n "$partial" ] || fail "the cut mpirun run left no .partial-* or .interrupted directory"
   mpirun_nodes run "$root/tests/inputs/two_nodes_kill.yaml" --resume "$partial" \
-    --output-dir "$tmp/submit/cut-mpirun-resumed" > "$tmp/submit/cut-mpirun-resumed.out" 2>&1 ||
+    > "$tmp/submit/cut-mpirun-resumed.out" 2>&1 ||
     { cat "$tmp/submit/cut-mpirun-resumed.out"; fail "mpirun --resume after the cut exited $?"; }
-  python3 "$root/tests/e2e/check_run.py" --check-dir "$tmp/submit/cut-mpirun-resumed" --ranks 4 ||
+  # Completed in place: the kept directory is now the run's complete one, alone in its folder.
+  python3 "$root/tests/e2e/check_run.py" --check-dir "$tmp/submit/cut-mpirun" --ranks 4 ||
     fail "the mpirun run resumed after the cut does not check out"
   say "link cut under mpirun, watchdog and resume in $((SECONDS - cut_started))s"
 fi

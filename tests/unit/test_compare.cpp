@@ -64,6 +64,25 @@ TEST(Compare, ASideWithoutAnIntervalCountsAsItsMedianAndSaysSo) {
   EXPECT_EQ(c.cases[0].note, "baseline has no interval");
 }
 
+// An interrupted (or killed) run lacks cases: comparing against it says so, naming the side.
+TEST(Compare, AnIncompleteSideIsWarnedAbout) {
+  RunTable interrupted = table({timed("a", 1, 1, 1)});
+  interrupted.path = "results/quickstart-20261126T083400.interrupted";
+  interrupted.status = "interrupted";
+  interrupted.cases_planned = 20;
+  RunTable complete = table({timed("a", 1, 1, 1), timed("b", 1, 1, 1)});
+  complete.status = "complete";
+  const auto c = compare_tables(complete, interrupted);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(
+      c.warnings[0],
+      "results/quickstart-20261126T083400.interrupted is an incomplete run (status interrupted, 1 of 20 "
+      "cases): the cases it lacks are not compared");
+  EXPECT_TRUE(compare_tables(complete, complete).warnings.empty());
+  EXPECT_TRUE(compare_tables(table({timed("a", 1, 1, 1)}), complete).warnings.empty())
+      << "a reference has no status";
+}
+
 TEST(Compare, MatchesByKeyAndListsOneSidedCases) {
   auto gpu = timed("a", 1, 1, 1);
   gpu.device = "gpu:0";

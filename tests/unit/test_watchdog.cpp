@@ -163,6 +163,18 @@ TEST(Stragglers, EvenSpreadIdleRanksAndTinyGapsAreNot) {
   EXPECT_FALSE(find_straggler({0.5}).has_value());
 }
 
+// A product on 1 of 2 ranks (matmul_scaling's p = 1 row): the working rank is the slowest by
+// design, and the idle rank is no yardstick. Among the working ranks a slow one is still named.
+TEST(Stragglers, OnlyWorkingRanksAreCompared) {
+  EXPECT_TRUE(find_straggler({0.5, 4e-5}).has_value()) << "without the mask, the idle rank misleads";
+  EXPECT_FALSE(find_straggler({0.5, 4e-5}, {true, false}).has_value());
+  EXPECT_FALSE(find_straggler({0.5, 4e-5, 4e-5}, {true, false, false}).has_value());
+  const auto s = find_straggler({0.10, 0.30, 4e-5, 0.11}, {true, true, false, true});
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->rank, 1) << "the job's rank, not its place among the working ranks";
+  EXPECT_NEAR(s->ratio, 0.30 / 0.11, 1e-12);
+}
+
 TEST(FaultInjection, ThrowsOnlyAtTheRankAndPointAskedAndIsReadWhenMade) {
   ::setenv("MINIGPU_INJECT_FAULT", "1:verify", 1);
   FaultInjection faults = FaultInjection::from_environment();

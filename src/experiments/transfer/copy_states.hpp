@@ -60,7 +60,7 @@ class CopyState : public CaseState {
   Kokkos::View<unsigned char*, Kokkos::LayoutRight, SrcSpace> src_;
 };
 
-enum class RankPattern { pingpong, uni, bi, allreduce };
+using comm::RankPattern;
 
 struct RankTransferCase {
   RankPattern pattern = RankPattern::pingpong;

@@ -197,7 +197,8 @@ class TransferExperiment : public CaseList<TransferCase> {
         c.device_bytes = checked_mul<std::uint64_t>(static_cast<std::uint64_t>(rc.bytes),
                                                     static_cast<std::uint64_t>(1 + slots),
                                                     "transfer: bytes of a rank-to-rank case");
-        c.work = {moved_bytes(rc), 0};
+        c.work = {comm::pattern_bytes(rc.pattern, rc.bytes, rc.messages, ctx_.ranks()), 0};
+        c.this_rank_works = reduce || rc.partner != comm::kNoRank;
         add_case(c, {Direction::d2d, false, rc.bytes, 1, rc});
       }
     }
@@ -206,49 +207,35 @@ class TransferExperiment : public CaseList<TransferCase> {
   /// The direction, not the dtype, picks the memory spaces: a case state of its own.
   void setup(const CaseSpec& spec) override { state_ = make_copy(spec.device, case_of(spec), ctx_.comm); }
 
-  /// Bytes one repetition moves per pair of ranks (allreduce: nccl-tests' bus bytes).
-  double moved_bytes(const RankTransferCase& c) const {
-    const auto n = static_cast<double>(c.bytes);
-    const double m = c.messages;
-    switch (c.pattern) {
-      case RankPattern::pingpong:
-      case RankPattern::bi:
-        return 2 * n * m;
-      case RankPattern::uni:
-        return n * m;
-      case RankPattern::allreduce:
-        return n * 2 * (ctx_.ranks() - 1) / ctx_.ranks();
-    }
-    return n;
-  }
-
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
     std::vector<Finding> out;
-    std::map<std::string, double> peaks;
+    std::map<std::string, const CaseResult*> peaks;
     for (const auto& [group, rows] :
          group_rows(results, [&](const CaseResult& r) { return case_of(r.spec).group(); })) {
       const CaseResult* best = best_row(rows, &CaseResult::gbps);
       const TransferCase& c = case_of(best->spec);
-      peaks[group] = best->gbps;
+      peaks[group] = best;
       if (c.between_ranks) {
         for (auto& f : between_ranks_findings(group, rows, *best)) out.push_back(f);
         continue;
       }
-      out.push_back({"", "peak_gbps_" + group, best->gbps, "GB/s",
-                     "at " + io::human_bytes(static_cast<std::uint64_t>(c.bytes)) + " in " +
-                         std::to_string(c.chunks) + " chunk(s)" + ceiling_note(*best)});
+      // Without a GPU "h2d" is a copy within host memory, not over PCIe: said so.
+      const std::string where = uses_host_memory(device_) ? " on cpu: a copy within host memory" : "";
+      out.push_back(row_finding("peak_gbps_" + group, best->gbps, "GB/s", *best,
+                                "at " + io::human_bytes(static_cast<std::uint64_t>(c.bytes)) + " in " +
+                                    std::to_string(c.chunks) + " chunk(s)" + where,
+                                true));
       if (auto f = chunk_ratio(group, rows)) out.push_back(*f);
     }
-    if (ctx_.ranks() < 2) {
-      out.push_back({"", "rank_to_rank", std::nullopt, "GB/s",
-                     "rank-to-rank cases need 2 or more ranks; this run has 1"});
-    }
+    if (ctx_.ranks() < 2) out.push_back(needs_ranks("rank_to_rank", "GB/s", "rank-to-rank cases", 2, 1));
     for (const char* dir : {"h2d", "d2h"}) {
       const auto pinned = peaks.find(std::string(dir) + "_pinned");
       const auto pageable = peaks.find(std::string(dir) + "_pageable");
       const std::string name = std::string("pinned_over_pageable_") + dir;
-      if (pinned != peaks.end() && pageable != peaks.end() && pageable->second > 0) {
-        out.push_back({"", name, pinned->second / pageable->second, "x", "peak bandwidth ratio"});
+      if (pinned != peaks.end() && pageable != peaks.end() && pageable->second->gbps > 0) {
+        out.push_back(row_finding(name, pinned->second->gbps / pageable->second->gbps, "x", *pinned->second,
+                                  "peak bandwidth ratio")
+                          .drawn_from({pageable->second}));
       } else if (!host_kinds_.has_pinned() && pageable != peaks.end()) {
         out.push_back({"", name, std::nullopt, "x", "no pinned host memory measured: " + host_kinds_.note});
       }
@@ -269,26 +256,26 @@ class TransferExperiment : public CaseList<TransferCase> {
     if (rc.pattern == RankPattern::allreduce) {
       const int p = ctx_.ranks();
       const double algbw = best.gbps * p / (2.0 * (p - 1));
-      return {{"", "peak_busbw_gbps_" + group, best.gbps, "GB/s",
-               "bus bandwidth = algbw·2(p-1)/p at " + at + ", p=" + std::to_string(p) + ", " +
-                   best.spec.param("link") + " (algbw " + io::significant(algbw) + " GB/s)" +
-                   ceiling_note(best)}};
+      return {row_finding("peak_busbw_gbps_" + group, best.gbps, "GB/s", best,
+                          "bus bandwidth = algbw·2(p-1)/p at " + at + ", p=" + std::to_string(p) + ", " +
+                              best.spec.param("link") + " (algbw " + io::significant(algbw) + " GB/s)",
+                          true)};
     }
     const std::string how = rc.pattern == RankPattern::pingpong
                                 ? std::to_string(rc.messages) + " round trips"
                                 : std::to_string(rc.messages) + " message(s) in flight";
-    std::vector<Finding> out{{"", "peak_gbps_" + group, best.gbps, "GB/s",
-                              "per pair at " + at + ", " + how + "; " + pairs + ceiling_note(best)}};
+    std::vector<Finding> out{row_finding("peak_gbps_" + group, best.gbps, "GB/s", best,
+                                         "per pair at " + at + ", " + how + "; " + pairs, true)};
     if (rc.pattern == RankPattern::pingpong) {
       const CaseResult* smallest =
           *std::min_element(rows.begin(), rows.end(), [&](const CaseResult* a, const CaseResult* b) {
             return case_of(a->spec).bytes < case_of(b->spec).bytes;
           });
       const RankTransferCase& sc = *case_of(smallest->spec).between_ranks;
-      out.push_back({"", "latency_us_" + group, 1e6 * smallest->seconds.median / (2.0 * sc.messages), "us",
-                     "one way (half a round trip) at " +
-                         io::human_bytes(static_cast<std::uint64_t>(sc.bytes)) + ", median of " +
-                         std::to_string(sc.messages) + " round trips; " + pairs});
+      out.push_back(row_finding(
+          "latency_us_" + group, 1e6 * smallest->seconds.median / (2.0 * sc.messages), "us", *smallest,
+          "one way (half a round trip) at " + io::human_bytes(static_cast<std::uint64_t>(sc.bytes)) +
+              ", median of " + std::to_string(sc.messages) + " round trips; " + pairs));
     }
     return out;
   }
@@ -302,10 +289,11 @@ class TransferExperiment : public CaseList<TransferCase> {
       const auto& [few, one] = *it->second.begin();
       const auto& [many, split] = *it->second.rbegin();
       if (it->second.size() < 2 || !has_median(one)) continue;
-      return Finding{"", "many_small_over_one_big_" + group, split->seconds.median / one->seconds.median, "x",
-                     io::human_bytes(static_cast<std::uint64_t>(it->first)) + " as " + std::to_string(many) +
-                         " copies vs " + std::to_string(few) + ": " + io::significant(split->seconds.median) +
-                         " s vs " + io::significant(one->seconds.median) + " s"};
+      return ratio_finding("many_small_over_one_big_" + group, *split, *one,
+                           io::human_bytes(static_cast<std::uint64_t>(it->first)) + " as " +
+                               std::to_string(many) + " copies vs " + std::to_string(few) + ": " +
+                               io::significant(split->seconds.median) + " s vs " +
+                               io::significant(one->seconds.median) + " s");
     }
     return std::nullopt;
   }

@@ -1,0 +1,115 @@
+// The bounds a figure is set against, and when they can be trusted: a bandwidth ceiling matched
+// to the bytes a case touches, ceilings that contradict each other, a machine loaded while it
+// measured, and the scaling model held at its own ideal.
+#include "ceilings/ceilings.hpp"
+#include "core/machine_load.hpp"
+#include "distributed/calibration.hpp"
+#include "io/ceiling_table.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace minigpu {
+namespace {
+
+constexpr std::int64_t kKiB = 1024, kMiB = 1024 * 1024;
+
+CeilingTable memcpy_family() {
+  CeilingTable t;
+  t.ceilings = {{"host_memcpy", "host memcpy, 1 thread", 14, "GB/s", "256 MiB", 512 * kMiB},
+                {"host_memcpy@64KiB", "host memcpy, 1 thread, 64 KiB", 100, "GB/s", "64 KiB", 128 * kKiB},
+                {"host_memcpy@1MiB", "host memcpy, 1 thread, 1 MiB", 45, "GB/s", "1 MiB", 2 * kMiB},
+                {"host_memcpy_1core", "host memcpy, 1 thread", 14, "GB/s", "256 MiB", 0},
+                {"host_sgemm", "best host sgemm", 190, "GFLOP/s", "n=1024", 0}};
+  return t;
+}
+
+// Like with like: a case's bytes meet the smallest ceiling measured on at least as many, so a
+// copy that stays in L2 is never set against memcpy from memory (it read 320 % of it).
+TEST(Ceilings, ABandwidthCeilingIsTheOneMeasuredOnAsManyBytes) {
+  const CeilingTable t = memcpy_family();
+  EXPECT_EQ(t.find_for("host_memcpy", 8 * kKiB)->name, "host_memcpy@64KiB");
+  EXPECT_EQ(t.find_for("host_memcpy", 128 * kKiB)->name, "host_memcpy@64KiB");
+  EXPECT_EQ(t.find_for("host_memcpy", 128 * kKiB + 1)->name, "host_memcpy@1MiB");
+  EXPECT_EQ(t.find_for("host_memcpy", 32 * kMiB)->name, "host_memcpy");
+  EXPECT_EQ(t.find_for("host_memcpy", 4096 * kMiB)->name, "host_memcpy") << "beyond all: the largest";
+  EXPECT_EQ(t.find_for("host_sgemm", 4 * kMiB)->name, "host_sgemm") << "a ceiling of one size";
+  EXPECT_EQ(t.find_for("host_memcpy_1core", kKiB)->name, "host_memcpy_1core") << "not the family's";
+  EXPECT_EQ(t.find_for("gpu_d2d", kKiB), nullptr);
+  const CeilingTable back = CeilingTable::from_json(t.to_json());
+  EXPECT_EQ(back.find("host_memcpy@1MiB")->bytes, 2 * kMiB) << "the size survives run.json and the cache";
+}
+
+// More threads below one thread is a busy machine, not the machine: such a table is doubtful
+// (and so never cached).
+TEST(Ceilings, ThreadsBelowOneThreadAreAContradiction) {
+  CeilingTable t;
+  t.ceilings = {{"host_sgemm", "best host sgemm, 2 threads", 96.1, "GFLOP/s", "", 0},
+                {"host_sgemm_1core", "best host sgemm, 1 thread", 185.9, "GFLOP/s", "", 0},
+                {"host_memcpy", "host memcpy, 2 threads", 20, "GB/s", "", 0},
+                {"host_memcpy_1core", "host memcpy, 1 thread", 10.6, "GB/s", "", 0}};
+  const std::string doubt = ceiling_contradictions(t);
+  EXPECT_NE(doubt.find("host_sgemm 96.1 GFLOP/s (best host sgemm, 2 threads) below 186 on one thread"),
+            std::string::npos)
+      << doubt;
+  EXPECT_EQ(doubt.find("host_memcpy"), std::string::npos) << doubt;
+  t.ceilings[0].value = 300;
+  EXPECT_EQ(ceiling_contradictions(t), "");
+}
+
+// Other processes' share of the node: busy time not the job's own, over the node's CPU time.
+TEST(MachineLoad, OthersAndStealAreSharesOfTheNode) {
+  CpuSample before, after;
+  before.cpus = after.cpus = 2;
+  before.wall_s = 100, after.wall_s = 110;            // 10 s of 2 CPUs: 20 CPU-seconds
+  before.node_busy_s = 50, after.node_busy_s = 66;    // 16 busy, of which the job's 12
+  before.node_steal_s = 1, after.node_steal_s = 2.2;  // 1.2 stolen
+  const auto load = load_between(before, after, 12);
+  ASSERT_TRUE(load.has_value());
+  EXPECT_NEAR(load->others, 4.0 / 20, 1e-12);
+  EXPECT_NEAR(load->steal, 1.2 / 20, 1e-12);
+  EXPECT_TRUE(load->loaded());
+  EXPECT_EQ(load->describe(), "other processes took 20 % of the node's CPU time over 10 s, steal 6 %");
+  EXPECT_TRUE(load_between(before, after, 15.5)->loaded()) << "2.5 % others, but 6 % steal";
+  after.node_steal_s = 1.5;
+  EXPECT_FALSE(load_between(before, after, 15.5)->loaded());
+  CpuSample short_after = after;
+  short_after.wall_s = 100.5;
+  EXPECT_FALSE(load_between(before, short_after, 0).has_value())
+      << "half a second of 10 ms ticks says nothing";
+  EXPECT_FALSE(load_between(CpuSample{}, CpuSample{}, 0).has_value()) << "no /proc/stat";
+}
+
+// The model's per-shape rates summed to 162 % efficiency once: a row's model_s is held at the
+// ideal from its curve's row of fewest ranks, strong (t1/p) and weak (t1 for p times the work).
+TEST(ScalingModel, NeverPredictsAboveItsOwnIdeal) {
+  const std::vector<ScalingCase> cases = {{Decomposition::summa, 1, 1024, {1, 1}, {}},
+                                          {Decomposition::summa, 2, 1024, {2, 1}, {}},
+                                          {Decomposition::summa, 4, 1024, {2, 2}, {}},
+                                          {Decomposition::row, 2, 1024, {2, 1}, {}}};
+  std::vector<CaseResult> rows(cases.size());
+  const double model[] = {1.0, 0.31, 0.30, 0.6};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i].spec.index = i;
+    rows[i].seconds.median = 1.0 / cases[i].p;
+    rows[i].work.flops = 2.0 * 1024 * 1024 * 1024;
+    rows[i].values = {{"model_s", model[i]}, {"model_error_pct", 0.0}};
+  }
+  perfmodel::hold_at_ideal(rows,
+                           [&](const CaseResult& r) -> const ScalingCase& { return cases[r.spec.index]; });
+  EXPECT_DOUBLE_EQ(*rows[0].value("model_s"), 1.0) << "the reference stands";
+  EXPECT_DOUBLE_EQ(*rows[1].value("model_s"), 0.5) << "162 % held at 100 %";
+  EXPECT_DOUBLE_EQ(*rows[1].value("model_unheld_s"), 0.31);
+  EXPECT_DOUBLE_EQ(*rows[1].value("model_error_pct"), 0.0) << "measured 0.5 s, held model 0.5 s";
+  EXPECT_DOUBLE_EQ(*rows[2].value("model_s"), 0.30) << "above the ideal 0.25 s: kept";
+  EXPECT_FALSE(rows[2].value("model_unheld_s").has_value());
+  EXPECT_DOUBLE_EQ(*rows[3].value("model_s"), 0.6) << "row is its own curve, with no p = 1 row: kept";
+  // Weak: twice the flops on 2 ranks takes t1 at the ideal.
+  EXPECT_DOUBLE_EQ(perfmodel::ideal_seconds(1.0, 1e9, 1, 2e9, 2), 1.0);
+  EXPECT_DOUBLE_EQ(perfmodel::ideal_seconds(1.0, 1e9, 1, 1e9, 4), 0.25);
+}
+
+}  // namespace
+}  // namespace minigpu
