@@ -125,6 +125,7 @@ std::optional<CeilingTable> load_cached_ceilings(const nlohmann::json& key) {
   try {
     CeilingTable t = CeilingTable::from_json(j->at("ceilings"));
     t.source = "cached in " + path + " (measured " + j->at("measured").get<std::string>() + ")";
+    t.doubt = j->value("doubt", std::string());
     return t;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -133,7 +134,8 @@ std::optional<CeilingTable> load_cached_ceilings(const nlohmann::json& key) {
 
 std::string store_ceilings(const CeilingTable& table, const nlohmann::json& key, const std::string& measured,
                            std::string& why) {
-  return store_cached("ceilings", key, {{"measured", measured}, {"ceilings", table.to_json()}}, why);
+  return store_cached("ceilings", key,
+                      {{"measured", measured}, {"ceilings", table.to_json()}, {"doubt", table.doubt}}, why);
 }
 
 }  // namespace minigpu

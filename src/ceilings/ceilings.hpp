@@ -35,8 +35,11 @@ std::string gemm_ceiling(Device device, DType dtype);
 /// The table is doubtful (CeilingTable::doubt) when its figures contradict each other or the
 /// machine was loaded meanwhile (core/machine_load.hpp).
 CeilingTable measure_ceilings();
-/// "" or the figures where the rank's threads measured below one thread (host_memcpy below
-/// host_memcpy_1core, ...): a machine busy while they ran, never what the machine does.
+/// "" or the figures where the rank's threads measured below one thread by more than
+/// kContradictionMargin (host_memcpy below host_memcpy_1core, ...): a machine busy while they
+/// ran, never what the machine does. Such a table is never cached; one measured on a loaded
+/// machine is, with its doubt, which every run that uses it repeats.
+inline constexpr double kContradictionMargin = 0.10;
 std::string ceiling_contradictions(const CeilingTable& table);
 
 /// What a cached table must match to be reused: `build` (the caller's version, compiler and

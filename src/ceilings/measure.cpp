@@ -196,7 +196,9 @@ std::string ceiling_contradictions(const CeilingTable& t) {
   std::string out;
   for (const std::string name : {"host_memcpy", "host_triad", "host_sgemm", "host_dgemm"}) {
     const Ceiling *all = t.find(name), *one = t.find(name + "_1core");
-    if (!all || !one || all->value >= one->value) continue;
+    // Below by more than the noise of two measurements: on a core or two, a bandwidth that one
+    // thread already saturates measures within a few % either way on two.
+    if (!all || !one || all->value >= (1 - kContradictionMargin) * one->value) continue;
     out += (out.empty() ? "" : "; ") + name + " " + io::significant(all->value, 3) + " " + all->unit + " (" +
            all->label + ") below " + io::significant(one->value, 3) + " on one thread";
   }
@@ -210,7 +212,8 @@ CeilingTable measure_ceilings() {
   std::string doubt = ceiling_contradictions(t);
   const auto load = load_between(before, after, after.own_s - before.own_s);
   if (load && load->loaded())
-    doubt += (doubt.empty() ? "" : "; ") + load->describe() + " while they were measured";
+    doubt += (doubt.empty() ? "" : "; ") + load->describe() +
+             " while they were measured (minigpu ceilings measures again)";
   t.doubt = doubt;
   return t;
 }

@@ -13,9 +13,11 @@
 # give 1), so its exit code is checked to be 1 and its ranks to report SIGTERM; scripts/run.sh
 # passes the signal to the ranks instead, so that its exit code is theirs.
 # The signal goes out as soon as the first finished case is on disk.
-# Usage: check_signal.sh MPIEXEC MINIGPU INPUT QUICKSTART_INPUT
+# Usage: check_signal.sh MPIEXEC MINIGPU INPUT QUICKSTART_INPUT [minigpu|run_sh]
+#   minigpu: the bare run, SIGTERM and mpirun (the C++ under test: the sanitizer pass runs it);
+#   run_sh: scripts/run.sh's launch (a script's test); both when not given.
 set -u
-mpiexec="$1" minigpu="$2" input="$3" quickstart="$4"
+mpiexec="$1" minigpu="$2" input="$3" quickstart="$4" only="${5:-}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
@@ -110,6 +112,7 @@ print(f"{name} resume: kept {len(kept)} finished case(s), ran {len(after['result
 PY
 }
 
+if [ "$only" != run_sh ]; then
 # Ctrl-C on a bare run, then its resume.
 interrupt bare INT group 130 "interrupted by SIGINT" "$minigpu" run "$input"
 resumed bare "$minigpu" run "$input"
@@ -120,6 +123,8 @@ interrupt term TERM process 143 "interrupted by SIGTERM" "$minigpu" run "$input"
 # if the kill comes first (rank 0 marks it the moment the signal arrives).
 interrupt mpirun INT group 1 "interrupted by SIGTERM" "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input"
 resumed mpirun "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input"
+fi
+[ "$only" = minigpu ] && exit $status
 # Ctrl-C on scripts/run.sh, the README's main command, running the quickstart at its own
 # repetition counts: the script passes SIGINT to the ranks once, and returns their 130.
 interrupt run_sh INT group 130 "interrupted by SIGINT" "${launch_sh[@]}" "$minigpu" run "$quickstart"

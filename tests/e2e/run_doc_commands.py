@@ -85,7 +85,7 @@ def logical_lines(lines):
         text += line
         if line.rstrip().endswith("\\"):
             continue
-        command = re.sub(r"(^|\s)#.*$", "", text.replace("\\\n", " ").strip())  # a trailing comment
+        command = re.sub(r"(^|\s)#.*$", "", text.replace("\\\n", " ").strip()).strip()  # a trailing comment
         if command:
             yield start, command, False
         text = ""

@@ -42,8 +42,8 @@ TEST(Ceilings, ABandwidthCeilingIsTheOneMeasuredOnAsManyBytes) {
   EXPECT_EQ(back.find("host_memcpy@1MiB")->bytes, 2 * kMiB) << "the size survives run.json and the cache";
 }
 
-// More threads below one thread is a busy machine, not the machine: such a table is doubtful
-// (and so never cached).
+// More threads measurably below one thread is a busy machine, not the machine: such a table is
+// doubtful, and never cached.
 TEST(Ceilings, ThreadsBelowOneThreadAreAContradiction) {
   CeilingTable t;
   t.ceilings = {{"host_sgemm", "best host sgemm, 2 threads", 96.1, "GFLOP/s", "", 0},
@@ -57,6 +57,10 @@ TEST(Ceilings, ThreadsBelowOneThreadAreAContradiction) {
   EXPECT_EQ(doubt.find("host_memcpy"), std::string::npos) << doubt;
   t.ceilings[0].value = 300;
   EXPECT_EQ(ceiling_contradictions(t), "");
+  t.ceilings[2].value = 9.9;  // 7 % below one thread: the noise of two measurements, not a contradiction
+  EXPECT_EQ(ceiling_contradictions(t), "");
+  t.ceilings[2].value = 7.2;  // 32 % below, as measured on a busy machine
+  EXPECT_NE(ceiling_contradictions(t).find("host_memcpy 7.2 GB/s"), std::string::npos);
 }
 
 // Other processes' share of the node: busy time not the job's own, over the node's CPU time.
