@@ -133,7 +133,8 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
       record.stop_reason = interruption_reason(sig, finished.size(), plan_case_count(plan));
       try {
         save_run(*directory, record, finished, {}, io::RunStatus::interrupted);
-        std::cerr << "minigpu: interrupted by " << signal_name(sig) << ": stopping at the next repetition; "
+        // On a line of its own: a live progress line may be showing.
+        std::cerr << "\nminigpu: interrupted by " << signal_name(sig) << ": stopping at the next repetition; "
                   << finished.size() << " finished case(s) kept in " << directory->mark_interrupted()
                   << std::endl;
       } catch (const std::exception& e) {  // the main thread's next write reports it

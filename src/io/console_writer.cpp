@@ -92,8 +92,12 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
   }
   char row[512];
   // "±%": the median's 95 % interval, as far as it reaches from the median; one repetition has none.
-  const std::string spread =
-      r.repetitions > 1 ? formatted("%6.1f%%", r.seconds.median_ci_percent()) : "    n/a";
+  // Two significant digits below 10 %: thousands of repetitions give a narrow interval, which
+  // "0.0%" would show as none.
+  const double reach = r.seconds.median_ci_percent();
+  const std::string spread = r.repetitions <= 1 ? "    n/a"
+                             : reach < 10       ? formatted("%6.2g%%", reach)
+                                                : formatted("%6.1f%%", reach);
   // A share above its ceiling is past a bound the row cannot pass: marked "!", its reason after.
   const bool above = r.ceiling && r.ceiling->percent > 100;
   const std::string share = !r.ceiling ? "      -"
