@@ -40,11 +40,13 @@ std::int64_t host_stream_bytes() {
 
 std::string threads_text(int t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); }
 
-// In-cache sizes of the host's bandwidth ceilings, per array: within L2, between L2 and L3, and
-// within L3 on the CPUs miniGPU runs on. A case is set against the smallest at least its own
+// In-cache sizes of the host's bandwidth ceilings, per array, a factor of 4 apart: from within
+// L1/L2 to beyond L3 on the CPUs miniGPU runs on (a factor of 16 set a 12 MB lazy case, in L3,
+// against a 48 MiB triad, out of it: 137 %). A case is set against the smallest at least its own
 // size (CeilingTable::find_for), so that data in a cache meet a ceiling in the same cache: the
 // OS's cache sizes cannot say which (a virtual machine reports the host's 508 MiB L3).
-constexpr std::int64_t kInCacheBytes[] = {std::int64_t(64) << 10, std::int64_t(1) << 20,
+constexpr std::int64_t kInCacheBytes[] = {std::int64_t(64) << 10, std::int64_t(256) << 10,
+                                          std::int64_t(1) << 20, std::int64_t(4) << 20,
                                           std::int64_t(16) << 20};
 
 // Repetitions of a small kernel inside one timed call, so that each call moves as many bytes
