@@ -1,6 +1,6 @@
 // How `kernel: auto` times vendor against native: the two kernels interleaved on the same
 // buffers, each sample long enough (kSampleSeconds) for a clock read to be noise, best of
-// kSamples per kernel after one warm-up call of each, like the ceilings.
+// kSamples per kernel after one warm-up call of each (untimed), like the ceilings.
 #include "gemm/choice.hpp"
 
 #include "core/backend.hpp"
@@ -35,6 +35,11 @@ GemmPairTiming time_pair(GemmShape shape) {
     };
     return best_fenced_seconds(all, 1, 0) / static_cast<double>(calls);
   };
+  // One untimed call of each first: a first call pays one-time costs (cuBLAS's handle, CUDA's
+  // lazily loaded modules) that would size `calls` for a kernel far slower than it is.
+  for (const GemmKernel kernel : {GemmKernel::vendor, GemmKernel::native})
+    kernels::gemm(kernel, c, a, b, d, false);
+  Kokkos::fence();
   const double first = std::min(per_call(GemmKernel::vendor, 1), per_call(GemmKernel::native, 1));
   const auto calls = static_cast<std::int64_t>(std::clamp(kSampleSeconds / std::max(first, 1e-9), 1.0, 1e5));
   GemmPairTiming best{1e300, 1e300};
@@ -48,7 +53,11 @@ GemmPairTiming time_pair(GemmShape shape) {
 }  // namespace
 
 GemmPairTiming time_gemm_pair(bool gpu_memory, DType dtype, GemmShape shape) {
-  const Device device = gpu_memory ? gpu(active_gpu_id()) : cpu();
+  // The process's own GPU is gpu(0), whatever its device number: a rank bound to CUDA device 3
+  // sees one GPU (num_gpus() is 1), so gpu(active_gpu_id()) threw on every rank but the first
+  // of a node with several GPUs, at the first `auto` product (and on emulated GPUs, where there
+  // is no device number at all).
+  const Device device = gpu_memory ? gpu(0) : cpu();
   return dispatch(device, dtype, [&](auto place) {
     using P = decltype(place);
     return time_pair<typename P::memory_space, typename P::value_type>(shape);

@@ -1,8 +1,9 @@
 // `kernel: auto`: the chooser against injected timings (the faster one wins, a named kernel is
 // never measured, the cache round-trips), and an experiment's rows saying which kernel ran.
-#include "gemm/choice.hpp"
 #include "config/config_node.hpp"
 #include "engine/registry.hpp"
+#include "gemm/choice.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
@@ -30,6 +31,17 @@ GemmShape cube(std::int64_t n) { return {n, n, n}; }
 
 const GemmChooser::Share kAlone = [](const std::string& mine) { return mine; };
 
+// The measurement itself on GPU memory: a process's GPU is gpu(0) whatever its device number
+// (it timed on gpu(active_gpu_id()), which threw on every rank bound to a device other than 0,
+// and on emulated GPUs, which have no device number).
+class GemmAutoOnEmulatedGpus : public testing::EmulatedGpus {};
+TEST_F(GemmAutoOnEmulatedGpus, TimesOnTheProcesssOwnGpu) {
+  const GemmPairTiming t = time_gemm_pair(true, DType::f32, cube(16));
+  EXPECT_GT(t.vendor_s, 0);
+  EXPECT_GT(t.native_s, 0);
+  EXPECT_LT(t.vendor_s, 1) << "seconds per call of a 16^3 product";
+}
+
 TEST(GemmAuto, SizeClassIsThePowerOfTwoNearestTheCubeRoot) {
   EXPECT_EQ(GemmChooser::size_class(100, 100, 100), 128);
   EXPECT_EQ(GemmChooser::size_class(64, 64, 64), 64);
@@ -50,14 +62,16 @@ TEST(GemmAuto, PicksTheKernelTheMeasurementSaysIsFaster) {
   GemmChooser chooser(fake.measure(), nullptr, true);
   const GemmPick small = chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
   EXPECT_EQ(small.kernel, GemmKernel::native);
-  EXPECT_EQ(small.why.rfind("auto→native (native 2x vendor at 100x100x100, float32, measured ", 0), 0) << small.why;
+  EXPECT_EQ(small.why.rfind("auto→native (native 2x vendor at 100x100x100, float32, measured ", 0), 0)
+      << small.why;
   const GemmPick large = chooser.pick(GemmChoice::automatic, cpu(), DType::f64, 1000, 1000, 1000, kAlone);
   EXPECT_EQ(large.kernel, GemmKernel::vendor);
   EXPECT_NE(large.why.find("vendor 1.5x native at n~1024, float64"), std::string::npos) << large.why;
   // Beyond the largest timed size a class is timed at that size; each class once per process.
   chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 4096, 4096, 4096, kAlone);
   chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 100, 100, 100, kAlone);
-  EXPECT_EQ(fake.calls, (std::map<GemmShape, int>{{cube(100), 1}, {cube(1024), 1}, {cube(GemmChooser::kMaxTimedN), 1}}));
+  EXPECT_EQ(fake.calls,
+            (std::map<GemmShape, int>{{cube(100), 1}, {cube(1024), 1}, {cube(GemmChooser::kMaxTimedN), 1}}));
   EXPECT_EQ(chooser.record().entries.size(), 3u);
 }
 
