@@ -36,6 +36,14 @@ int devices_command(const MpiSession& mpi) {
   return kExitOk;
 }
 
+// A path option given as "" (`--resume $dir` with dir unset) is a mistake, never "not given": an
+// empty --resume would start a fresh run and an empty --output-dir write into the working directory.
+const CLI::Validator kNotEmpty(
+    [](const std::string& value) {
+      return value.empty() ? std::string("is empty (an unset shell variable?)") : std::string();
+    },
+    "NOT EMPTY", "not empty");
+
 }  // namespace
 
 int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& binding) {
@@ -60,12 +68,14 @@ int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& b
   bool cached = false;
   ceilings->add_flag("--cached", cached, "Show the cached figures for this host and build if there are any");
   RunOptions run_options;
-  run->add_option("input", run_options.input, "YAML input file")->required();
-  run->add_option("--output-dir", run_options.output_dir, "Directory for results (overrides run.output_dir)");
+  run->add_option("input", run_options.input, "YAML input file")->required()->check(kNotEmpty);
+  run->add_option("--output-dir", run_options.output_dir, "Directory for results (overrides run.output_dir)")
+      ->check(kNotEmpty);
   run->add_option("--only", run_options.only, "Run only these experiments (comma-separated)")->delimiter(',');
   run->add_flag("--dry-run", run_options.dry_run, "Validate the input and list its cases; run nothing");
   run->add_option("--resume", run_options.resume,
-                  "A run directory of this input (e.g. interrupted): keep its finished cases, run the rest");
+                  "A run directory of this input (e.g. interrupted): keep its finished cases, run the rest")
+      ->check(kNotEmpty);
   run->add_flag("--plot", run_options.plot, "Draw the figures (scripts/plot.py) into the results directory");
   run->add_option(
          "--set", run_options.overrides,
@@ -85,8 +95,9 @@ int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& b
       "model",
       "Predict matmul_scaling's speedup and efficiency on 1..512 GPUs (α–β–γ model, not a measurement)");
   ModelOptions model_options;
-  model->add_option("--from", model_options.from,
-                    "A run directory whose run.json has a scaling_model section");
+  model
+      ->add_option("--from", model_options.from, "A run directory whose run.json has a scaling_model section")
+      ->check(kNotEmpty);
   model->add_option("--profile", model_options.profile, "A YAML hardware profile (inputs/hardware/)");
   model->add_option("--n", model_options.n, "Matrix size (strong: fixed; weak: at p=1)")
       ->capture_default_str()

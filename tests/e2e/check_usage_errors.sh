@@ -30,6 +30,9 @@ MINIGPU_EMULATE_GPUS=100000 expect "MINIGPU_EMULATE_GPUS='100000' is too large (
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 printf 'run: {repetitions: 1, warmups: 0}\nexperiments: [{name: devices}]\n' >"$work/in.yaml"
+# An empty path (a shell variable left unset) is refused, not taken as "not given".
+expect "--resume: is empty (an unset shell variable?)" run "$work/in.yaml" --resume ""
+expect "--output-dir: is empty (an unset shell variable?)" run "$work/in.yaml" --output-dir ""
 expect "--resume $work/none: cannot read run.json there" run "$work/in.yaml" --resume "$work/none"
 mkdir -p "$work/other" && echo '{"resolved_input": {"run": {}}, "results": []}' >"$work/other/run.json"
 expect "that run was of a different input" run "$work/in.yaml" --resume "$work/other"

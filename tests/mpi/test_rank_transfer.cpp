@@ -118,6 +118,8 @@ TEST(RankTransferRun, PatternsVerifyAndCountTheirBytes) {
                               : pattern == "allreduce" ? n * 2 * (p - 1) / p
                                                        : 2 * n * 4;
       EXPECT_DOUBLE_EQ(r.work.bytes, expected) << r.spec.label;
+      // bi's bytes are both ranks' at once, so its share is of two copies' ceiling.
+      EXPECT_EQ(r.spec.ceiling_scale, pattern == "bi" ? 2 : 1) << r.spec.label;
     }
   }
   EXPECT_EQ(rows.at("allreduce").front().spec.param("bytes"), "4");

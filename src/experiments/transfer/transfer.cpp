@@ -199,6 +199,9 @@ class TransferExperiment : public CaseList<TransferCase> {
                                                     "transfer: bytes of a rank-to-rank case");
         c.work = {comm::pattern_bytes(rc.pattern, rc.bytes, rc.messages, ctx_.ranks()), 0};
         c.this_rank_works = reduce || rc.partner != comm::kNoRank;
+        // bi counts both directions of a pair, moved at once by both of its ranks: two copies'
+        // worth of ceiling (a busbw and the other patterns count what one rank moves at a time).
+        c.ceiling_scale = rc.pattern == RankPattern::bi ? 2 : 1;
         add_case(c, {Direction::d2d, false, rc.bytes, 1, rc});
       }
     }
