@@ -1,102 +1,213 @@
 #!/usr/bin/env bash
-# One-command GPU validation on a node with NVIDIA GPU(s):
-#   scripts/gpu/gpu_check.sh [--bundle DIR] [--out DIR]
-# 1. builds miniGPU for this GPU into build-cuda/ (a CUDA Kokkos from KOKKOS_ROOT, else built
-#    once from KOKKOS_SRC or the bundle's source, for the architecture nvidia-smi reports);
-# 2. runs the gpu-labelled tests on the GPU(s);
-# 3. runs every GPU input (inputs/*_gpu.yaml), one rank per GPU, and the 2-rank ones again with
-#    both ranks on one GPU (rows flagged as sharing it);
-# 4. measures the same quantities without miniGPU (tests/gpu/cuda_reference: cudaMemcpy and
-#    cuBLAS, timed with CUDA events) and, where PyTorch sees the GPU, the same inputs written
-#    in PyTorch (scripts/torch_reference.py), and writes OUT/report.md: device, driver, copy
-#    bandwidths, matmul TFLOP/s against cuBLAS and PyTorch, the chapter's rows against
-#    PyTorch, the chapter's ratios, 1->N GPU efficiency.
-# --bundle DIR: on a node with only the CUDA toolkit, CMake and a C++ compiler, take MPI,
-# yaml-cpp, CLI11, nlohmann-json, GoogleTest, BLAS and the Kokkos source from a bundle made
-# elsewhere by scripts/gpu/gpu_bundle.sh DIR (see scripts/gpu/bundle_env.sh).
-# Environment: KOKKOS_ROOT, KOKKOS_SRC, KOKKOS_ARCH (see scripts/gpu/cuda_kokkos.sh),
-# MINIGPU_GPU_TESTS (ctest arguments; default -L gpu), MINIGPU_TORCH_PYTHON (a python with a
-# CUDA PyTorch; default python3). Exits non-zero if any step failed.
+# GPU validation on a node with NVIDIA GPU(s), in the priority order of ../shared/GPU_OWED.md:
+#   scripts/gpu/gpu_check.sh [--prebuilt DIR | --bundle DIR] [--deadline SECONDS] [--out DIR]
+#                            [--rehearsal]
+# --prebuilt DIR  run from binaries packed elsewhere (scripts/gpu/pack_prebuilt.sh: minigpu, the
+#                 GPU test executables, cuda_reference, MPI in DIR/bundle): no build on the node.
+# --bundle DIR    build here (build-cuda/) from a bundle (scripts/gpu/gpu_bundle.sh) on a node
+#                 with only CUDA, CMake and a compiler; with neither, build with the node's own.
+# --deadline S    finish within S seconds of starting: a step that would cross the deadline (its
+#                 estimate, from the H100 run) is skipped and listed as skipped, a step that
+#                 overruns is stopped; the report is always written.
+# --out DIR       where the results go, at most 8 files (default results/gpu_check-<stamp>):
+#                 report.md (the steps and what each measured), steps.tsv, gpus.csv and
+#                 all.tar.gz (every log, run directory, reference and profile).
+# --rehearsal     the CI dress rehearsal with a host build (tests/gpu/check_gpu_check.sh): every
+#                 step on emulated GPUs at tiny sizes, same order, deadline, report and files.
+# Steps: preflight (nvidia-smi, the binaries load, minigpu devices on 1 and 2 ranks); the GEMM
+# tests; matmul to n = 10000 beside cuBLAS called directly (tests/gpu/cuda_reference); logging
+# and lazy; 2 ranks on one GPU (transfer, strong scaling, concurrency); transfers and
+# concurrency on every GPU; the other GPU tests; PyTorch's column; one ncu of the native kernel.
+# Ranks get the node's cores as scripts/run.sh lays them out. Environment: KOKKOS_ROOT,
+# KOKKOS_SRC, KOKKOS_ARCH (scripts/gpu/cuda_kokkos.sh), MINIGPU_TORCH_PYTHON (a python with a
+# CUDA PyTorch; default python3). Exits 1 if a step failed, 0 otherwise (skips included).
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
-source "$MINIGPU_ROOT/scripts/gpu/cuda_kokkos.sh"
 
-bundle=""
+usage() { echo "usage: $0 [--prebuilt DIR | --bundle DIR] [--deadline SECONDS] [--out DIR] [--rehearsal]" >&2; exit 2; }
+bundle="" prebuilt="" deadline=86400 rehearsal=0
 out="$MINIGPU_ROOT/results/gpu_check-$(date -u +%Y%m%dT%H%M%SZ)"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --bundle) bundle="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    *) echo "usage: $0 [--bundle DIR] [--out DIR]" >&2; exit 2 ;;
+    --bundle) [ $# -ge 2 ] || usage; bundle="$2"; shift 2 ;;
+    --prebuilt) [ $# -ge 2 ] || usage; prebuilt="$(cd "$2" && pwd)" || usage; shift 2 ;;
+    --deadline) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage; deadline="$2"; shift 2 ;;
+    --out) [ $# -ge 2 ] || usage; out="$2"; shift 2 ;;
+    --rehearsal) rehearsal=1; shift ;;
+    -h | --help) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) usage ;;
   esac
 done
-if [ -n "$bundle" ]; then
-  # shellcheck source=bundle_env.sh
-  source "$MINIGPU_ROOT/scripts/gpu/bundle_env.sh" "$bundle"
-fi
-for tool in nvcc nvidia-smi cmake mpirun; do
-  command -v "$tool" >/dev/null || { log "error: $tool not found (a bundle from scripts/gpu/gpu_bundle.sh brings MPI)"; exit 2; }
-done
+[ -z "$bundle" ] || [ -z "$prebuilt" ] || usage
+start=$SECONDS
+reserve=20  # seconds kept for the report and the archive
 mkdir -p "$out"
-failed=()
-step() {  # step NAME COMMAND...: runs, logs to OUT/NAME.log, remembers a failure
-  local name="$1"
+out="$(cd "$out" && pwd)"
+work="$out/all"
+rm -rf "$work" && mkdir -p "$work"
+scratch="$(mktemp -d)"
+printf 'step\tstatus\tseconds\tnote\n' >"$work/steps.tsv"
+failed=0
+record() {  # record STEP STATUS SECONDS NOTE: a line of steps.tsv; a failure fails the check
+  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$work/steps.tsv"
+  log "$1: $2${4:+ ($4)}"
+  case "$2" in failed | "timed out") failed=1 ;; esac
+}
+# deadline_run SECONDS COMMAND...: the command (a shell function too) in a process group of its
+# own, so that stopping it at SECONDS stops mpirun and its ranks with it; 124 when stopped.
+deadline_run() {
+  local limit="$1" pid waited=0
   shift
-  log "$name: $*"
-  if ! "$@" >"$out/$name.log" 2>&1; then
-    failed+=("$name")
-    log "$name FAILED (log: $out/$name.log)"
-    tail -n 25 "$out/$name.log" >&2
+  set -m
+  "$@" </dev/null &
+  pid=$!
+  set +m
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$waited" -ge "$limit" ]; then
+      kill -TERM -- "-$pid" 2>/dev/null
+      sleep 5
+      kill -KILL -- "-$pid" 2>/dev/null
+      wait "$pid"
+      return 124
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  wait "$pid"
+}
+# step NAME ESTIMATE COMMAND...: runs unless ESTIMATE seconds would cross the deadline, stopped
+# if it runs into the reserve, logging to all/NAME.log.
+step() {
+  local name="$1" estimate="$2" left began rc
+  shift 2
+  left=$((deadline - reserve - (SECONDS - start)))
+  if [ "$estimate" -gt "$left" ]; then
+    record "$name" skipped "-" "would cross the deadline: about $estimate s, $((left > 0 ? left : 0)) s left"
+    return 0
+  fi
+  began=$SECONDS
+  deadline_run "$left" "$@" >"$work/$name.log" 2>&1
+  rc=$?
+  if [ "$rc" -eq 0 ]; then
+    record "$name" passed $((SECONDS - began)) ""
+  elif [ "$rc" -eq 124 ]; then
+    record "$name" "timed out" $((SECONDS - began)) "stopped at the deadline; log all/$name.log"
+  else
+    record "$name" failed $((SECONDS - began)) "exit $rc; log all/$name.log"
+    tail -n 15 "$work/$name.log" >&2
   fi
 }
+not_run() { record "$1" skipped "-" "$2"; }
 
-# The architecture Kokkos is built for, from the first GPU's compute capability.
-nvidia-smi --query-gpu=index,name,compute_cap,driver_version,memory.total --format=csv,noheader >"$out/gpus.csv"
-gpus="$(wc -l <"$out/gpus.csv")"
-cc="$(head -n 1 "$out/gpus.csv" | cut -d, -f3 | tr -d ' .')"
-declare -A arch_of=([70]=VOLTA70 [75]=TURING75 [80]=AMPERE80 [86]=AMPERE86 [89]=ADA89 [90]=HOPPER90
-                    [100]=BLACKWELL100 [120]=BLACKWELL120)
-export KOKKOS_ARCH="${KOKKOS_ARCH:-${arch_of[$cc]:-}}"
-[ -n "$KOKKOS_ARCH" ] || { log "error: no Kokkos architecture known for compute capability $cc: set KOKKOS_ARCH"; exit 2; }
-log "$gpus GPU(s), compute capability $cc -> Kokkos_ARCH_$KOKKOS_ARCH; results in $out"
+# The report and the archive, whatever happened before: at most 8 files in OUT.
+finish() {
+  /usr/bin/env python3 "$MINIGPU_ROOT/scripts/gpu/gpu_report.py" "$work" >"$out/report.md" 2>"$work/report.log" ||
+    record report failed 0 "$(tail -n 1 "$work/report.log")"
+  cp "$work/steps.tsv" "$out/steps.tsv"
+  [ -f "$work/gpus.csv" ] && cp "$work/gpus.csv" "$out/gpus.csv"
+  tar -C "$out" -czf "$out/all.tar.gz" all && rm -rf "$work"
+  rm -rf "$scratch"
+  cat "$out/report.md"
+  log "results in $out ($(ls "$out" | wc -l) files), $((SECONDS - start)) s"
+  exit "$failed"
+}
+trap finish EXIT
 
-build="${MINIGPU_CUDA_BUILD_DIR:-$MINIGPU_ROOT/build-cuda}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-kokkos_root="$(ensure_cuda_kokkos)" || exit 1
-step build build_project_with_cuda "$kokkos_root" "$build"
-if [[ " ${failed[*]} " == *" build "* ]]; then
-  exit 1
+smi=nvidia-smi
+if [ "$rehearsal" -eq 1 ]; then
+  export MINIGPU_EMULATE_GPUS=1  # host memory as one GPU: every step has a device to run on
 fi
-read -r -a test_args <<<"${MINIGPU_GPU_TESTS:--L gpu}"
-step tests ctest --test-dir "$build" --output-on-failure --timeout 900 "${test_args[@]}"
-step reference "$build/tests/cuda_reference" $((1 << 28)) 4096 10000
-cp "$out/reference.log" "$out/reference.json"
-for input in "$MINIGPU_ROOT"/inputs/*_gpu.yaml; do
-  name="$(basename "$input" .yaml)"
-  step "$name" mpirun -np "$gpus" --oversubscribe "$build/src/minigpu" run "$input" --output-dir "$out/runs"
+command -v "$smi" >/dev/null || { record preflight failed 0 "no nvidia-smi on the PATH"; exit 1; }
+"$smi" --query-gpu=index,name,compute_cap,driver_version,memory.total --format=csv,noheader >"$work/gpus.csv"
+gpus="$(wc -l <"$work/gpus.csv")"
+first_gpu="$(head -n 1 "$work/gpus.csv" | cut -d, -f1 | tr -d ' ')"
+
+# The binaries: packed, or built here for the architecture nvidia-smi reports.
+if [ -n "$prebuilt" ]; then
+  [ -d "$prebuilt/bundle" ] && source "$MINIGPU_ROOT/scripts/gpu/bundle_env.sh" "$prebuilt/bundle"
+  minigpu="$prebuilt/bin/minigpu" tests="$scratch/tests"  # unpacked outside OUT: only results travel back
+  tar -C "$scratch" -xJf "$prebuilt/tests.tar.xz"
+else
+  [ -z "$bundle" ] || source "$MINIGPU_ROOT/scripts/gpu/bundle_env.sh" "$bundle"
+  source "$MINIGPU_ROOT/scripts/gpu/cuda_kokkos.sh"
+  cc="$(head -n 1 "$work/gpus.csv" | cut -d, -f3 | tr -d ' .')"
+  declare -A arch_of=([70]=VOLTA70 [75]=TURING75 [80]=AMPERE80 [86]=AMPERE86 [89]=ADA89 [90]=HOPPER90
+                      [100]=BLACKWELL100 [120]=BLACKWELL120)
+  export KOKKOS_ARCH="${KOKKOS_ARCH:-${arch_of[$cc]:-}}"
+  [ -n "$KOKKOS_ARCH" ] || { record build failed 0 "no Kokkos architecture for compute capability $cc: set KOKKOS_ARCH"; exit 1; }
+  build="${MINIGPU_CUDA_BUILD_DIR:-$MINIGPU_ROOT/build-cuda}"
+  build_all() { build_project_with_cuda "$(ensure_cuda_kokkos)" "$build"; }
+  step build 600 build_all
+  minigpu="$build/src/minigpu" tests="$build/tests"
+fi
+[ -x "$minigpu" ] || { record preflight failed 0 "no minigpu at $minigpu"; exit 1; }
+
+# run_input NAME RANKS DIR [ARGS...]: minigpu on inputs/NAME.yaml, ranks laid out as run.sh does.
+declare -A tiny=(  # --rehearsal: each input at a size a 2-core CI machine runs in seconds
+  [matmul_gpu]="--set experiments.matmul.sizes=[16,64] --set experiments.matmul.cpu_max_size=64"
+  [logging_gpu]="--set experiments.logging.steps=20"
+  [lazy_gpu]="--set experiments.lazy.elements=1e5"
+  [transfer_gpu]="--set experiments.transfer.sizes=[4KiB,64KiB] --set experiments.transfer.rank_sizes=[8,8KiB]"
+  [multi_gpu_concurrency_gpu]="--set experiments.multi_gpu_concurrency.n=64"
+  [matmul_strong_scaling_gpu]="--set experiments.matmul_scaling.n=128"
+)
+run_input() {
+  local name="$1" ranks="$2" dir="$3" extra=()
+  shift 3
+  [ "$rehearsal" -eq 1 ] && read -r -a extra <<<"--repetitions 1 --warmups 0 --set run.require_gpu=false ${tiny[$name]}"
+  mpirun_n "$ranks" "$minigpu" run "$MINIGPU_ROOT/inputs/$name.yaml" --output-dir "$work/$dir" "${extra[@]}" "$@"
+}
+gtests() {  # gtests EXECUTABLE...: each one's GPU cases (ctest -L gpu runs them the same way)
+  local t rc=0
+  for t in "$@"; do
+    [ -x "$tests/$t" ] || { echo "no $tests/$t"; rc=1; continue; }
+    echo "== $t" && "$tests/$t" '--gtest_filter=*/gpu*' || rc=1
+  done
+  return $rc
+}
+preflight() {
+  cat "$work/gpus.csv" && "$minigpu" --version || return 1
+  ! ldd "$minigpu" | grep 'not found' || return 1
+  mpirun_n 1 "$minigpu" devices && mpirun_n 2 "$minigpu" devices
+}
+shared() { CUDA_VISIBLE_DEVICES="$first_gpu" run_input "$1" 2 shared; }
+
+log "$gpus GPU(s); results in $out; deadline ${deadline} s"
+step preflight 20 preflight
+step gemm_tests 60 gtests test_matmul test_tensor
+if [ -x "$tests/cuda_reference" ]; then
+  step reference 40 "$tests/cuda_reference" $((1 << 28)) 4096 10000
+  [ -f "$work/reference.log" ] && cp "$work/reference.log" "$work/reference.json"
+else
+  not_run reference "no cuda_reference in this build (CUDA only)"
+fi
+step matmul 150 run_input matmul_gpu "$gpus" runs
+step logging 40 run_input logging_gpu "$gpus" runs
+step lazy 30 run_input lazy_gpu "$gpus" runs
+# Two ranks on the first GPU: the binding warns and every GPU row is flagged as sharing it.
+for name in transfer_gpu matmul_strong_scaling_gpu multi_gpu_concurrency_gpu; do
+  step "shared_$name" 90 shared "$name"
 done
-# Two ranks bound to the one GPU (the first): rank-to-rank transfers of device memory, staged
-# and direct, and the scaling studies on real hardware; the binding warns and every GPU row
-# is flagged unreliable ("ranks 0 and 1 share one GPU"), as scripts/gpu/gpu_report.py checks.
-first_gpu="$(head -n 1 "$out/gpus.csv" | cut -d, -f1 | tr -d ' ')"
-for name in multi_gpu_concurrency_gpu matmul_strong_scaling_gpu transfer_gpu; do
-  step "shared_$name" env CUDA_VISIBLE_DEVICES="$first_gpu" mpirun -np 2 --oversubscribe -x CUDA_VISIBLE_DEVICES \
-    "$build/src/minigpu" run "$MINIGPU_ROOT/inputs/$name.yaml" --output-dir "$out/shared"
-done
+step transfer 90 run_input transfer_gpu "$gpus" runs
+step multi_gpu_concurrency 40 run_input multi_gpu_concurrency_gpu "$gpus" runs
+step other_tests 90 gtests test_lazy test_logging test_linear test_devices_experiment test_multi_gpu_concurrency \
+  test_transfer test_matmul_scaling
 torch_python="${MINIGPU_TORCH_PYTHON:-python3}"
 if "$torch_python" -c 'import sys, numpy, yaml, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
-  mkdir -p "$out/torch"
-  for input in "$MINIGPU_ROOT"/inputs/*_gpu.yaml; do
-    name="$(basename "$input" .yaml)"
-    step "torch_$name" "$torch_python" "$MINIGPU_ROOT/scripts/torch_reference.py" "$input" "$out/torch/$name.csv" \
-      --device cuda --k "$gpus"
+  mkdir -p "$work/torch"
+  for name in matmul_gpu logging_gpu lazy_gpu transfer_gpu; do
+    step "torch_$name" 60 "$torch_python" "$MINIGPU_ROOT/scripts/torch_reference.py" "$MINIGPU_ROOT/inputs/$name.yaml" \
+      "$work/torch/$name.csv" --device cuda --k "$gpus"
   done
 else
-  log "no PyTorch column: $torch_python lacks numpy, yaml or a torch that sees CUDA (set MINIGPU_TORCH_PYTHON)"
+  not_run torch "$torch_python lacks numpy, yaml or a torch that sees CUDA (set MINIGPU_TORCH_PYTHON)"
 fi
-/usr/bin/env python3 "$MINIGPU_ROOT/scripts/gpu/gpu_report.py" "$out" >"$out/report.md" || failed+=(report)
-cat "$out/report.md"
-if [ ${#failed[@]} -gt 0 ]; then
-  log "FAILED: ${failed[*]} (logs in $out)"
-  exit 1
+if command -v ncu >/dev/null; then
+  # One launch of the native float32 kernel at n = 4096: its achieved share of the SM's peak.
+  step ncu 90 ncu --kernel-name-base demangled --kernel-name regex:gemm_gpu --launch-count 1 --section SpeedOfLight --section Occupancy \
+    "$minigpu" run "$MINIGPU_ROOT/inputs/matmul_gpu.yaml" --output-dir "$work/ncu_run" --repetitions 1 --warmups 0 \
+    --set 'experiments.matmul.sizes=[4096]' --set 'experiments.matmul.variants=[tiled]' --set 'experiments.matmul.devices=[gpu]'
+else
+  not_run ncu "no ncu on the PATH"
 fi
-log "all steps passed; report: $out/report.md"
+exit "$failed"

@@ -3,6 +3,7 @@
 miniGPU (tests/gpu/cuda_reference) and by PyTorch on the same GPU (scripts/torch_reference.py),
 as Markdown tables. Reads OUT/gpus.csv, OUT/reference.json, OUT/runs/*/run.json (and the
 results.csv beside each) and OUT/torch/*.csv as scripts/gpu/gpu_check.sh leaves them.
+OUT/steps.tsv (gpu_check.sh's steps: passed, failed, timed out or skipped, and why) heads the report.
     gpu_report.py OUT"""
 import csv
 import glob
@@ -105,7 +106,9 @@ def shared_gpu_lines(out):
         with open(path, encoding="utf-8") as f:
             record = json.load(f)
         results = record.get("results", [])
-        gpu_rows = [r for r in results if str(r.get("device", "")).startswith("gpu")]
+        # An emulated GPU (the CI rehearsal) is host memory: its rows are the CPU's, never flagged.
+        gpu_rows = [r for r in results
+                    if str(r.get("device", "")).startswith("gpu") and "emulated" not in str(r.get("device"))]
         flagged = [r for r in gpu_rows if "share one GPU" in (r.get("unreliable_because") or "")]
         name = record["resolved_input"]["run"]["name"]
         verified = sum(1 for r in results if r.get("verified"))
@@ -115,13 +118,29 @@ def shared_gpu_lines(out):
     return lines, problems
 
 
+def steps_lines(out):
+    """gpu_check.sh's steps in the order they ran, each with its status, seconds and why."""
+    path = os.path.join(out, "steps.tsv")
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        steps = list(csv.DictReader(f, delimiter="\t"))
+    lines = ["", "| step | status | seconds | note |", "|---|---|---|---|"]
+    lines += [f"| {s['step']} | {s['status']} | {s['seconds']} | {s['note']} |" for s in steps]
+    skipped = [s["step"] for s in steps if s["status"] == "skipped"]
+    lines += ["", f"Skipped ({len(skipped)}): {', '.join(skipped) if skipped else 'none'}."]
+    return lines
+
+
 def main():
     if sys.argv[1:2] in (["-h"], ["--help"]):
         print(__doc__)
         return
     out = sys.argv[1]
-    with open(os.path.join(out, "gpus.csv"), encoding="utf-8") as f:
-        gpus = [[c.strip() for c in line] for line in csv.reader(f)]
+    gpus = []  # none where gpu_check.sh stopped before nvidia-smi answered
+    if os.path.exists(os.path.join(out, "gpus.csv")):
+        with open(os.path.join(out, "gpus.csv"), encoding="utf-8") as f:
+            gpus = [[c.strip() for c in line] for line in csv.reader(f)]
     ref = {}
     ref_path = os.path.join(out, "reference.json")
     if os.path.exists(ref_path):
@@ -135,6 +154,7 @@ def main():
     lines = ["# miniGPU GPU check", ""]
     for g in gpus:
         lines.append(f"- GPU {g[0]}: {g[1]}, compute capability {g[2]}, driver {g[3]}, {g[4]}")
+    lines += steps_lines(out)
     if ref:
         v = ref.get("cublas", 0)
         lines.append(f"- CUDA driver API {ref['cuda_driver'] // 1000}.{ref['cuda_driver'] % 1000 // 10}, "
