@@ -97,6 +97,24 @@ int active_gpu_id() {
   }
 }
 
+bool gpu_work_finished() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  const cudaError_t status = cudaStreamQuery(GpuExecSpace().cuda_stream());
+  if (status == cudaErrorNotReady) return false;
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("cudaStreamQuery: ") + cudaGetErrorString(status));
+  return true;
+#elif defined(KOKKOS_ENABLE_HIP)
+  const hipError_t status = hipStreamQuery(GpuExecSpace().hip_stream());
+  if (status == hipErrorNotReady) return false;
+  if (status != hipSuccess)
+    throw std::runtime_error(std::string("hipStreamQuery: ") + hipGetErrorString(status));
+  return true;
+#else
+  return true;
+#endif
+}
+
 const char* gpu_backend_marker() {
 #if defined(KOKKOS_ENABLE_CUDA)
   return "minigpu-gpu-backend:Cuda";

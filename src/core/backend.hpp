@@ -85,6 +85,12 @@ int visible_gpu_count();
 int active_gpu_id();
 /// Properties of visible GPU `id`; throws on host-only builds.
 GpuProperties gpu_properties(int id);
+/// Whether everything launched so far on GpuExecSpace's default instance (its kernels, its
+/// copies, the cuBLAS calls on its stream) has finished, without waiting: the stream's query on
+/// CUDA and HIP, so that a caller can drive MPI while the GPU computes. True on host builds,
+/// whose kernels have finished when their launch returns, and on SYCL (no query wired: callers
+/// then progress MPI after the work, as on the host).
+bool gpu_work_finished();
 
 /// "minigpu-gpu-backend:Cuda" (or HIP, SYCL, none): also a marker in the binary itself, so
 /// scripts can tell a GPU build from a host-only one without running it (grep -a).

@@ -40,6 +40,9 @@ class DistributedMatmul {
   virtual double identity_error() const = 0;
   /// All of C, row-major in double, on rank 0 of the communicator; empty elsewhere.
   virtual std::vector<double> gather_c() const = 0;
+  /// Panels whose broadcasts had completed by the end of the product before them, over every
+  /// multiply() so far (overlapped SUMMA; 0 for the schedules that overlap nothing).
+  virtual int panels_arrived_during_compute() const { return 0; }
 };
 
 /// max_i |got_i - want_i| / max_i |want_i| over n host entries (the difference alone when want

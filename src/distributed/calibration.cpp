@@ -226,10 +226,13 @@ std::pair<std::int64_t, perfmodel::Estimate> ScalingModel::plan(const ModelledPr
   }
   perfmodel::Machine m = machine(c.dtype, c.host_blas ? GemmKernel::vendor : kernels_.at(c.dtype));
   if (c.summa && c.overlap) {
-    // Overlapped, each panel's product runs in row chunks (each packing B's panel again): a
-    // model that timed it whole picked narrow panels that measured 23 % slower than it said.
-    m.gemm_seconds = [whole = m.gemm_seconds](std::int64_t rows, std::int64_t cols, std::int64_t k) {
-      const auto chunks = kernels::progress_chunks(rows);
+    // Overlapped, each panel's product runs in row chunks on the host (each packing B's panel
+    // again), whole on a GPU: a model that timed host products whole picked narrow panels that
+    // measured 23 % slower than it said.
+    const bool returns_at_launch = !uses_host_memory(device_);
+    m.gemm_seconds = [whole = m.gemm_seconds, returns_at_launch](std::int64_t rows, std::int64_t cols,
+                                                                 std::int64_t k) {
+      const auto chunks = kernels::progress_chunks(rows, returns_at_launch);
       double s = 0;
       for (const std::int64_t r : chunks.counts) s += r > 0 ? whole(r, cols, k) : 0;
       return s;

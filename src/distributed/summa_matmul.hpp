@@ -5,14 +5,18 @@
 //   blocking    each panel's broadcasts finish before its product starts: all communication
 //               is exposed (the chapter's first version, kept for teaching)
 //   overlapped  panel s+1's broadcasts are posted (MPI_Ibcast, double-buffered panels) before
-//               panel s multiplies and waited for after it; the local product runs in row
-//               chunks with MPI_Test between them, since most transports progress only inside
-//               MPI calls. Only panel 0's broadcasts and whatever outlasts a product are exposed.
+//               panel s multiplies and waited for after it. Most transports progress only
+//               inside MPI calls, so MPI_Test runs while the product does: between row chunks
+//               on the host, whose kernels finish before their launch returns; on a GPU, whose
+//               launch returns at once, in a loop until the device has finished the product
+//               (gpu_work_finished). Only panel 0's broadcasts and whatever outlasts a product
+//               are exposed.
 // Phases: "comm" is the time the rank spends packing, posting and waiting (exposed
 // communication), "compute" the local products.
 #pragma once
 
 #include "comm/pending_broadcast.hpp"
+#include "core/backend.hpp"
 #include "core/profile_region.hpp"
 #include "distributed/blocked_matmul.hpp"
 #include "kernels/gemm.hpp"
@@ -20,6 +24,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace minigpu {
@@ -27,6 +32,9 @@ namespace minigpu {
 struct SummaOptions {
   std::int64_t max_panel = 0;  ///< panels wider than this are cut (0: only at the partitions' cuts)
   bool overlap = false;        ///< post panel s+1's broadcasts before multiplying panel s
+  /// Runs after each local product (chunk) is launched: tests slow the compute down with it to
+  /// see the broadcasts travel during it (SummaMatmul::panels_arrived_during_compute).
+  std::function<void()> after_product;
 };
 
 namespace detail {
@@ -43,7 +51,11 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
               GemmKernel kernel, SummaOptions options)
       // On one rank nothing is broadcast, so there is nothing to overlap (and the row chunks
       // would only pack B's panel again).
-      : Base(comm, n, kernel), grid_(grid), path_(path), overlap_(options.overlap && grid.rows * grid.cols > 1) {
+      : Base(comm, n, kernel),
+        grid_(grid),
+        path_(path),
+        overlap_(options.overlap && grid.rows * grid.cols > 1),
+        after_product_(std::move(options.after_product)) {
     my_row_ = this->rank_ / grid.cols;
     my_col_ = this->rank_ % grid.cols;
     row_comm_ = comm.split(my_row_, my_col_);  // rank in row_comm_ = process column
@@ -126,6 +138,9 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
     }
   }
 
+  /// With the compute slower than the broadcasts: every panel but panel 0, each multiply().
+  int panels_arrived_during_compute() const override { return arrived_during_compute_; }
+
  private:
   // Where panel s of A (mr×w, rows lda apart) and of B (w×nc) are, or will arrive, on this rank.
   struct Panel {
@@ -135,9 +150,9 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   };
   struct InFlight {
     Broadcast a, b;
-    void test() {
-      a.test();
-      b.test();
+    bool test() {
+      const bool a_done = a.test();
+      return b.test() && a_done;
     }
     void wait() {
       a.wait();
@@ -187,18 +202,28 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
     return f;
   }
 
-  // C (+)= A(panel)·B(panel); with broadcasts in flight, in row chunks with progress between.
+  // C (+)= A(panel)·B(panel), MPI progressing the broadcasts in flight while it computes: on
+  // the host between row chunks, on a GPU until the device has finished the one product.
   void multiply_panel(const Panel& p, bool accumulate, InFlight* in_flight) {
+    constexpr bool returns_at_launch = !Kokkos::SpaceAccessibility<HostExecSpace, Mem>::accessible;
     const std::int64_t mr = this->block_.rows, nc = this->block_.cols;
-    const auto parts = in_flight ? kernels::progress_chunks(mr) : kernels::block_partition(mr, 1);
+    const auto parts =
+        in_flight ? kernels::progress_chunks(mr, returns_at_launch) : kernels::block_partition(mr, 1);
+    bool arrived = false;
     for (int c = 0; c < parts.parts(); ++c) {
       const std::int64_t i0 = parts.offsets[c], m = parts.counts[c];
       if (m == 0) continue;
       kernels::gemm(this->kernel_, comm::subrange(this->c_, i0 * nc, m * nc),
                     comm::subrange(p.a, i0 * p.lda, (m - 1) * p.lda + p.w), p.b, {m, nc, p.w, p.lda, nc, nc},
                     accumulate);
-      if (in_flight) in_flight->test();
+      if (after_product_) after_product_();
+      if (!in_flight) continue;
+      arrived = in_flight->test();
+      if constexpr (returns_at_launch) {
+        while (!gpu_work_finished()) arrived = in_flight->test();
+      }
     }
+    if (arrived) ++arrived_during_compute_;
   }
 
   kernels::ProcessGrid grid_;
@@ -212,6 +237,8 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   std::array<View, 2> a_panel_, b_panel_;
   std::array<typename Broadcast::HostView, 2> stage_;
   comm::Transport<T> transport_;
+  std::function<void()> after_product_;
+  int arrived_during_compute_ = 0;
 };
 
 }  // namespace detail

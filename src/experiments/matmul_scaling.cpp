@@ -92,7 +92,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
     schedules_.clear();
     for (Decomposition d : decompositions) {
       for (bool overlapped : d == Decomposition::summa ? overlaps : std::vector<bool>{false})
-        schedules_.push_back({d, 1, 0, {}, SummaOptions{panel_width_, overlapped}});
+        schedules_.push_back({d, 1, 0, {}, SummaOptions{panel_width_, overlapped, {}}});
     }
     for (DType dt : dtypes_) picks_[dt] = ctx.pick_gemm(choice, device_, dt, n_ / ranks_.back(), n_, n_);
     for_each_combination(
@@ -176,7 +176,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
     c.work = {received_elements(d, sc.n, sc.grid) * static_cast<double>(size_of(dt)),
               gemm_flops(sc.n, sc.n, sc.n)};
     c.flops_estimate = c.work.flops / sc.p;
-    const SummaOptions widest{panel_width_ > 0 ? panel_width_ : kWidestModelPanel, sc.summa.overlap};
+    const SummaOptions widest{panel_width_ > 0 ? panel_width_ : kWidestModelPanel, sc.summa.overlap, {}};
     c.device_bytes =
         sl ? scalapack_bytes_per_rank(sc.n, sc.grid, block_size_, size_of(dt))
            : device_bytes_per_rank(d, sc.n, sc.grid, size_of(dt),
@@ -188,7 +188,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
   ScalingCase case_at(const ScalingCase& schedule, std::int64_t p) const {
     const Decomposition d = schedule.decomposition;
     return {d, static_cast<int>(p), size_for(p), grid_for(d, static_cast<int>(p)),
-            SummaOptions{panel_width_, schedule.summa.overlap}};
+            SummaOptions{panel_width_, schedule.summa.overlap, {}}};
   }
   ModelledProduct product(const ScalingCase& c, DType dt) const {
     return perfmodel::modelled_product(c, dt, panel_width_, block_size_);

@@ -39,8 +39,11 @@ inline BlockPartition block_partition(std::int64_t n, int p) {
 
 /// The row chunks overlapped SUMMA multiplies a panel in, calling MPI between them so that the
 /// next panel's broadcasts progress (most transports progress only inside MPI calls): at least
-/// 256 rows each, at most 4 chunks. The scaling model times the same chunks.
-inline BlockPartition progress_chunks(std::int64_t rows) {
+/// 256 rows each, at most 4 chunks. Kernels that return at launch (a GPU's) need no chunks:
+/// MPI is called while they run, until the device is done, so the panel is one product. The
+/// scaling model times the same chunks.
+inline BlockPartition progress_chunks(std::int64_t rows, bool kernels_return_at_launch = false) {
+  if (kernels_return_at_launch) return block_partition(rows, 1);
   return block_partition(rows, static_cast<int>(std::clamp<std::int64_t>(rows / 256, 1, 4)));
 }
 

@@ -10,8 +10,10 @@
 #include "kernels/gemm.hpp"
 #include "test_support.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace minigpu {
@@ -72,7 +74,7 @@ TEST_P(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
                                    " n=" + std::to_string(n) + " " + comm::to_string(path);
           const GemmKernel kernel = n == 13 ? GemmKernel::native : GemmKernel::vendor;
           auto mm = make_distributed_matmul(layout.decomposition, dtype, device(), sub, n, grid, path, kernel,
-                                            SummaOptions{layout.max_panel, layout.overlap});
+                                            SummaOptions{layout.max_panel, layout.overlap, {}});
           std::vector<std::string> phases;
           for (int rep = 0; rep < 2; ++rep)
             mm->multiply([&](const char* name) { phases.emplace_back(name); });
@@ -111,13 +113,40 @@ TEST_P(DistributedMatmul, OverlappedChunkedPanelsMatchHostTripleLoop) {
   const auto path = comm::can_pass_directly(device()) ? comm::CommPath::direct : comm::CommPath::staged;
   for (const auto& grid : {kernels::ProcessGrid{1, world_size()}, kernels::square_grid(world_size())}) {
     auto mm = make_distributed_matmul(Decomposition::summa, DType::f64, device(), world, n, grid, path,
-                                      GemmKernel::vendor, SummaOptions{64, true});
+                                      GemmKernel::vendor, SummaOptions{64, true, {}});
     mm->multiply([](const char*) {});
     const auto c = mm->gather_c();
     if (world_rank() == 0) {
       EXPECT_EQ(c, want) << grid.rows << "x" << grid.cols;
     }
     EXPECT_LE(mm->identity_error(), 1e-12);
+  }
+}
+
+// Overlapped SUMMA moves panel s+1 while panel s multiplies. With each local product chunk
+// slowed down on purpose (2 ms; 1024 rows make 4 chunks, MPI tested after each), most panels'
+// broadcasts have completed when the product before them ends, not in the wait after it (a
+// 512 KiB panel over Open MPI's shared memory needs both ranks' progress calls to line up: on
+// a 2-core host 6 to 14 of 14 arrived, fewer the more loaded it was, never none); were MPI
+// called only in the final wait, as on a GPU before gpu_work_finished, none would. Blocking
+// SUMMA has nothing in flight.
+TEST_P(DistributedMatmul, OverlappedBroadcastsArriveDuringASlowProduct) {
+  if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks: one rank broadcasts nothing";
+  const auto world = comm::Communicator::world();
+  const auto path = comm::can_pass_directly(device()) ? comm::CommPath::direct : comm::CommPath::staged;
+  const std::int64_t n = 1024, panel = 128;
+  const int panels = static_cast<int>(n / panel);
+  for (const bool overlap : {true, false}) {
+    SummaOptions options{panel, overlap, [] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); }};
+    auto mm = make_distributed_matmul(Decomposition::summa, DType::f32, device(), world, n, {1, world_size()},
+                                      path, GemmKernel::native, options);
+    for (int rep = 0; rep < 2; ++rep) mm->multiply([](const char*) {});
+    const int arrived = mm->panels_arrived_during_compute();
+    if (overlap) {
+      EXPECT_GT(arrived, 0) << "of " << 2 * (panels - 1) << " panels in flight over 2 multiplies";
+    } else {
+      EXPECT_EQ(arrived, 0) << "blocking SUMMA has no broadcast in flight";
+    }
   }
 }
 
