@@ -4,7 +4,8 @@
 # The plain pass builds against the default Kokkos (MINIGPU_KOKKOS, scripts/host_kokkos.sh).
 # --sanitize: a separate tree (build-sanitize/, ccache'd) against Debian's Kokkos 3.4 (Serial),
 # built with AddressSanitizer and UndefinedBehaviorSanitizer, every test but the scripts', the
-# compile checks and the invalid-input corpus (test_invalid_inputs covers it) run under them; a
+# compile checks, the invalid-input corpus (test_invalid_inputs covers it), the real-GPU entries
+# (they skip without one) and those labelled sanitized-elsewhere run under them; a
 # sanitizer report fails the test. Only Open MPI's own leaks are suppressed
 # (tests/sanitizer/lsan.supp).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -40,7 +41,7 @@ if [ "$sanitize" -eq 1 ]; then
   export LSAN_OPTIONS="suppressions=$MINIGPU_ROOT/tests/sanitizer/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   cd "$MINIGPU_BUILD"
-  ctest --output-on-failure --timeout 900 -LE '^(script|python|compile|corpus)$' "$@"
+  ctest --output-on-failure --timeout 900 -LE '^(script|python|compile|corpus|gpu|sanitized-elsewhere)$' "$@"
   exit
 fi
 configure_and_build

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU validation on a node with NVIDIA GPU(s), in the priority order of ../shared/GPU_OWED.md:
 #   scripts/gpu/gpu_check.sh [--prebuilt DIR | --bundle DIR] [--deadline SECONDS] [--out DIR]
-#                            [--rehearsal]
+#                            [--only STEP,... | --rerun STEPS_TSV] [--rehearsal]
 # --prebuilt DIR  run from binaries packed elsewhere (scripts/gpu/pack_prebuilt.sh: minigpu, the
 #                 GPU test executables, cuda_reference, MPI in DIR/bundle): no build on the node.
 # --bundle DIR    build here (build-cuda/) from a bundle (scripts/gpu/gpu_bundle.sh) on a node
@@ -12,6 +12,9 @@
 # --out DIR       where the results go, at most 8 files (default results/gpu_check-<stamp>):
 #                 report.md (the steps and what each measured), steps.tsv, gpus.csv and
 #                 all.tar.gz (every log, run directory, reference and profile).
+# --only STEPS    run only these steps (names as in steps.tsv); the others are listed as not asked
+# --rerun TSV     run only the steps that did not pass in an earlier steps.tsv (skipped, failed,
+#                 timed out): a second slot picks up where the first one's deadline stopped it
 # --rehearsal     the CI dress rehearsal with a host build (tests/gpu/check_gpu_check.sh): every
 #                 step on emulated GPUs at tiny sizes, same order, deadline, report and files.
 # Steps: preflight (nvidia-smi, the binaries load, minigpu devices on 1 and 2 ranks); the GEMM
@@ -23,8 +26,11 @@
 # CUDA PyTorch; default python3). Exits 1 if a step failed, 0 otherwise (skips included).
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 
-usage() { echo "usage: $0 [--prebuilt DIR | --bundle DIR] [--deadline SECONDS] [--out DIR] [--rehearsal]" >&2; exit 2; }
-bundle="" prebuilt="" deadline=86400 rehearsal=0
+usage() {
+  echo "usage: $0 [--prebuilt DIR | --bundle DIR] [--deadline SECONDS] [--out DIR] [--only STEP,... | --rerun STEPS_TSV] [--rehearsal]" >&2
+  exit 2
+}
+bundle="" prebuilt="" deadline=86400 rehearsal=0 only=""
 out="$MINIGPU_ROOT/results/gpu_check-$(date -u +%Y%m%dT%H%M%SZ)"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,6 +38,11 @@ while [ $# -gt 0 ]; do
     --prebuilt) [ $# -ge 2 ] || usage; prebuilt="$(cd "$2" && pwd)" || usage; shift 2 ;;
     --deadline) [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || usage; deadline="$2"; shift 2 ;;
     --out) [ $# -ge 2 ] || usage; out="$2"; shift 2 ;;
+    --only) [ -n "${2:-}" ] || usage; only=",$2,"; shift 2 ;;
+    --rerun)
+      [ -f "${2:-}" ] || usage
+      only=",$(awk -F'\t' 'NR > 1 && $2 != "passed" { printf "%s,", $1 }' "$2")"
+      shift 2 ;;
     --rehearsal) rehearsal=1; shift ;;
     -h | --help) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) usage ;;
@@ -76,9 +87,12 @@ deadline_run() {
 }
 # step NAME ESTIMATE COMMAND...: runs unless ESTIMATE seconds would cross the deadline, stopped
 # if it runs into the reserve, logging to all/NAME.log.
+# The build and the preflight always run; PyTorch's steps go by the name "torch" too.
+selected() { [ -z "$only" ] || [[ "$only" == *",$1,"* || "$1" == build || "$1" == preflight || ( "$1" == torch_* && "$only" == *",torch,"* ) ]]; }
 step() {
   local name="$1" estimate="$2" left began rc
   shift 2
+  selected "$name" || { record "$name" skipped "-" "not asked for (--only, --rerun)"; return 0; }
   left=$((deadline - reserve - (SECONDS - start)))
   if [ "$estimate" -gt "$left" ]; then
     record "$name" skipped "-" "would cross the deadline: about $estimate s, $((left > 0 ? left : 0)) s left"
@@ -96,7 +110,7 @@ step() {
     tail -n 15 "$work/$name.log" >&2
   fi
 }
-not_run() { record "$1" skipped "-" "$2"; }
+not_run() { selected "$1" && record "$1" skipped "-" "$2" || record "$1" skipped "-" "not asked for (--only, --rerun)"; }
 
 # The report and the archive, whatever happened before: at most 8 files in OUT.
 finish() {

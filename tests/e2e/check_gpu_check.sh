@@ -2,12 +2,12 @@
 # The GPU check's dress rehearsal, with no GPU: a host build packed as a prebuilt folder
 # (scripts/gpu/pack_prebuilt.sh --this-cpu) and scripts/gpu/gpu_check.sh --prebuilt --rehearsal
 # run from it, an nvidia-smi stand-in on the PATH and emulated GPUs, into a stand-in $OUT:
-#  1. a deadline that fits: every step in the priority order of ../shared/GPU_OWED.md, each
-#     passed or skipped for a stated reason, every run verified, the rank given the machine's
-#     cores as scripts/run.sh lays them out, at most 8 files in OUT;
+#  1. the pack refuses what would not travel: a folder over its size limit;
 #  2. a short deadline: the first step only, the rest listed as skipped for the deadline, the
 #     report written all the same, exit 0;
-#  3. the pack refuses what would not travel: a folder over its size limit.
+#  3. --rerun of that steps.tsv with a deadline that fits: every step in the priority order of
+#     ../shared/GPU_OWED.md, each passed or skipped for a stated reason, every run verified, the
+#     rank given the machine's cores as scripts/run.sh lays them out, at most 8 files in OUT.
 # Usage: check_gpu_check.sh BUILD_DIR
 set -u
 build="$1"
@@ -29,9 +29,11 @@ grep -q "over the 1 MiB that travel" "$tmp/small.log" || fail "the size refusal 
 mkdir -p "$tmp/bin"
 printf '#!/bin/sh\necho "0, NVIDIA H100 80GB HBM3 (stand-in), 9.0, 000.00, 81559 MiB"\n' >"$tmp/bin/nvidia-smi"
 chmod +x "$tmp/bin/nvidia-smi"
-check() {  # check NAME DEADLINE: runs the rehearsal into $tmp/NAME; its exit code
+check() {  # check NAME DEADLINE [ARGS...]: runs the rehearsal into $tmp/NAME; its exit code
+  local name="$1" deadline="$2"
+  shift 2
   PATH="$tmp/bin:$PATH" MINIGPU_TORCH_PYTHON=/bin/false bash "$root/scripts/gpu/gpu_check.sh" \
-    --prebuilt "$tmp/prebuilt" --rehearsal --deadline "$2" --out "$tmp/$1" >"$tmp/$1.log" 2>&1
+    --prebuilt "$tmp/prebuilt" --rehearsal --deadline "$deadline" --out "$tmp/$name" "$@" >"$tmp/$name.log" 2>&1
 }
 order="preflight gemm_tests reference matmul logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu
 shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests torch ncu"
@@ -44,8 +46,18 @@ files_ok() {
   for f in report.md steps.tsv gpus.csv all.tar.gz; do [ -f "$tmp/$1/$f" ] || fail "$1: no $f in OUT"; done
 }
 
-# 1. Everything.
-check full 1800 || { tail -n 30 "$tmp/full.log"; fail "the full rehearsal exited non-zero"; }
+# 2. A deadline that leaves room for the first step only.
+check short 45 || { tail -n 30 "$tmp/short.log"; fail "the short rehearsal exited non-zero"; }
+files_ok short
+[ "$(steps_of short)" = "$(echo $order) " ] || fail "short: steps out of order: $(steps_of short)"
+[ "$(status_of short preflight)" = passed ] || fail "short: preflight '$(status_of short preflight)'"
+for s in gemm_tests matmul logging lazy transfer other_tests; do
+  grep -q "^$s"$'\tskipped\t-\twould cross the deadline' "$tmp/short/steps.tsv" || fail "short: $s not skipped for the deadline"
+done
+grep -q '^Skipped (.*): gemm_tests, reference, matmul' "$tmp/short/report.md" || fail "short: the report does not list the skipped steps"
+
+# 3. The rest, from the short run's steps.tsv.
+check full 1800 --rerun "$tmp/short/steps.tsv" || { tail -n 30 "$tmp/full.log"; fail "the full rehearsal exited non-zero"; }
 files_ok full
 [ "$(steps_of full)" = "$(echo $order) " ] || fail "steps out of order: $(steps_of full)"
 for s in preflight gemm_tests matmul logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu \
@@ -73,14 +85,5 @@ if [ "$cores" -ge 2 ]; then
     fail "one rank does not get the $cores cores: $(grep "rank 0 on" "$tmp/full/x/all/matmul.log" | head -n 1)"
 fi
 
-# 2. A deadline that leaves room for the first step only.
-check short 45 || { tail -n 30 "$tmp/short.log"; fail "the short rehearsal exited non-zero"; }
-files_ok short
-[ "$(steps_of short)" = "$(echo $order) " ] || fail "short: steps out of order: $(steps_of short)"
-[ "$(status_of short preflight)" = passed ] || fail "short: preflight '$(status_of short preflight)'"
-for s in gemm_tests matmul logging lazy transfer other_tests; do
-  grep -q "^$s"$'\tskipped\t-\twould cross the deadline' "$tmp/short/steps.tsv" || fail "short: $s not skipped for the deadline"
-done
-grep -q '^Skipped (.*): gemm_tests, reference, matmul' "$tmp/short/report.md" || fail "short: the report does not list the skipped steps"
 [ "$status" -eq 0 ] && echo "ok: packed, full rehearsal ($(awk -F'\t' 'NR>1 && $2=="passed"' "$tmp/full/steps.tsv" | wc -l) steps passed), short deadline reported its skips"
 exit "$status"
