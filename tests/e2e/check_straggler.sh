@@ -3,7 +3,7 @@
 # ranks, as its header runs it, must flag no row as straggling: its p = 1 rows leave rank 1
 # idle by design, and an idle rank is no yardstick for the working one (it was: "rank 0 took
 # 1.3e+04x the next slowest rank's mean time" on every p = 1 row, and every finding then
-# unreliable). The same run with rank 1 alone slowed on purpose (MINIGPU_INJECT_DELAY in its
+# unreliable); a p = 2 row may only where the run found the machine loaded. The same run with rank 1 alone slowed on purpose (MINIGPU_INJECT_DELAY in its
 # environment only, through Open MPI's MPMD syntax) must name rank 1 on every p = 2 row, and
 # no rank on a p = 1 row, where rank 1 does no work to be slow at.
 # Usage: check_straggler.sh MPIEXEC MINIGPU INPUT
@@ -23,11 +23,16 @@ status=0
 import glob, json, sys
 out = sys.argv[1]
 problems = []
-def rows(name):
+def record(name):
     [path] = glob.glob(f"{out}/{name}/*/run.json")
-    return json.load(open(path))["results"]
+    return json.load(open(path))
+def rows(name):
+    return record(name)["results"]
+# A p = 2 row may straggle for real on a machine that other processes loaded while the run ran
+# (a rank descheduled: 1.6x once, beside another test and a compiler), and the run says so.
+loaded = record("plain").get("machine_load", {}).get("loaded", False)
 for r in rows("plain"):
-    if "straggler" in r["unreliable_because"]:
+    if "straggler" in r["unreliable_because"] and (r["params"]["ranks"] == "1" or not loaded):
         problems.append(f"plain run: {r['case']} flagged: {r['unreliable_because']}")
 slowed = rows("slowed")
 for r in slowed:
