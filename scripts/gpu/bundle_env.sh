@@ -60,9 +60,10 @@ export PMIX_PKGLIBDIR="$bundle_lib/pmix2/lib/pmix"
 export MPI_HOME="$bundle_lib/openmpi"
 # Config files of Debian 12's packages predate CMake 4, which refuses their policy level.
 export CMAKE_POLICY_VERSION_MINIMUM=3.5
+# A prebuilt folder's bundle has no Kokkos source: nothing is compiled there.
 for f in "$bundle_dir"/third_party/kokkos-*.tar.gz; do
-  [ -f "$f" ] && export KOKKOS_SRC="$f"
+  if [ -f "$f" ]; then export KOKKOS_SRC="$f"; fi
 done
 for f in "$bundle_dir"/third_party/kokkos-*.patch; do
-  [ -f "$f" ] && export KOKKOS_PATCH="$f"
+  if [ -f "$f" ]; then export KOKKOS_PATCH="$f"; fi
 done

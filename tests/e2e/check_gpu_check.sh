@@ -5,7 +5,8 @@
 #  1. the pack refuses what would not travel: a folder over its size limit;
 #  2. a short deadline: the first step only, the rest listed as skipped for the deadline, the
 #     report written all the same, exit 0;
-#  3. --rerun of that steps.tsv with a deadline that fits: every step in the priority order of
+#  3. steps that fail are recorded as failed, the next steps still run, the report is written;
+#  4. --rerun of the short run's steps.tsv with a deadline that fits: every step in the priority order of
 #     ../shared/GPU_OWED.md, each passed or skipped for a stated reason, every run verified, the
 #     rank given the machine's cores as scripts/run.sh lays them out, at most 8 files in OUT.
 # Usage: check_gpu_check.sh BUILD_DIR
@@ -56,7 +57,18 @@ for s in gemm_tests matmul logging lazy transfer other_tests; do
 done
 grep -q '^Skipped (.*): gemm_tests, reference, matmul' "$tmp/short/report.md" || fail "short: the report does not list the skipped steps"
 
-# 3. The rest, from the short run's steps.tsv.
+# 3. Steps that fail (every run's rank 0 throws: MINIGPU_INJECT_FAULT) are recorded and the
+# check goes on to the next; it exits 1 with its report written.
+MINIGPU_INJECT_FAULT=0:run check failing 600 --only matmul,lazy
+rc=$?
+[ "$rc" -eq 1 ] || fail "failing steps: exit $rc, expected 1"
+files_ok failing
+for s in matmul lazy; do
+  grep -q "^$s"$'\tfailed\t[0-9]*\texit ' "$tmp/failing/steps.tsv" || fail "failing: $s not recorded as failed"
+done
+grep -q $'^logging\tskipped\t-\tnot asked for' "$tmp/failing/steps.tsv" || fail "failing: logging not left out by --only"
+
+# 4. The rest, from the short run's steps.tsv.
 check full 1800 --rerun "$tmp/short/steps.tsv" || { tail -n 30 "$tmp/full.log"; fail "the full rehearsal exited non-zero"; }
 files_ok full
 [ "$(steps_of full)" = "$(echo $order) " ] || fail "steps out of order: $(steps_of full)"
