@@ -39,7 +39,7 @@ bundle_unpack() {
   while IFS= read -r lib; do
     soname="$(basename "$lib")"
     case "$soname" in
-      libmpi* | libopen-* | libompi* | liboshmem* | libmca* | libpmix* | libopenblas* | libblas* | liblapack* | libyaml-cpp*) continue ;;
+      libmpi* | libopen-* | libompi* | liboshmem* | libmca* | libpmix* | libopenblas* | libblas* | liblapack* | libscalapack* | libyaml-cpp*) continue ;;
     esac
     if ldconfig -p | grep -q "^[[:space:]]*$soname "; then
       rm -f "$lib"

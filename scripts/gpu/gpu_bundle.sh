@@ -23,6 +23,7 @@ MINIGPU_BUNDLE_PACKAGES=(
   libopenmpi-dev libopenmpi3 openmpi-bin openmpi-common
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev libgtest-dev
   libopenblas-dev libopenblas-pthread-dev libopenblas0-pthread
+  libscalapack-openmpi-dev libscalapack-openmpi2.2 libgomp1
 )
 
 mkdir -p "$dir/debs" "$dir/third_party"

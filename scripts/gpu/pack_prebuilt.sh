@@ -11,8 +11,8 @@
 #   DEST/BUILD_INFO                         compiler, flags, Kokkos devices and architecture
 #   DEST/CHECKS                             what was checked here, at no device time
 # Checks, each failing the pack: no -march=native (the node's CPU is not this one); every
-# library each binary needs is found (with the bundle's, where one is given), but the GPU
-# driver's (libcuda.so.1: only a GPU node has it); a CUDA build holds sm_XX code for Kokkos's
+# library each binary needs is found (with a bundle: on a bare base plus the bundle, in a chroot,
+# scripts/gpu/bare_node_libs.sh; without: on this machine), but the GPU driver's (libcuda.so.1: only a GPU node has it); a CUDA build holds sm_XX code for Kokkos's
 # architecture; DEST plus the tracked tree fit in --limit-mib (default 64: what travels to the
 # GPU node). Where cuobjdump is on the PATH, each kernel's registers and spills go to
 # DEST/resource_usage.txt, and the native GEMM kernels' lines to CHECKS (a spill is a warning).
@@ -56,7 +56,7 @@ if [ -n "$bundle" ]; then
   # Its runtime half: nothing is compiled on the node, so no -dev package (headers, static
   # libraries) travels.
   mkdir -p "$dest/bundle/debs"
-  grep -v -- '-dev ' "$bundle/MANIFEST" >"$dest/bundle/MANIFEST"
+  { grep -v -- '-dev ' "$bundle/MANIFEST" || true; } >"$dest/bundle/MANIFEST"
   while read -r package version _; do
     cp "$bundle/debs/${package}_${version//:/%3a}_"*.deb "$dest/bundle/debs/"
   done <"$dest/bundle/MANIFEST"
@@ -82,25 +82,33 @@ else
   note "ok: no -march=native"
 fi
 
-# Libraries: the bundle's, unpacked into a scratch copy (its prefix would double DEST's size).
+# Libraries. With a bundle: resolved on a bare base (glibc, libstdc++, libgcc, zlib) plus the
+# bundle and the CUDA runtime, in a chroot (bare_node_libs.sh): ldd here finds Debian's copies
+# and once passed a pack whose ScaLAPACK never travelled. Without one: ldd on this machine, which
+# is all a node that installs the same packages needs.
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-lib_path="${LD_LIBRARY_PATH:-}"
-if [ -n "$bundle" ]; then
-  cp -r "$dest/bundle" "$scratch/bundle"
-  lib_path="$(source "$MINIGPU_ROOT/scripts/gpu/bundle_env.sh" "$scratch/bundle" >/dev/null && echo "$LD_LIBRARY_PATH")"
-fi
-unfound=0
-for binary in "$dest/bin/minigpu" "$dest"/tests/*; do
-  missing="$(LD_LIBRARY_PATH="$lib_path" ldd "$binary" 2>&1 | sed -n 's/^[[:space:]]*\([^ ]*\) => not found.*/\1/p' |
-    { grep -vx 'libcuda.so.1' || true; } | tr '\n' ' ')"
-  if [ -n "$missing" ]; then
-    problem "$(basename "$binary") needs libraries that do not travel: $missing"
-    unfound=1
+binaries=("$dest/bin/minigpu" "$dest"/tests/*)
+if [ -n "$bundle" ] && [ "$(id -u)" -eq 0 ]; then
+  if missing="$(bash "$MINIGPU_ROOT/scripts/gpu/bare_node_libs.sh" "$dest/bundle" "${binaries[@]}")"; then
+    note "ok: on a bare base with the bundle, every binary finds its libraries but the driver's (libcuda.so.1) ($(ls "$dest/tests" | wc -l) test executables)"
+  else
+    while read -r line; do problem "needs libraries that do not travel (bare base + bundle): $line"; done <<<"$missing"
   fi
-done
-[ "$unfound" -eq 1 ] ||
-  note "ok: every binary finds its libraries but the driver's (libcuda.so.1) ($(ls "$dest/tests" | wc -l) test executables)"
+else
+  [ -z "$bundle" ] || note "not checked: a bare base (bare_node_libs.sh needs root); ldd on this machine instead"
+  unfound=0
+  for binary in "${binaries[@]}"; do
+    missing="$(ldd "$binary" 2>&1 | sed -n 's/^[[:space:]]*\([^ ]*\) => not found.*/\1/p' |
+      { grep -vx 'libcuda.so.1' || true; } | tr '\n' ' ')"
+    if [ -n "$missing" ]; then
+      problem "$(basename "$binary") needs libraries not found here: $missing"
+      unfound=1
+    fi
+  done
+  [ "$unfound" -eq 1 ] ||
+    note "ok: every binary finds its libraries on this machine but the driver's (libcuda.so.1) ($(ls "$dest/tests" | wc -l) test executables)"
+fi
 
 if grep -q '^  KOKKOS_ENABLE_CUDA' "$dest/BUILD_INFO"; then
   sm="$(sed -n 's/^  KOKKOS_ARCH_[A-Z_]*[A-Z]\([0-9][0-9]*\)$/\1/p' "$dest/BUILD_INFO" | head -n 1)"

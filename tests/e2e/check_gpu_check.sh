@@ -2,7 +2,9 @@
 # The GPU check's dress rehearsal, with no GPU: a host build packed as a prebuilt folder
 # (scripts/gpu/pack_prebuilt.sh --this-cpu) and scripts/gpu/gpu_check.sh --prebuilt --rehearsal
 # run from it, an nvidia-smi stand-in on the PATH and emulated GPUs, into a stand-in $OUT:
-#  1. the pack refuses what would not travel: a folder over its size limit;
+#  1. the pack refuses what would not travel: a folder over its size limit, and (as root) binaries
+#     whose libraries a bare node with the bundle would not have (here a bundle that carries none:
+#     ldd on this machine finds them all, as it did for the prebuilt whose ScaLAPACK stayed behind);
 #  2. a short deadline: the first step only, the rest listed as skipped for the deadline, the
 #     report written all the same, exit 0;
 #  3. steps that fail are recorded as failed, the next steps still run, the report is written;
@@ -26,6 +28,18 @@ if MINIGPU_XZ_LEVEL=0 bash "$root/scripts/gpu/pack_prebuilt.sh" "$build" "$tmp/s
   fail "a pack over --limit-mib 1 passed"
 fi
 grep -q "over the 1 MiB that travel" "$tmp/small.log" || fail "the size refusal does not say why: $(tail -n 2 "$tmp/small.log")"
+if [ "$(id -u)" -eq 0 ]; then
+  mkdir -p "$tmp/empty_bundle/debs"
+  : >"$tmp/empty_bundle/MANIFEST"
+  if MINIGPU_XZ_LEVEL=0 bash "$root/scripts/gpu/pack_prebuilt.sh" "$build" "$tmp/bare" --this-cpu \
+    --bundle "$tmp/empty_bundle" >"$tmp/bare.log" 2>&1; then
+    fail "a pack whose bundle carries no library passed"
+  fi
+  grep -q "do not travel (bare base + bundle): minigpu: .*libyaml-cpp" "$tmp/bare.log" ||
+    fail "the bare-node refusal does not name minigpu's libraries: $(grep -m 3 error "$tmp/bare.log")"
+else
+  echo "not checked (needs root): the bare-node library check"
+fi
 
 mkdir -p "$tmp/bin"
 printf '#!/bin/sh\necho "0, NVIDIA H100 80GB HBM3 (stand-in), 9.0, 000.00, 81559 MiB"\n' >"$tmp/bin/nvidia-smi"
