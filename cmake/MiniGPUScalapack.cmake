@@ -16,10 +16,10 @@ if(NOT MINIGPU_ENABLE_SCALAPACK)
   return()
 endif()
 
-# FindMPI names no implementation; its libraries' paths do (Debian: .../openmpi/lib/libmpi.so).
-if(MPI_CXX_LIBRARIES MATCHES "openmpi|libmpi_cxx")
+# The package built for the MPI found (cmake/MiniGPUMpi.cmake).
+if(MINIGPU_MPI_FLAVOUR STREQUAL "openmpi")
   set(_minigpu_scalapack_module scalapack-openmpi)
-elseif(MPI_CXX_LIBRARIES MATCHES "mpich")
+elseif(MINIGPU_MPI_FLAVOUR STREQUAL "mpich")
   set(_minigpu_scalapack_module scalapack-mpich)
 else()
   set(_minigpu_scalapack_module scalapack)
@@ -37,10 +37,21 @@ if(PkgConfig_FOUND)
   endif()
 endif()
 if(MINIGPU_SCALAPACK_FOUND)
-  target_link_libraries(minigpu_scalapack INTERFACE PkgConfig::MINIGPU_SCALAPACK)
+  # Not PkgConfig::MINIGPU_SCALAPACK: Debian's .pc files say `Requires: mpi`, the generic module
+  # its alternatives point at one MPI whatever MPI this build uses, so scalapack-mpich brought
+  # Open MPI's headers and its unversioned libmpi.so into an MPICH build. ScaLAPACK's own library
+  # and the LAPACK/BLAS it names, with the MPI FindMPI chose.
+  set(_minigpu_scalapack_libs "")
+  foreach(_lib IN LISTS MINIGPU_SCALAPACK_LINK_LIBRARIES)
+    get_filename_component(_name "${_lib}" NAME)
+    if(NOT _name MATCHES "^lib(mpi|mpich|mpicxx|mpichcxx|mpi_cxx|open-)")
+      list(APPEND _minigpu_scalapack_libs "${_lib}")
+    endif()
+  endforeach()
+  target_link_libraries(minigpu_scalapack INTERFACE ${_minigpu_scalapack_libs} MPI::MPI_CXX)
   set(MINIGPU_HAVE_SCALAPACK ON)
   message(STATUS "ScaLAPACK: ${MINIGPU_SCALAPACK_VERSION} (pkg-config ${_minigpu_scalapack_module}: "
-                 "${MINIGPU_SCALAPACK_LINK_LIBRARIES})")
+                 "${_minigpu_scalapack_libs})")
 else()
   message(STATUS "ScaLAPACK: not found (pkg-config ${_minigpu_scalapack_module}); the scalapack "
                  "decomposition is refused (Debian: apt-get install lib${_minigpu_scalapack_module}-dev)")

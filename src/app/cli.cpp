@@ -8,6 +8,7 @@
 #include "app/model_command.hpp"
 #include "app/report_command.hpp"
 #include "app/run_command.hpp"
+#include "comm/mpi_session.hpp"
 #include "config/config_node.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
@@ -27,7 +28,7 @@ namespace {
 std::string version_text() {
   return std::string("minigpu ") + MINIGPU_VERSION + " (git " + MINIGPU_GIT_HASH + ", Kokkos " +
          kokkos_version_string() + " " + io::bracketed(kokkos_backends()) + ", " + gpu_backend_marker() +
-         ")\n" + data_paths_text();
+         ")\n" + data_paths_text() + "\nmpi: " + mpi_library_version();
 }
 
 int devices_command(const MpiSession& mpi) {

@@ -1,13 +1,16 @@
 // How the MPI library answers "may I pass you GPU memory?": Open MPI through its extension
-// queries (CUDA and ROCm), Cray MPICH through the environment switch that turns its GPU
-// support on. Any other MPI is taken to be host-only, so device data is staged unless the
-// user insists. The GPU runtime comes from the backend layer; nothing here names a backend.
+// queries (CUDA and ROCm), MPICH (4.0 on) through MPIX_GPU_query_support, Cray MPICH through the
+// environment switch that turns its GPU support on. Any other MPI is taken to be host-only, so device data is
+// staged unless the user insists. The GPU runtime comes from the backend layer; nothing here names a backend.
 #include "comm/gpu_aware.hpp"
 
 #include "core/backend.hpp"
 
 #include <mpi.h>
-#if __has_include(<mpi-ext.h>)
+// Open MPI's extensions header, only under Open MPI: where both MPIs are installed (MPI modules,
+// Debian's alternatives) an MPICH build finds Open MPI's <mpi-ext.h> too, which does not compile
+// against MPICH's <mpi.h>.
+#if defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
 #endif
 
@@ -23,22 +26,29 @@ struct Answer {
   std::string how;
 };
 
-Answer open_mpi_cuda() {
+/// gpu: MPIX_GPU_SUPPORT_CUDA or _HIP under MPICH; under Open MPI the extension query per runtime.
+Answer mpi_query(bool cuda) {
+#if defined(MPICH_VERSION) && defined(MPIX_GPU_SUPPORT_CUDA)
+  int yes = 0;
+  MPIX_GPU_query_support(cuda ? MPIX_GPU_SUPPORT_CUDA : MPIX_GPU_SUPPORT_HIP, &yes);
+  return {yes == 1, std::string("MPICH ") + MPICH_VERSION + ": MPIX_GPU_query_support(" +
+                        (cuda ? "CUDA" : "HIP") + ") = " + (yes == 1 ? "1" : "0")};
+#elif defined(MPIX_CUDA_AWARE_SUPPORT) || defined(MPIX_ROCM_AWARE_SUPPORT)
+  if (cuda) {
 #if defined(MPIX_CUDA_AWARE_SUPPORT)
-  const bool yes = MPIX_Query_cuda_support() == 1;
-  return {yes, std::string("Open MPI: MPIX_Query_cuda_support() = ") + (yes ? "1" : "0")};
-#else
-  return {false, "no CUDA-awareness query in this MPI (no MPIX_CUDA_AWARE_SUPPORT in <mpi-ext.h>)"};
+    const bool yes = MPIX_Query_cuda_support() == 1;
+    return {yes, std::string("Open MPI: MPIX_Query_cuda_support() = ") + (yes ? "1" : "0")};
 #endif
-}
-
-Answer open_mpi_rocm() {
+  } else {
 #if defined(MPIX_ROCM_AWARE_SUPPORT)
-  const bool yes = MPIX_Query_rocm_support() == 1;
-  return {yes, std::string("Open MPI: MPIX_Query_rocm_support() = ") + (yes ? "1" : "0")};
-#else
-  return {false, "no ROCm-awareness query in this MPI (no MPIX_ROCM_AWARE_SUPPORT in <mpi-ext.h>)"};
+    const bool yes = MPIX_Query_rocm_support() == 1;
+    return {yes, std::string("Open MPI: MPIX_Query_rocm_support() = ") + (yes ? "1" : "0")};
 #endif
+  }
+#endif
+  return {false, std::string("no ") + (cuda ? "CUDA" : "ROCm") +
+                     "-awareness query in this MPI (neither Open MPI's <mpi-ext.h> nor MPICH's "
+                     "MPIX_GPU_query_support)"};
 }
 
 /// Cray MPICH moves GPU buffers only when MPICH_GPU_SUPPORT_ENABLED=1 at start-up.
@@ -53,8 +63,8 @@ Answer ask_mpi() {
   if (kGpuRuntime == GpuRuntime::none) return {false, "this build has no GPU backend"};
   Answer cray = cray_mpich();
   if (!cray.how.empty()) return cray;
-  if (kGpuRuntime == GpuRuntime::cuda) return open_mpi_cuda();
-  if (kGpuRuntime == GpuRuntime::hip) return open_mpi_rocm();
+  if (kGpuRuntime == GpuRuntime::cuda) return mpi_query(true);
+  if (kGpuRuntime == GpuRuntime::hip) return mpi_query(false);
   return {false, "no GPU-awareness query for SYCL device memory in this MPI"};
 }
 

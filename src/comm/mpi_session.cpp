@@ -24,6 +24,21 @@ void MpiSession::abort(int exit_code) const {
   std::exit(exit_code);  // MPI_Abort does not return; this satisfies [[noreturn]]
 }
 
+std::string mpi_library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string line;
+  for (const char c : std::string(text, static_cast<std::size_t>(length))) {
+    if (c == '\n' && !line.empty()) break;
+    const bool space = c == ' ' || c == '\t' || c == '\n';
+    if (space && (line.empty() || line.back() == ' ')) continue;
+    line += space ? ' ' : c;
+  }
+  while (!line.empty() && (line.back() == ' ' || line.back() == ',')) line.pop_back();
+  return line;
+}
+
 std::string processor_name() {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;

@@ -29,4 +29,9 @@ class MpiSession {
 /// Name of the node this rank runs on (MPI_Get_processor_name).
 std::string processor_name();
 
+/// The MPI library's own version string (MPI_Get_library_version), its first line with runs of
+/// white space made one: "Open MPI v4.1.4, package: Debian OpenMPI, ..." or "MPICH Version: 4.0.2".
+/// Callable before MPI_Init, like the call it wraps.
+std::string mpi_library_version();
+
 }  // namespace minigpu

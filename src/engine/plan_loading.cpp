@@ -135,6 +135,7 @@ std::map<std::string, CaseResult> load_resumed_everywhere(const std::string& dir
 io::RunRecord plan_record(const RunPlan& plan, const RunContext& ctx) {
   io::RunRecord record;
   record.provenance = io::provenance();
+  record.provenance.mpi_library = mpi_library_version();
   const std::string mine = io::to_json(io::rank_placement(ctx.rank(), processor_name(), ctx.binding)).dump();
   for (const auto& text : comm::allgather_strings(mine, ctx.comm))
     record.ranks.push_back(io::placement_from_json(nlohmann::json::parse(text)));

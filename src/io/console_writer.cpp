@@ -20,6 +20,7 @@ void ConsoleWriter::host_build(const Provenance& p) {
   os_ << "host: " << p.host.cpu << ", " << p.host.vector_isa << "; built " << p.build.compiler << ' '
       << p.build.flags << "; BLAS " << p.blas.library
       << (p.blas.core.empty() ? "" : " (" + p.blas.core + " kernels)")
+      << (p.mpi_library.empty() ? "" : "; MPI " + p.mpi_library)
       << "; threads per rank: " << p.kokkos_host_threads << " Kokkos, " << p.blas.threads << " BLAS\n";
   if (!p.blas.warning.empty()) os_ << "warning: " << p.blas.warning << '\n';
 }

@@ -44,7 +44,8 @@ struct Provenance {
   } blas;
   int kokkos_host_threads = 1;
   std::vector<std::pair<std::string, std::string>>
-      environment;  ///< the variables that change threads and kernels
+      environment;          ///< the variables that change threads and kernels
+  std::string mpi_library;  ///< MPI_Get_library_version's first line (comm gives it; io knows no MPI)
   int num_gpus = 0;
   std::vector<std::string> gpus;
   bool gpus_emulated = false;

@@ -197,7 +197,7 @@ nlohmann::json record_json(const RunRecord& r) {
   write_provenance(r.provenance, j);
   nlohmann::json ranks = nlohmann::json::array();
   for (const auto& p : r.ranks) ranks.push_back(to_json(p));
-  j["mpi"] = {{"size", r.ranks.size()}, {"ranks", ranks}};
+  j["mpi"] = {{"size", r.ranks.size()}, {"ranks", ranks}, {"library", r.provenance.mpi_library}};
   j["input_file"] = r.input_file;
   j["resolved_input"] = r.resolved_input;
   j["overrides"] = r.overrides;

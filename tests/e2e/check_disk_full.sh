@@ -7,6 +7,7 @@
 # container refuses unprivileged namespaces.
 # Usage: check_disk_full.sh MPIEXEC MINIGPU INPUT
 set -u
+export OMPI_MCA_rmaps_base_oversubscribe=1  # Open MPI's --oversubscribe; MPICH's mpiexec refuses that flag and needs none
 mpiexec="$1" minigpu="$2" input="$3"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -16,7 +17,7 @@ if ! unshare -rm sh -c "mount -t tmpfs -o size=24k tmpfs '$work/disk'" 2>/dev/nu
   exit 77
 fi
 unshare -rm sh -c "mount -t tmpfs -o size=24k tmpfs '$work/disk' &&
-  timeout 120 '$mpiexec' --oversubscribe -np 2 '$minigpu' run '$input' --output-dir '$work/disk/out' \
+  timeout 120 '$mpiexec' -np 2 '$minigpu' run '$input' --output-dir '$work/disk/out' \
     >'$work/log' 2>&1; echo \$? >'$work/rc'
   cp -r '$work/disk/out' '$work/kept'"
 rc="$(cat "$work/rc")"

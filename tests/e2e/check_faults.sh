@@ -6,6 +6,7 @@
 # (rank 1 alone sees an emulated GPU) must be refused with exit 2 before the first case.
 # Usage: check_faults.sh MPIEXEC MINIGPU INPUT
 set -u
+export OMPI_MCA_rmaps_base_oversubscribe=1  # Open MPI's --oversubscribe; MPICH's mpiexec refuses that flag and needs none
 mpiexec="$1" minigpu="$2" input="$3"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
@@ -15,7 +16,7 @@ for ranks in 2 4; do
     target=$((ranks - 1))
     [ "$point" = write ] && target=0
     start=$SECONDS
-    timeout 120 "$mpiexec" --oversubscribe -np "$ranks" env MINIGPU_INJECT_FAULT="$target:$point" \
+    timeout 120 "$mpiexec" -np "$ranks" env MINIGPU_INJECT_FAULT="$target:$point" \
       "$minigpu" run "$input" --output-dir "$out/r" >"$out/log" 2>&1
     rc=$?
     if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
@@ -27,7 +28,7 @@ for ranks in 2 4; do
     fi
   done
 done
-timeout 120 "$mpiexec" --oversubscribe -np 1 "$minigpu" run "$input" --output-dir "$out/m" \
+timeout 120 "$mpiexec" -np 1 "$minigpu" run "$input" --output-dir "$out/m" \
   : -np 1 env MINIGPU_EMULATE_GPUS=1 "$minigpu" run "$input" --output-dir "$out/m" >"$out/log" 2>&1
 rc=$?
 if [ "$rc" -ne 2 ] || ! grep -q "rank 1 expanded a different list of cases" "$out/log" || [ -e "$out/m" ]; then

@@ -17,6 +17,9 @@ import subprocess
 import sys
 import tempfile
 
+# Open MPI's --oversubscribe as its environment variable: MPICH's mpiexec refuses the flag.
+os.environ.setdefault("OMPI_MCA_rmaps_base_oversubscribe", "1")
+
 ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)x(\d+)\s+(.*)$")
 
 
@@ -155,7 +158,7 @@ def check_plot(minigpu, src):
 
 
 def check_mpi(minigpu, src, mpiexec):
-    proc = run([mpiexec, "-n", "2", "--oversubscribe", minigpu, "model", "--profile",
+    proc = run([mpiexec, "-n", "2", minigpu, "model", "--profile",
                 os.path.join(src, "inputs/hardware/h100_sxm.yaml"), "--max-p", "8"])
     if proc.returncode != 0 or proc.stdout.count("model figures, not measurements") != 1:
         fail(f"exit {proc.returncode}; the header must be printed once (rank 0 alone)", proc.stdout + proc.stderr)

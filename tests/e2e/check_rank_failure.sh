@@ -5,11 +5,12 @@
 # and an error naming rank 1. Failures later in a run: check_faults.sh.
 # Usage: check_rank_failure.sh MPIEXEC MINIGPU INPUT
 set -u
+export OMPI_MCA_rmaps_base_oversubscribe=1  # Open MPI's --oversubscribe; MPICH's mpiexec refuses that flag and needs none
 mpiexec="$1" minigpu="$2" input="$3"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 start=$SECONDS
-timeout 120 "$mpiexec" --oversubscribe -np 1 env MINIGPU_EMULATE_GPUS=2 "$minigpu" run "$input" --output-dir "$out/r" \
+timeout 120 "$mpiexec" -np 1 env MINIGPU_EMULATE_GPUS=2 "$minigpu" run "$input" --output-dir "$out/r" \
   : -np 1 env MINIGPU_EMULATE_GPUS=bogus "$minigpu" run "$input" --output-dir "$out/r" >"$out/log" 2>&1
 rc=$?
 cat "$out/log"

@@ -17,6 +17,7 @@
 #   minigpu: the bare run, SIGTERM and mpirun (the C++ under test: the sanitizer pass runs it);
 #   run_sh: scripts/run.sh's launch (a script's test); both when not given.
 set -u
+export OMPI_MCA_rmaps_base_oversubscribe=1  # Open MPI's --oversubscribe; MPICH's mpiexec refuses that flag and needs none
 mpiexec="$1" minigpu="$2" input="$3" quickstart="$4" only="${5:-}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$(mktemp -d)"
@@ -121,8 +122,8 @@ interrupt term TERM process 143 "interrupted by SIGTERM" "$minigpu" run "$input"
 # Ctrl-C on mpirun: Open MPI's mpirun SIGTERMs its ranks, kills them 1 s later and returns 1.
 # The ranks stop between repetitions and write within that second; the directory says so even
 # if the kill comes first (rank 0 marks it the moment the signal arrives).
-interrupt mpirun INT group 1 "interrupted by SIGTERM" "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input"
-resumed mpirun "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input"
+interrupt mpirun INT group 1 "interrupted by SIGTERM" "$mpiexec" -np 2 "$minigpu" run "$input"
+resumed mpirun "$mpiexec" -np 2 "$minigpu" run "$input"
 fi
 [ "$only" = minigpu ] && exit $status
 # Ctrl-C on scripts/run.sh, the README's main command, running the quickstart at its own

@@ -8,6 +8,7 @@
 # And no false alarm: the 2-rank quickstart beside four busy loops, with the default budgets.
 # Usage: check_stall.sh MPIEXEC MINIGPU INPUT QUICKSTART
 set -u
+export OMPI_MCA_rmaps_base_oversubscribe=1  # Open MPI's --oversubscribe; MPICH's mpiexec refuses that flag and needs none
 mpiexec="$1" minigpu="$2" input="$3" quickstart="$4"
 budget=6 bound=16  # seconds: the case budget, and the most a stalled job may outlive it
 out="$(mktemp -d)"
@@ -24,7 +25,7 @@ fail() { echo "FAIL $1: $2"; [ -f "$out/$1.log" ] && cat "$out/$1.log"; status=1
 rank_pid() {
   local rank="$1" dir="$2" pid
   for pid in $(pgrep -f "$minigpu run .*$dir"); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$rank"; then
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxE "(OMPI_COMM_WORLD_RANK|PMI_RANK)=$rank"; then
       echo "$pid"; return
     fi
   done
@@ -34,7 +35,7 @@ rank_pid() {
 # disk (or lets an injected hang do it), and checks the end, the message and what was kept.
 stall() {
   local name="$1" stop="$2" fault="${3:-}"
-  env ${fault:+MINIGPU_INJECT_FAULT=$fault} timeout 300 "$mpiexec" --oversubscribe -np 2 \
+  env ${fault:+MINIGPU_INJECT_FAULT=$fault} timeout 300 "$mpiexec" -np 2 \
     "$minigpu" run "$input" --case-timeout "$budget" --output-dir "$out/$name" >"$out/$name.log" 2>&1 &
   local job=$! waited=0
   until compgen -G "$out/$name/*/results.csv" >/dev/null; do
@@ -82,7 +83,7 @@ PY
 resumed() {
   local name="$1" dir
   dir="$(ls -d "$out/$name"/*.partial-* "$out/$name"/*.interrupted 2>/dev/null)"
-  timeout 300 "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input" --resume "$dir" \
+  timeout 300 "$mpiexec" -np 2 "$minigpu" run "$input" --resume "$dir" \
     >"$out/$name-resumed.log" 2>&1 || { fail "$name-resumed" "exit $?"; return; }
   /usr/bin/python3 - "$out/$name" "$name" <<'PY' || status=1
 import glob, json, sys
@@ -104,7 +105,7 @@ PY
 contention() {
   local hogs=() i
   for i in 1 2 3 4; do (while :; do :; done) & hogs+=($!); done
-  timeout 600 "$mpiexec" --oversubscribe -np 2 "$minigpu" run "$quickstart" --output-dir "$out/busy" \
+  timeout 600 "$mpiexec" -np 2 "$minigpu" run "$quickstart" --output-dir "$out/busy" \
     >"$out/busy.log" 2>&1
   local rc=$?
   kill "${hogs[@]}" 2>/dev/null

@@ -8,14 +8,15 @@
 # no rank on a p = 1 row, where rank 1 does no work to be slow at.
 # Usage: check_straggler.sh MPIEXEC MINIGPU INPUT
 set -u
+export OMPI_MCA_rmaps_base_oversubscribe=1  # Open MPI's --oversubscribe; MPICH's mpiexec refuses that flag and needs none
 mpiexec="$1" minigpu="$2" input="$3"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 status=0
 
-"$mpiexec" --oversubscribe -np 2 "$minigpu" run "$input" --output-dir "$out/plain" >"$out/plain.log" 2>&1 ||
+"$mpiexec" -np 2 "$minigpu" run "$input" --output-dir "$out/plain" >"$out/plain.log" 2>&1 ||
   { echo "FAIL: the shipped input on 2 ranks exited $?"; cat "$out/plain.log"; exit 1; }
-"$mpiexec" --oversubscribe -np 1 "$minigpu" run "$input" --output-dir "$out/slowed" : \
+"$mpiexec" -np 1 "$minigpu" run "$input" --output-dir "$out/slowed" : \
   -np 1 env MINIGPU_INJECT_DELAY=matmul_scaling:0.05 "$minigpu" run "$input" --output-dir "$out/slowed" \
   >"$out/slowed.log" 2>&1 || { echo "FAIL: the run with rank 1 slowed exited $?"; cat "$out/slowed.log"; exit 1; }
 
