@@ -130,19 +130,48 @@ parse_run_args() {
   fi
 }
 
-# mpirun that works as root and with more ranks than cores, as on CI machines.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI's mpirun as root and with more ranks than cores (as on CI machines), as environment
+# variables: MPICH's mpiexec (Hydra) refuses --oversubscribe and needs none.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+
+# The launcher: MINIGPU_MPIEXEC, else the one the build was configured with (the linked MPI's
+# own: cmake/MiniGPUMpi.cmake; the PATH's mpirun can be another MPI's), else mpirun.
+minigpu_launcher() {
+  if [ -n "${MINIGPU_MPIEXEC:-}" ]; then
+    echo "$MINIGPU_MPIEXEC"
+    return
+  fi
+  local cached
+  cached="$(sed -n 's/^MPIEXEC_EXECUTABLE:FILEPATH=//p' "$MINIGPU_BUILD/CMakeCache.txt" 2>/dev/null | head -n 1)"
+  if [ -n "$cached" ] && [ -x "$cached" ]; then echo "$cached"; else echo mpirun; fi
+}
+
+# openmpi, mpich (Hydra's mpiexec, MPICH's and Intel MPI's) or other, from LAUNCHER --version.
+launcher_flavour() {
+  case "$("$1" --version 2>&1 | head -n 3)" in
+    *OpenRTE* | *"Open MPI"* | *prterun*) echo openmpi ;;
+    *HYDRA*) echo mpich ;;
+    *) echo other ;;
+  esac
+}
+
 # A live progress line when this script's own output is a terminal (a rank cannot tell).
-# MPIRUN_ARGV: the mpirun command line for "$@" on RANKS ranks (an executable first, so that
-# run_forwarding_signals can signal the launcher itself).
+# MPIRUN_ARGV: the launch command line for "$@" on RANKS ranks (an executable first, so that
+# run_forwarding_signals can signal the launcher itself), in the options the launcher in hand
+# accepts. MINIGPU_LAUNCHER_FLAVOUR: that launcher's kind (launcher_flavour).
 mpirun_argv() {
   local ranks="$1"
   shift
-  local progress=lines layout
+  local progress=lines launcher layout pass=()
   [ -t 1 ] && progress=live
-  read -r -a layout <<<"$(rank_layout_args "$ranks")"
-  MPIRUN_ARGV=(env "MINIGPU_PROGRESS=${MINIGPU_PROGRESS:-$progress}" mpirun -np "$ranks" --oversubscribe
-               "${layout[@]}" -x MINIGPU_PROGRESS "$@")
+  launcher="$(minigpu_launcher)"
+  MINIGPU_LAUNCHER_FLAVOUR="$(launcher_flavour "$launcher")"
+  read -r -a layout <<<"$(rank_layout_args "$ranks" "$MINIGPU_LAUNCHER_FLAVOUR")"
+  # Open MPI hands remote ranks only the variables named with -x; Hydra passes the whole
+  # environment; other launchers (srun) pass theirs.
+  [ "$MINIGPU_LAUNCHER_FLAVOUR" = openmpi ] && pass=(-x MINIGPU_PROGRESS)
+  MPIRUN_ARGV=(env "MINIGPU_PROGRESS=${MINIGPU_PROGRESS:-$progress}" "$launcher" -n "$ranks"
+               "${layout[@]}" "${pass[@]}" "$@")
 }
 
 # Ranks × threads on this machine: THREADS per rank (MINIGPU_THREADS, else the cores shared out
@@ -151,15 +180,24 @@ mpirun_argv() {
 # the main thread to one core, and the BLAS's threads, started from it, would all share that
 # core. Where ranks × THREADS exceed the cores, ranks run unbound, and minigpu shares the cores
 # out itself (or flags the threads the user asked for as oversubscribed).
+#   rank_layout_args RANKS [openmpi|mpich|other]: the launcher's options for it (default openmpi)
 rank_layout_args() {
-  local ranks="$1" cores threads
+  local ranks="$1" flavour="${2:-openmpi}" cores threads
   cores="$(lscpu -p=CORE 2>/dev/null | grep -v '^#' | sort -u | wc -l)"
   [ "$cores" -ge 1 ] && [ "$cores" -le "$(nproc)" ] || cores="$(nproc)"
   threads="${MINIGPU_THREADS:-$(( cores / ranks ))}"
   if [ "$threads" -ge 1 ] && [ $(( ranks * threads )) -le "$cores" ]; then
-    echo "--map-by slot:PE=$threads --bind-to core -x OMP_NUM_THREADS=$threads"
+    case "$flavour" in
+      openmpi) echo "--map-by slot:PE=$threads --bind-to core -x OMP_NUM_THREADS=$threads" ;;
+      mpich) echo "-bind-to core:$threads -genv OMP_NUM_THREADS $threads" ;;
+      *) echo "" ;;  # a launcher we do not know binds as its site set it up
+    esac
   else
-    echo "--bind-to none${MINIGPU_THREADS:+ -x OMP_NUM_THREADS=$MINIGPU_THREADS}"
+    case "$flavour" in
+      openmpi) echo "--bind-to none${MINIGPU_THREADS:+ -x OMP_NUM_THREADS=$MINIGPU_THREADS}" ;;
+      mpich) echo "-bind-to none${MINIGPU_THREADS:+ -genv OMP_NUM_THREADS $MINIGPU_THREADS}" ;;
+      *) echo "" ;;
+    esac
   fi
 }
 

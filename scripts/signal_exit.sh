@@ -11,7 +11,9 @@
 #   own and this script passes the signal on once.
 # - signalled itself, Open MPI's mpirun sends its ranks SIGTERM, kills them 1 s later and
 #   returns 1 whatever they returned. So on one node the signal goes to mpirun's children, the
-#   ranks, which stop, write and exit 128+N; mpirun then returns their status. srun has no
+#   ranks, which stop, write and exit 128+N; mpirun then returns their status. MPICH's mpiexec
+#   (Hydra; MINIGPU_LAUNCHER_FLAVOUR=mpich) passes SIGINT/SIGTERM on to its ranks and returns
+#   their status, so it gets the signal itself. srun has no
 #   children (its tasks are slurmstepd's): it gets the signal and passes it on to its tasks.
 # A second signal goes to the launcher itself: the user means it.
 
@@ -25,7 +27,10 @@ run_forwarding_signals() {
     caught="$2"
     passed=$((passed + 1))
     local ranks=""
-    [ "$passed" -eq 1 ] && ranks="$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ')"
+    # MPICH's mpiexec (Hydra) forwards the signal itself and returns the ranks' status; its
+    # children are proxies, not ranks.
+    [ "$passed" -eq 1 ] && [ "${MINIGPU_LAUNCHER_FLAVOUR:-openmpi}" != mpich ] &&
+      ranks="$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ')"
     if [ -n "$ranks" ]; then
       # shellcheck disable=SC2086
       kill -s "$1" $ranks 2>/dev/null

@@ -1,9 +1,33 @@
 // MPI initialisation and teardown; nothing here knows about Kokkos or devices.
 #include "comm/mpi_session.hpp"
 
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 namespace minigpu {
+namespace {
+
+// A launcher reads each rank's stderr from a pipe, and on MPI_Abort may kill the job before it
+// has read what the aborting rank wrote last: MPICH's mpiexec (Hydra) lost the error line in 3
+// of 16 injected faults. So wait until the pipe is empty (the launcher has read it), at most 2 s.
+// A terminal or a file holds what was written already; a flushed stdio buffer is in the pipe.
+void wait_until_stderr_is_read() {
+  struct stat st {};
+  if (fstat(STDERR_FILENO, &st) != 0 || !S_ISFIFO(st.st_mode)) return;
+  for (int i = 0; i < 200; ++i) {
+    int unread = 0;
+    if (ioctl(STDERR_FILENO, FIONREAD, &unread) != 0 || unread <= 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace
 
 MpiSession::MpiSession(int* argc, char*** argv) {
   int initialized = 0;
@@ -20,6 +44,8 @@ MpiSession::~MpiSession() {
 }
 
 void MpiSession::abort(int exit_code) const {
+  std::fflush(stderr);
+  wait_until_stderr_is_read();
   MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::exit(exit_code);  // MPI_Abort does not return; this satisfies [[noreturn]]
 }

@@ -8,8 +8,8 @@
 # *.interrupted whose run.json says status "interrupted" with the signal, keep the finished
 # cases verified, and `--resume DIR` must then complete that same directory in place: renamed
 # to the run's complete name, the kept cases and timings unchanged, nothing else beside it.
-# The one exception is Open MPI's mpirun signalled itself: it sends its ranks SIGTERM and
-# returns 1 whatever they return (a 30-line MPI probe: ranks exiting 130 on their own still
+# The one exception is Open MPI's mpirun signalled itself (MPICH's mpiexec passes SIGINT on and
+# returns the ranks' 130): it sends its ranks SIGTERM and returns 1 whatever they return (a 30-line MPI probe: ranks exiting 130 on their own still
 # give 1), so its exit code is checked to be 1 and its ranks to report SIGTERM; scripts/run.sh
 # passes the signal to the ranks instead, so that its exit code is theirs.
 # The signal goes out as soon as the first finished case is on disk.
@@ -23,7 +23,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 status=0
-launch_sh=(bash -c 'source "$0/scripts/common.sh"; run_main_job 2 "$@"' "$root")
+# scripts/run.sh's launch with the launcher under test (run.sh itself takes its build's).
+launch_sh=(env MINIGPU_MPIEXEC="$mpiexec" bash -c 'source "$0/scripts/common.sh"; run_main_job 2 "$@"' "$root")
 
 # foreground_group COMMAND...: (run with &) COMMAND as a terminal starts a job, the leader of a process group
 # of its own with SIGINT at its default (a background job of this script would inherit SIGINT
@@ -121,8 +122,13 @@ resumed bare "$minigpu" run "$input"
 interrupt term TERM process 143 "interrupted by SIGTERM" "$minigpu" run "$input"
 # Ctrl-C on mpirun: Open MPI's mpirun SIGTERMs its ranks, kills them 1 s later and returns 1.
 # The ranks stop between repetitions and write within that second; the directory says so even
-# if the kill comes first (rank 0 marks it the moment the signal arrives).
-interrupt mpirun INT group 1 "interrupted by SIGTERM" "$mpiexec" -np 2 "$minigpu" run "$input"
+# if the kill comes first (rank 0 marks it the moment the signal arrives). MPICH's mpiexec
+# (Hydra) passes SIGINT on as it is and returns the ranks' 130.
+case "$("$mpiexec" --version 2>&1 | head -n 3)" in
+  *HYDRA*) mpirun_rc=130 mpirun_said="interrupted by SIGINT" ;;
+  *) mpirun_rc=1 mpirun_said="interrupted by SIGTERM" ;;
+esac
+interrupt mpirun INT group "$mpirun_rc" "$mpirun_said" "$mpiexec" -np 2 "$minigpu" run "$input"
 resumed mpirun "$mpiexec" -np 2 "$minigpu" run "$input"
 fi
 [ "$only" = minigpu ] && exit $status
