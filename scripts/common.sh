@@ -43,7 +43,10 @@ fi
 # The sanitizer build's launcher, bench's library, the compatibility build's Kokkos, and BLIS,
 # a peer scripts/dev/bench.sh measures miniGPU's GEMM against where it is faster than OpenBLAS
 # (tests/bench/blis_peer.cpp opens it at run time; its priority leaves libblas.so.3 OpenBLAS's).
-MINIGPU_TEST_BUILD_PACKAGES=(ccache libbenchmark-dev "${MINIGPU_SYSTEM_KOKKOS_PACKAGES[@]}" libblis-openmp-dev libblis-dev)
+# MPICH with its ScaLAPACK: the sanitizer pass builds against it (CI's MPICH leg); Debian's
+# alternatives keep mpirun, mpicxx and the generic libmpi.so Open MPI's.
+MINIGPU_TEST_BUILD_PACKAGES=(ccache libbenchmark-dev "${MINIGPU_SYSTEM_KOKKOS_PACKAGES[@]}" libblis-openmp-dev libblis-dev
+                             mpich libmpich-dev libscalapack-mpich-dev)
 MINIGPU_TEST_PACKAGES=(
   make
   python3-matplotlib python3-jsonschema  # scripts/plot.py and report.py (47 packages, ~45 s); the schema tests
@@ -92,15 +95,16 @@ configure_and_build() {
   source "$MINIGPU_ROOT/scripts/host_kokkos.sh"
   local kokkos_args stamp="$MINIGPU_BUILD/.minigpu-kokkos"
   kokkos_args="$(host_kokkos_configure_args)" || exit $?
-  if [ -f "$MINIGPU_BUILD/CMakeCache.txt" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$kokkos_args" ]; then
-    log "$MINIGPU_BUILD was configured against another Kokkos: configuring it afresh"
+  # The stamp holds every configure choice (Kokkos, MPI, ...): a tree configured otherwise is redone.
+  if [ -f "$MINIGPU_BUILD/CMakeCache.txt" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$kokkos_args $*" ]; then
+    log "$MINIGPU_BUILD was configured against another Kokkos or MPI: configuring it afresh"
     rm -rf "$MINIGPU_BUILD"
   fi
   if [ ! -f "$MINIGPU_BUILD/CMakeCache.txt" ]; then
     # shellcheck disable=SC2046,SC2086
     cmake -S "$MINIGPU_ROOT" -B "$MINIGPU_BUILD" $(ninja_generator "$MINIGPU_BUILD") -DCMAKE_BUILD_TYPE=Release \
       $kokkos_args "$@"
-    echo "$kokkos_args" >"$stamp"
+    echo "$kokkos_args $*" >"$stamp"
   fi
   cmake --build "$MINIGPU_BUILD" --parallel "$(nproc)" "${targets[@]}"
 }

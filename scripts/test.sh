@@ -2,11 +2,13 @@
 # Builds miniGPU and runs the whole test suite (unit, MPI and end-to-end) under ctest.
 #   scripts/test.sh [--sanitize] [CTEST_ARGS...]
 # The plain pass builds against the default Kokkos (MINIGPU_KOKKOS, scripts/host_kokkos.sh).
-# --sanitize: a separate tree (build-sanitize/, ccache'd) against Debian's Kokkos 3.4 (Serial),
-# built with AddressSanitizer and UndefinedBehaviorSanitizer, every test but the scripts', the
+# --sanitize: a separate tree (build-sanitize/, ccache'd) against Debian's Kokkos 3.4 (Serial) and
+# MPICH (so CI's second pass is also its MPICH leg: the MPI unit tests on 2-4 ranks, the
+# end-to-end runs, the stall probe, signals and faults under MPICH's mpiexec), built with
+# AddressSanitizer and UndefinedBehaviorSanitizer, every test but the scripts', the
 # compile checks, the invalid-input corpus (test_invalid_inputs covers it), the real-GPU entries
 # (they skip without one) and those labelled sanitized-elsewhere run under them; a
-# sanitizer report fails the test. Only Open MPI's own leaks are suppressed
+# sanitizer report fails the test. Only the MPI libraries' own leaks are suppressed
 # (tests/sanitizer/lsan.supp).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 sanitize=0
@@ -29,7 +31,8 @@ if [ "$sanitize" -eq 1 ]; then
   export MINIGPU_KOKKOS=system
   # -O1 -g1 (line tables): what ASan's reports need, in half the compile time of -O2 -g.
   configure_and_build -DMINIGPU_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    -DMPI_CXX_COMPILER=mpicxx.mpich
   tests_installed
   # Open MPI's libraries have no frame pointers and unload their plugins at MPI_Finalize: slow
   # unwinding and kept plugins let the suppressions recognise Open MPI's own allocations.

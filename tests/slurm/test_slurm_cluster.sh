@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stands up a private single-node Slurm cluster on localhost (Debian's slurm-wlm and munge), submits
-# scripts/slurm/minigpu.sbatch with 2 tasks (srun --mpi=pmix) on inputs/quickstart.yaml, and checks
+# scripts/slurm/minigpu.sbatch with 2 tasks (srun with the cluster's MpiDefault, pmix) on inputs/quickstart.yaml, and checks
 # that the job COMPLETED with exit code 0:0 and that every result row verified. Then runs
 # scripts/slurm/sweep.sh on 1 and 2 ranks (mpirun launcher) and checks its merged table.
 #
@@ -66,7 +66,7 @@ say "cluster $cluster up in $((SECONDS - started))s (ports $ctld_port/$slurmd_po
 overcommit=()
 [ "$cpus" -ge 2 ] || overcommit=(--overcommit)
 
-# --- the job: minigpu.sbatch, 2 tasks, srun --mpi=pmix, default input (quickstart) --------------------
+# --- the job: minigpu.sbatch, 2 tasks, srun (MpiDefault pmix), default input (quickstart) --------------------
 cd "$tmp/submit" || fail "no $tmp/submit"
 job_started=$SECONDS
 job="$(env "$tag" MINIGPU_BIN="$bin" sbatch --parsable --ntasks=2 "${overcommit[@]}" \
@@ -75,7 +75,7 @@ job="${job%%;*}"
 say "submitted job $job"
 job_completed "$job" "$job_started"
 grep -q "JobId=$job .*JobState=COMPLETED" "$tmp/log/jobcomp.txt" || fail "job completion record lacks job $job"
-grep -q "srun --mpi=pmix --ntasks=2" "$tmp/submit/job-$job.out" || fail "the job did not launch with srun --mpi=pmix"
+grep -q "srun --ntasks=2" "$tmp/submit/job-$job.out" || fail "the job did not launch with srun and the cluster's MpiDefault (pmix)"
 
 # One quickstart run of one 2-rank MPI job, every row verified: the same check as the mpirun e2e test.
 [ "$(ls "$tmp/submit/results")" = "$(ls "$tmp/submit/results" | grep '^quickstart-')" ] ||
