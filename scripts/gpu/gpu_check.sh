@@ -138,7 +138,12 @@ first_gpu="$(head -n 1 "$work/gpus.csv" | cut -d, -f1 | tr -d ' ')"
 
 # The binaries: packed, or built here for the architecture nvidia-smi reports.
 if [ -n "$prebuilt" ]; then
-  [ -d "$prebuilt/bundle" ] && source "$MINIGPU_ROOT/scripts/gpu/bundle_env.sh" "$prebuilt/bundle"
+  if [ -d "$prebuilt/bundle" ]; then
+    source "$MINIGPU_ROOT/scripts/gpu/bundle_env.sh" "$prebuilt/bundle"
+    # The bundle's mpirun, the MPI the binaries link (not a build/ tree's launcher: scripts/common.sh).
+    MINIGPU_MPIEXEC="$(command -v mpirun)"
+    export MINIGPU_MPIEXEC
+  fi
   minigpu="$prebuilt/bin/minigpu" tests="$scratch/tests"  # unpacked outside OUT: only results travel back
   tar -C "$scratch" -xJf "$prebuilt/tests.tar.xz"
 else

@@ -26,7 +26,8 @@ struct Answer {
   std::string how;
 };
 
-/// gpu: MPIX_GPU_SUPPORT_CUDA or _HIP under MPICH; under Open MPI the extension query per runtime.
+/// Whether the MPI takes CUDA (cuda) or HIP/ROCm (!cuda) device memory: MPICH (4.0 on) answers
+/// MPIX_GPU_query_support for either; Open MPI has an extension query per runtime it was built for.
 Answer mpi_query(bool cuda) {
 #if defined(MPICH_VERSION) && defined(MPIX_GPU_SUPPORT_CUDA)
   int yes = 0;
