@@ -55,8 +55,9 @@ std::string mpi_library_version() {
   int length = 0;
   MPI_Get_library_version(text, &length);
   std::string line;
+  // Open MPI counts the terminating NUL in the length (its run.json string once ended in \u0000).
   for (const char c : std::string(text, static_cast<std::size_t>(length))) {
-    if (c == '\n' && !line.empty()) break;
+    if (c == '\0' || (c == '\n' && !line.empty())) break;
     const bool space = c == ' ' || c == '\t' || c == '\n';
     if (space && (line.empty() || line.back() == ' ')) continue;
     line += space ? ' ' : c;

@@ -164,6 +164,10 @@ def check_results(out_dir, ranks=None):
         errors.append("rank map does not cover every rank")
     if ranks is not None and record["mpi"]["size"] != ranks:
         errors.append(f"MPI size {record['mpi']['size']}, expected {ranks} (one MPI job, not {ranks} singletons)")
+    # Which MPI ran the job, as its library says: one printable line (Open MPI's length counts a NUL).
+    library = record["mpi"].get("library", "")
+    if not re.fullmatch(r"(Open MPI|MPICH|Intel|HPE|Cray|MVAPICH|Spectrum)[ -~]+", library):
+        errors.append(f"run.json mpi.library {library!r} is not one printable line naming the MPI")
     for key in ("minigpu", "kokkos", "host", "build", "blas", "threads", "started", "finished", "resolved_input"):
         if key not in record:
             errors.append(f"run.json lacks {key}")

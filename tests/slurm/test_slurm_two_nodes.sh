@@ -264,8 +264,10 @@ EOF
 chmod 755 "$agent"
 printf '%s slots=2\n%s slots=2\n' "${addr[0]}" "${addr[1]}" > "$tmp/etc/hostfile"
 # mpirun_nodes ARGS...: minigpu ARGS on 4 ranks, 2 per node, mpirun started on n1.
+# Its session directories apart from the srun jobs' (the default /tmp is the nodes' shared one):
+# an orted's cleanup on n2 once removed the next srun job's shared-memory files as it started.
 mpirun_nodes() {
-  on_node 0 env "${common_env[@]}" ${OMPI_MCA_oob_tcp_keepalive_time:+OMPI_MCA_oob_tcp_keepalive_time=$OMPI_MCA_oob_tcp_keepalive_time} \
+  on_node 0 env "${common_env[@]}" OMPI_MCA_orte_tmpdir_base="$tmp/ompi-mpirun" ${OMPI_MCA_oob_tcp_keepalive_time:+OMPI_MCA_oob_tcp_keepalive_time=$OMPI_MCA_oob_tcp_keepalive_time} \
     ${OMPI_MCA_oob_tcp_keepalive_intvl:+OMPI_MCA_oob_tcp_keepalive_intvl=$OMPI_MCA_oob_tcp_keepalive_intvl} \
     ${OMPI_MCA_oob_tcp_keepalive_probes:+OMPI_MCA_oob_tcp_keepalive_probes=$OMPI_MCA_oob_tcp_keepalive_probes} mpirun --hostfile "$tmp/etc/hostfile" -np 4 --map-by ppr:2:node \
     --mca plm_rsh_agent "$agent" -x MINIGPU_EMULATE_GPUS -x "$tag" "$bin" "$@"
@@ -283,7 +285,7 @@ elif [ "$mode" = netns ]; then
   say "mpirun run finished in $((SECONDS - mpirun_started))s"
   # One rank per node: matmul_scaling's model calibrates the link between the nodes, and each
   # row's model error across them is printed (judged in the bench notes, not here: a timing).
-  on_node 0 env "${common_env[@]}" mpirun --hostfile "$tmp/etc/hostfile" -np 2 --map-by ppr:1:node \
+  on_node 0 env "${common_env[@]}" OMPI_MCA_orte_tmpdir_base="$tmp/ompi-mpirun" mpirun --hostfile "$tmp/etc/hostfile" -np 2 --map-by ppr:1:node \
     --mca plm_rsh_agent "$agent" -x MINIGPU_EMULATE_GPUS -x "$tag" "$bin" run \
     "$root/tests/inputs/two_nodes_model.yaml" --output-dir "$tmp/submit/model" > "$tmp/submit/model.out" 2>&1 ||
     { cat "$tmp/submit/model.out"; fail "the one-rank-per-node model run failed"; }
