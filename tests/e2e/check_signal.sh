@@ -36,7 +36,7 @@ os.setsid()
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 
-# interrupt NAME SIGNAL TARGET EXPECTED_RC SAID COMMAND...: starts COMMAND in a process group of
+# interrupt NAME SIGNAL TARGET EXPECTED_RC SAID COMMAND...: (EXPECTED_RC: one code or A|B) starts COMMAND in a process group of
 # its own, sends SIGNAL to the group (TARGET group) or to the process (TARGET process) once a
 # case is on disk, and checks the exit code, that the output says SAID, and the directory.
 interrupt() {
@@ -54,9 +54,10 @@ interrupt() {
   if [ "$target" = group ]; then kill -s "$sig" -- "-$pid"; else kill -s "$sig" "$pid"; fi
   wait "$pid"
   local rc=$?
-  if [ "$rc" -ne "$want" ]; then
-    echo "FAIL $name: exit code $rc, expected $want"; cat "$out/$name.log"; status=1
-  fi
+  case "|$want|" in
+    *"|$rc|"*) ;;
+    *) echo "FAIL $name: exit code $rc, expected $want"; cat "$out/$name.log"; status=1 ;;
+  esac
   grep -q "$said" "$out/$name.log" || { echo "FAIL $name: the output never says '$said'"; cat "$out/$name.log"; status=1; }
   /usr/bin/python3 - "$out/$name" "$name" "$sig" <<'PY' || status=1
 import json, os, signal, sys
@@ -123,9 +124,14 @@ interrupt term TERM process 143 "interrupted by SIGTERM" "$minigpu" run "$input"
 # Ctrl-C on mpirun: Open MPI's mpirun SIGTERMs its ranks, kills them 1 s later and returns 1.
 # The ranks stop between repetitions and write within that second; the directory says so even
 # if the kill comes first (rank 0 marks it the moment the signal arrives). MPICH's mpiexec
-# (Hydra) passes SIGINT on as it is and returns the ranks' 130.
-case "$("$mpiexec" --version 2>&1 | head -n 3)" in
-  *HYDRA*) mpirun_rc=130 mpirun_said="interrupted by SIGINT" ;;
+# (Hydra) passes SIGINT on as it is and returns the ranks' 130 -- or 0: after a forwarded
+# SIGINT, MPICH 4.0.2's Hydra reports some ranks' 130 as 0 (a 30-line MPI probe whose ranks
+# write the 130 they return to a file, 30 Ctrl-Cs: 60 of 60 ranks returned 130;
+# `-print-all-exitcodes` said 0 for one rank in 18, for both in 12, so mpiexec returned 0 in
+# 12 of 30). The ranks' own status is what run.json says, checked below; scripts/run.sh
+# returns 130 whatever Hydra says.
+case "$(bash -c 'source "$0/scripts/common.sh"; launcher_flavour "$1"' "$root" "$mpiexec")" in
+  mpich) mpirun_rc="130|0" mpirun_said="interrupted by SIGINT" ;;
   *) mpirun_rc=1 mpirun_said="interrupted by SIGTERM" ;;
 esac
 interrupt mpirun INT group "$mpirun_rc" "$mpirun_said" "$mpiexec" -np 2 "$minigpu" run "$input"
