@@ -16,6 +16,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/scripts/signal_exit.sh ${PROJECT_SOURCE_DIR}
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/plotlib ${PROJECT_SOURCE_DIR}/scripts/reportlib DESTINATION ${MINIGPU_INSTALL_DATADIR}/scripts
         PATTERN __pycache__ EXCLUDE)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/slurm/minigpu.sbatch ${PROJECT_SOURCE_DIR}/scripts/slurm/sweep.sh
+                 ${PROJECT_SOURCE_DIR}/scripts/slurm/select_gpu.sh
         DESTINATION ${MINIGPU_INSTALL_DATADIR}/slurm)
 install(FILES ${PROJECT_SOURCE_DIR}/scripts/slurm/find_binary.sh DESTINATION ${MINIGPU_INSTALL_DATADIR}/slurm)
 

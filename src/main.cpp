@@ -2,6 +2,7 @@
 // Errors end the whole job: input errors exit 2 on every rank, anything else aborts MPI.
 #include "app/cli.hpp"
 #include "app/job_setup.hpp"
+#include "comm/gpu_aware.hpp"
 #include "comm/mpi_session.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
@@ -39,7 +40,12 @@ int main(int argc, char** argv) {
     minigpu::KokkosSession kokkos(
         argc, argv, minigpu::gpus_are_emulated() ? -1 : binding.device_id,
         minigpu::default_host_threads(static_cast<int>(binding.cpus.size()), binding.cpu_sharing_ranks));
-    for (const auto& warning : minigpu::binding_warnings(binding)) {
+    auto warnings = minigpu::binding_warnings(binding);
+    // Emulated GPUs are host memory: no IPC to lose.
+    const std::string isolated = minigpu::isolation_warning(
+        binding, !minigpu::gpus_are_emulated() && minigpu::comm::mpi_accepts_device_memory());
+    if (!isolated.empty()) warnings.push_back(isolated);
+    for (const auto& warning : warnings) {
       if (binding.local_rank == 0) say("minigpu: warning: " + minigpu::processor_name() + ": " + warning);
     }
     if (mpi.is_root() && minigpu::gpus_are_emulated()) {

@@ -3,6 +3,7 @@
 # gpu_check.sh look for first):
 #   scripts/gpu/build_cuda.sh [KOKKOS_ROOT] [ARCH]     e.g. scripts/gpu/build_cuda.sh /opt/kokkos-4.6 90
 #   scripts/gpu/build_cuda.sh "" 90                     the cached Kokkos, its architecture checked
+#   scripts/gpu/build_cuda.sh "" 80 -DMPI_CXX_COMPILER=mpicxx.mpich   later arguments: the project's cmake
 # Without KOKKOS_ROOT (argument or environment) it builds a CUDA Kokkos once from the Kokkos
 # 4.6.01 source in third_party/, or from KOKKOS_SRC (see scripts/gpu/cuda_kokkos.sh).
 # The GPU architecture is fixed when Kokkos is built (Kokkos_ARCH_HOPPER90=ON, ...); ARCH
@@ -21,5 +22,5 @@ if ! command -v nvcc >/dev/null; then
 fi
 kokkos_root="$(ensure_cuda_kokkos)"
 require_cuda_kokkos "$kokkos_root" "$arch"
-build_project_with_cuda "$kokkos_root" "${MINIGPU_CUDA_BUILD_DIR:-$MINIGPU_ROOT/build-cuda}"
+build_project_with_cuda "$kokkos_root" "${MINIGPU_CUDA_BUILD_DIR:-$MINIGPU_ROOT/build-cuda}" "${@:3}"
 echo "built ${MINIGPU_CUDA_BUILD_DIR:-$MINIGPU_ROOT/build-cuda}/src/minigpu; run: scripts/gpu/gpu_check.sh, or minigpu devices"

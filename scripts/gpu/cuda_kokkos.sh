@@ -48,6 +48,12 @@ require_cuda_kokkos() {
     log "error: $root is not a CUDA-enabled Kokkos (no bin/nvcc_wrapper or KOKKOS_ENABLE_CUDA)"
     return 2
   fi
+  # Kokkos 4.2-4.4 allocated with cudaMallocAsync by default (4.5 on: off, as built here), whose
+  # memory Cray MPICH's GTL cannot map (cuIpcGetMemHandle: invalid argument): a site's install may.
+  if grep -q '^#define KOKKOS_ENABLE_IMPL_CUDA_MALLOC_ASYNC' "$config"; then
+    log "warning: $root allocates with cudaMallocAsync: GPU-aware Cray MPICH fails on it (GTL:" \
+      "cuIpcGetMemHandle: invalid argument); rebuild Kokkos with -DKokkos_ENABLE_IMPL_CUDA_MALLOC_ASYNC=OFF"
+  fi
   if [ -n "$arch" ] && ! grep -Eq "^#define KOKKOS_ARCH_[A-Z_]+${arch}\b" "$config"; then
     log "error: Kokkos at $root was not built for CUDA architecture $arch; it has:"
     grep -E '^#define KOKKOS_ARCH_' "$config" >&2 || true

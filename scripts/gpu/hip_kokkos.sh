@@ -22,8 +22,12 @@ export HCC_AMDGPU_TARGET="${HCC_AMDGPU_TARGET:-${_hip_target,,}}"
 # rocThrust (Kokkos::sort's HIP path) is not packaged in Debian 12; Kokkos sorts without it.
 # The host space stays Serial: Debian 12's hipcc (clang 15) finds OpenMP headers only with
 # libomp-15-dev, one more package for what the CUDA check already compiles (the OpenMP host paths).
+# hipMallocAsync off (Kokkos 4.6 turns it on with HIP): memory from a stream-ordered pool cannot
+# be handed to another process by IPC, which GPU-aware MPI on a node relies on (the trap
+# cudaMallocAsync set for Cray MPICH's GTL with Kokkos 4.2-4.4; Kokkos turns it off for ROCm 7).
 hip_kokkos_cmake_options() {
   echo "-DKokkos_ENABLE_HIP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ARCH_${HIP_KOKKOS_ARCH}=ON" \
+    "-DKokkos_ENABLE_IMPL_HIP_MALLOC_ASYNC=OFF" \
     "-DKokkos_ENABLE_ROCTHRUST=OFF -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17" \
     "-DKokkos_ENABLE_TESTS=OFF"
 }
@@ -39,6 +43,17 @@ ensure_hip_kokkos_configured() {
     "$(hipcc --version 2>/dev/null | head -n 2)"
 }
 
+# The prefix of a HIP Kokkos install (scripts/gpu/build_hip.sh): HIP_KOKKOS_ROOT as it is, else
+# built once into the cache (ensure_kokkos).
+ensure_hip_kokkos() {
+  if [ -n "${HIP_KOKKOS_ROOT:-}" ]; then
+    (cd "$HIP_KOKKOS_ROOT" && pwd)
+    return 0
+  fi
+  ensure_kokkos "hip-$HIP_KOKKOS_ARCH" hipcc "$(hip_kokkos_cmake_options)" \
+    "$(hipcc --version 2>/dev/null | head -n 2)"
+}
+
 # Fails unless the Kokkos at $1 (an install, or a configured tree) enables HIP.
 require_hip_kokkos() {
   local config
@@ -46,6 +61,10 @@ require_hip_kokkos() {
   if [ -z "$config" ] || ! grep -q '^#define KOKKOS_ENABLE_HIP$' "$config"; then
     log "error: $1 is not a HIP-enabled Kokkos (no KOKKOS_ENABLE_HIP)"
     return 2
+  fi
+  if grep -q '^#define KOKKOS_ENABLE_IMPL_HIP_MALLOC_ASYNC' "$config"; then
+    log "warning: $1 allocates with hipMallocAsync: GPU-aware MPI between ranks on a node may fail" \
+      "to map that memory (IPC); rebuild Kokkos with -DKokkos_ENABLE_IMPL_HIP_MALLOC_ASYNC=OFF"
   fi
 }
 

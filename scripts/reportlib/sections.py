@@ -62,10 +62,11 @@ def provenance(record):
 def rank_map(record):
     mpi = record.get("mpi") or {}
     rows = [[r.get("rank"), r.get("host"), r.get("local_rank"), r.get("device_id"), r.get("device"),
-             r.get("cores", ""), r.get("threads", "")]
+             r.get("binding", ""), r.get("cores", ""), r.get("threads", "")]
             for r in mpi.get("ranks", [])]
     return join([tag("h2", f"Rank map ({mpi.get('size', len(rows))} ranks)", id="ranks"),
-                 table(["rank", "host", "local rank", "device id", "device", "cores", "threads"], rows)])
+                 table(["rank", "host", "local rank", "device id", "device", "chosen by", "cores", "threads"],
+                       rows)])
 
 
 def findings(record):

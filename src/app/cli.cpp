@@ -12,6 +12,8 @@
 #include "config/config_node.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "engine/plan_loading.hpp"
+#include "io/console_writer.hpp"
 #include "io/device_report_writer.hpp"
 #include "io/format.hpp"
 #include "minigpu_version.hpp"
@@ -31,9 +33,14 @@ std::string version_text() {
          ")\n" + data_paths_text() + "\nmpi: " + mpi_library_version();
 }
 
-int devices_command(const MpiSession& mpi) {
+int devices_command(const MpiSession& mpi, const DeviceBinding& binding) {
   const DeviceReport report = device_report();
-  if (mpi.is_root()) io::write_device_report(std::cout, report, mpi.size());
+  // Which GPU each rank took and by which rule, before any run depends on it.
+  const auto ranks = gather_placements(binding, comm::Communicator::world());
+  if (mpi.is_root()) {
+    io::write_device_report(std::cout, report, mpi.size());
+    io::ConsoleWriter(std::cout).rank_map(ranks);
+  }
   return kExitOk;
 }
 
@@ -178,7 +185,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& b
     }
     return code == 0 ? kExitOk : kExitBadInput;
   }
-  if (devices->parsed()) return devices_command(mpi);
+  if (devices->parsed()) return devices_command(mpi, binding);
   if (list->parsed()) return list_command(list_keys, list_json, mpi);
   if (ceilings->parsed()) return ceilings_command(cached, mpi);
   // A name that is no file here may be one of the example inputs shipped with the binary.

@@ -14,6 +14,7 @@ EnvironmentCheck check_environment_everywhere(const comm::Communicator& world) {
   EnvironmentCheck check;
   try {
     gpus_are_emulated();
+    gpu_map_from_environment();
     injected_delay_s("");  // a malformed test hook is a usage error before anything runs
   } catch (const InputError& e) {
     check.problem = e.what();
@@ -25,7 +26,13 @@ EnvironmentCheck check_environment_everywhere(const comm::Communicator& world) {
 DeviceBinding bind_rank(const comm::Communicator& world) {
   const comm::Communicator node = world.split_node();
   const int gpus = gpus_are_emulated() ? emulated_gpu_count() : visible_gpu_count();
-  DeviceBinding binding = plan_binding(node.rank(), node.size(), gpus);
+  const VisibleDevices visible = visible_devices_from_environment();
+  DeviceBinding binding = plan_binding(node.rank(), node.size(), gpus, visible, gpu_map_from_environment());
+  // Sharing, idle GPUs and per-task isolation are facts about the node, not one rank.
+  std::vector<int> counts;
+  for (const auto& text : comm::allgather_strings(std::to_string(gpus), node))
+    counts.push_back(std::stoi(text));
+  node_binding_warnings(binding, comm::allgather_strings(physical_device(binding, visible), node), counts);
   binding.cpus = affinity_cpus();
   std::vector<std::vector<int>> masks;
   for (const auto& text : comm::allgather_strings(cpu_list_text(binding.cpus), node))

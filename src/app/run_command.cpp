@@ -72,6 +72,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
     const DeviceBinding emulated = plan_binding(binding.local_rank, binding.local_size, emulated_gpu_count());
     ctx.binding.visible_gpus = emulated.visible_gpus;
     ctx.binding.device_id = emulated.device_id;
+    ctx.binding.rule = emulated.rule;
     warnings = emulated.warnings;
   }
   RunPlan plan = load_plan_everywhere(options.input, plan_options, ctx);

@@ -2,6 +2,7 @@
 #include "core/device.hpp"
 
 #include "core/backend.hpp"
+#include "core/binding.hpp"
 #include "core/errors.hpp"
 
 #include <algorithm>
@@ -41,7 +42,8 @@ int emulated_from_environment() {
   if (errno == ERANGE || n > kMaxEmulatedGpus) {
     throw InputError(what + "is too large (max " + std::to_string(kMaxEmulatedGpus) + ")");
   }
-  return static_cast<int>(n);
+  // Emulated like real ones: a launcher's or wrapper's CUDA_VISIBLE_DEVICES=3 leaves one.
+  return visible_emulated_gpus(static_cast<int>(n), visible_devices_from_environment());
 }
 
 int real_gpu_count() {

@@ -136,9 +136,7 @@ io::RunRecord plan_record(const RunPlan& plan, const RunContext& ctx) {
   io::RunRecord record;
   record.provenance = io::provenance();
   record.provenance.mpi_library = mpi_library_version();
-  const std::string mine = io::to_json(io::rank_placement(ctx.rank(), processor_name(), ctx.binding)).dump();
-  for (const auto& text : comm::allgather_strings(mine, ctx.comm))
-    record.ranks.push_back(io::placement_from_json(nlohmann::json::parse(text)));
+  record.ranks = gather_placements(ctx.binding, ctx.comm);
   record.input_file = plan.input_file;
   record.resolved_input = plan.resolved_input;
   record.overrides = plan.overrides;
@@ -147,6 +145,15 @@ io::RunRecord plan_record(const RunPlan& plan, const RunContext& ctx) {
     record.experiments.push_back({planned.name, info ? info->description : "", info ? info->figure : ""});
   }
   return record;
+}
+
+std::vector<io::RankPlacement> gather_placements(const DeviceBinding& binding,
+                                                 const comm::Communicator& comm) {
+  const std::string mine = io::to_json(io::rank_placement(comm.rank(), processor_name(), binding)).dump();
+  std::vector<io::RankPlacement> ranks;
+  for (const auto& text : comm::allgather_strings(mine, comm))
+    ranks.push_back(io::placement_from_json(nlohmann::json::parse(text)));
+  return ranks;
 }
 
 }  // namespace minigpu

@@ -2,6 +2,7 @@
 // everywhere, so that all ranks go on together or all stop with the same input error.
 #pragma once
 
+#include "comm/communicator.hpp"
 #include "core/binding.hpp"
 #include "engine/plan.hpp"
 #include "io/results.hpp"
@@ -9,6 +10,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace minigpu {
 
@@ -36,5 +38,10 @@ std::map<std::string, CaseResult> load_resumed_everywhere(const std::string& dir
 /// The run record's first part for `plan`: this process's provenance, every rank's placement
 /// gathered, the input as run, each experiment's description and figure from the registry.
 io::RunRecord plan_record(const RunPlan& plan, const RunContext& ctx);
+
+/// Collective over `comm`. Every rank's place (host, device and the rule that chose it, cores),
+/// in rank order: the rank map of a run, and of `minigpu devices`.
+std::vector<io::RankPlacement> gather_placements(const DeviceBinding& binding,
+                                                 const comm::Communicator& comm);
 
 }  // namespace minigpu

@@ -29,7 +29,8 @@ void ConsoleWriter::rank_map(const std::vector<RankPlacement>& ranks) {
   os_ << "ranks:\n";
   for (const auto& r : ranks) {
     os_ << "  rank " << r.rank << " on " << r.host << " (local rank " << r.local_rank << "): " << r.device
-        << (r.device_id >= 0 ? ", device id " + std::to_string(r.device_id) : std::string(", no GPU"))
+        << (r.device_id >= 0 ? ", device id " + std::to_string(r.device_id) + " (" + r.binding + ")"
+                             : std::string(", no GPU"))
         << "; cores " << r.cores << ", " << r.threads << " thread" << (r.threads == 1 ? "" : "s") << '\n';
   }
 }

@@ -28,7 +28,8 @@ RankPlacement rank_placement(int rank, const std::string& host, const DeviceBind
           id,
           name,
           cpu_list_text(b.cpus),
-          Kokkos::DefaultHostExecutionSpace().concurrency()};
+          Kokkos::DefaultHostExecutionSpace().concurrency(),
+          id >= 0 ? b.rule : "none"};
 }
 
 Provenance provenance() {
@@ -61,13 +62,14 @@ Provenance provenance() {
 
 nlohmann::json to_json(const RankPlacement& p) {
   return {{"rank", p.rank},     {"host", p.host},   {"local_rank", p.local_rank}, {"device_id", p.device_id},
-          {"device", p.device}, {"cores", p.cores}, {"threads", p.threads}};
+          {"device", p.device}, {"cores", p.cores}, {"threads", p.threads},       {"binding", p.binding}};
 }
 
 RankPlacement placement_from_json(const nlohmann::json& j) {
-  return {j.at("rank").get<int>(),      j.at("host").get<std::string>(),   j.at("local_rank").get<int>(),
-          j.at("device_id").get<int>(), j.at("device").get<std::string>(), j.at("cores").get<std::string>(),
-          j.at("threads").get<int>()};
+  return {j.at("rank").get<int>(),           j.at("host").get<std::string>(),
+          j.at("local_rank").get<int>(),     j.at("device_id").get<int>(),
+          j.at("device").get<std::string>(), j.at("cores").get<std::string>(),
+          j.at("threads").get<int>(),        j.value("binding", std::string("none"))};
 }
 
 void write_provenance(const Provenance& p, nlohmann::json& j) {

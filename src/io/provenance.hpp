@@ -18,10 +18,11 @@ struct RankPlacement {
   int rank = 0;
   std::string host;  ///< the node's name
   int local_rank = 0;
-  int device_id = -1;  ///< -1: no GPU
-  std::string device;  ///< "gpu(0) = NVIDIA H100 …", "emulated GPU 1", "cpu"
-  std::string cores;   ///< the affinity mask, "0-3"
-  int threads = 1;     ///< Kokkos host threads
+  int device_id = -1;            ///< -1: no GPU
+  std::string device;            ///< "gpu(0) = NVIDIA H100 …", "emulated GPU 1", "cpu"
+  std::string cores;             ///< the affinity mask, "0-3"
+  int threads = 1;               ///< Kokkos host threads
+  std::string binding = "none";  ///< the rule that chose the device (DeviceBinding::rule)
 };
 
 /// This build, this host and this process's BLAS, threads, environment and devices.

@@ -28,7 +28,8 @@ prefix="$tmp/prefix"
 data="$prefix/share/minigpu"
 for f in bin/minigpu share/minigpu/schema/run.schema.json share/minigpu/inputs/quickstart.yaml \
   share/minigpu/inputs/README.md share/minigpu/scripts/plot.py share/minigpu/scripts/plotlib/common.py \
-  share/minigpu/slurm/minigpu.sbatch share/minigpu/slurm/find_binary.sh share/minigpu/slurm/sweep.sh; do
+  share/minigpu/slurm/minigpu.sbatch share/minigpu/slurm/find_binary.sh share/minigpu/slurm/sweep.sh \
+  share/minigpu/slurm/select_gpu.sh; do
   [ -f "$prefix/$f" ] || fail "the install lacks $f"
 done
 cmp -s "$data/schema/run.schema.json" "$src/docs/run.schema.json" || fail "the installed schema is not docs/run.schema.json"

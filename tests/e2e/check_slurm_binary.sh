@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Slurm scripts pick the CUDA build for GPU jobs and refuse a host-only binary there
+# The Slurm scripts pick the GPU build (CUDA, or HIP on AMD nodes) for GPU jobs and refuse a host-only binary there
 # (exit 2, nothing written), without a GPU or a Slurm cluster; and the real binary carries
 # the marker of the GPU backend it was built with:
 #   check_slurm_binary.sh MINIGPU REPO_ROOT EXPECTED_BACKEND     (none, Cuda, HIP or SYCL)
@@ -39,7 +39,18 @@ printf '#!/bin/sh\n# minigpu-gpu-backend:Cuda\n' > "$tmp/root/build-cuda/src/min
 chmod +x "$tmp/root/build-cuda/src/minigpu"
 [ "$(minigpu_binary "$tmp/root" 1)" = "$tmp/root/build-cuda/src/minigpu" ] || fail "a GPU job does not get build-cuda/"
 [ "$(minigpu_binary "$tmp/root" 0)" = "$tmp/root/build/src/minigpu" ] || fail "a CPU job does not keep the host build"
+# A HIP build beside it: taken on AMD nodes (/dev/kfd, or MINIGPU_GPU_VENDOR=amd), the CUDA one on NVIDIA's.
+mkdir -p "$tmp/root/build-hip/src"
+printf '#!/bin/sh\n# minigpu-gpu-backend:HIP\n' > "$tmp/root/build-hip/src/minigpu"
+chmod +x "$tmp/root/build-hip/src/minigpu"
+[ "$(MINIGPU_GPU_VENDOR=amd minigpu_binary "$tmp/root" 1)" = "$tmp/root/build-hip/src/minigpu" ] ||
+  fail "a GPU job on AMD GPUs does not get build-hip/"
+[ "$(MINIGPU_GPU_VENDOR=nvidia minigpu_binary "$tmp/root" 1)" = "$tmp/root/build-cuda/src/minigpu" ] ||
+  fail "a GPU job on NVIDIA GPUs does not get build-cuda/"
 rm -rf "$tmp/root/build-cuda"
+[ "$(MINIGPU_GPU_VENDOR=nvidia minigpu_binary "$tmp/root" 1)" = "$tmp/root/build-hip/src/minigpu" ] ||
+  fail "a GPU job with only a HIP build does not fall back to it"
+rm -rf "$tmp/root/build-hip"
 
 # An install (cmake --install): share/minigpu/slurm/install_layout.sh leads to bin/minigpu,
 # which is taken over any build tree, and is refused on a GPU job when host-only.
