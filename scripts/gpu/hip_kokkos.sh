@@ -32,27 +32,21 @@ hip_kokkos_cmake_options() {
     "-DKokkos_ENABLE_TESTS=OFF"
 }
 
-# The Kokkos_DIR of a configured, unbuilt HIP Kokkos for the compile check: HIP_KOKKOS_ROOT (an
-# install) if set, else a configured tree in the cache (ensure_kokkos_configured).
-ensure_hip_kokkos_configured() {
+# HIP_KOKKOS_ROOT (an install, used as it is) if set, else the HIP Kokkos that $1 (ensure_kokkos
+# or ensure_kokkos_configured, scripts/gpu/kokkos_build.sh) makes in the cache.
+hip_kokkos_from() {
   if [ -n "${HIP_KOKKOS_ROOT:-}" ]; then
     (cd "$HIP_KOKKOS_ROOT" && pwd)
     return 0
   fi
-  ensure_kokkos_configured "hip-$HIP_KOKKOS_ARCH" hipcc "$(hip_kokkos_cmake_options)" \
-    "$(hipcc --version 2>/dev/null | head -n 2)"
+  "$1" "hip-$HIP_KOKKOS_ARCH" hipcc "$(hip_kokkos_cmake_options)" "$(hipcc --version 2>/dev/null | head -n 2)"
 }
 
-# The prefix of a HIP Kokkos install (scripts/gpu/build_hip.sh): HIP_KOKKOS_ROOT as it is, else
-# built once into the cache (ensure_kokkos).
-ensure_hip_kokkos() {
-  if [ -n "${HIP_KOKKOS_ROOT:-}" ]; then
-    (cd "$HIP_KOKKOS_ROOT" && pwd)
-    return 0
-  fi
-  ensure_kokkos "hip-$HIP_KOKKOS_ARCH" hipcc "$(hip_kokkos_cmake_options)" \
-    "$(hipcc --version 2>/dev/null | head -n 2)"
-}
+# The Kokkos_DIR of a configured, unbuilt HIP Kokkos for the compile check.
+ensure_hip_kokkos_configured() { hip_kokkos_from ensure_kokkos_configured; }
+
+# The prefix of a HIP Kokkos install, built into the cache (scripts/gpu/build_hip.sh).
+ensure_hip_kokkos() { hip_kokkos_from ensure_kokkos; }
 
 # Fails unless the Kokkos at $1 (an install, or a configured tree) enables HIP.
 require_hip_kokkos() {
