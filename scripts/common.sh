@@ -150,19 +150,10 @@ minigpu_launcher() {
   if [ -n "$cached" ] && [ -x "$cached" ]; then echo "$cached"; else echo mpirun; fi
 }
 
-# openmpi, mpich (Hydra's mpiexec, MPICH's and Intel MPI's) or other, from LAUNCHER --version.
-launcher_flavour() {
-  case "$("$1" --version 2>&1 | head -n 3)" in
-    *OpenRTE* | *"Open MPI"* | *prterun*) echo openmpi ;;
-    *HYDRA*) echo mpich ;;
-    *) echo other ;;
-  esac
-}
-
 # A live progress line when this script's own output is a terminal (a rank cannot tell).
 # MPIRUN_ARGV: the launch command line for "$@" on RANKS ranks (an executable first, so that
 # run_forwarding_signals can signal the launcher itself), in the options the launcher in hand
-# accepts. MINIGPU_LAUNCHER_FLAVOUR: that launcher's kind (launcher_flavour).
+# accepts. MINIGPU_LAUNCHER_FLAVOUR: that launcher's kind (launcher_flavour, signal_exit.sh).
 mpirun_argv() {
   local ranks="$1"
   shift

@@ -13,9 +13,20 @@
 #   returns 1 whatever they returned. So on one node the signal goes to mpirun's children, the
 #   ranks, which stop, write and exit 128+N; mpirun then returns their status. MPICH's mpiexec
 #   (Hydra; MINIGPU_LAUNCHER_FLAVOUR=mpich) passes SIGINT/SIGTERM on to its ranks and returns
-#   their status, so it gets the signal itself. srun has no
-#   children (its tasks are slurmstepd's): it gets the signal and passes it on to its tasks.
+#   their status, so it gets the signal itself. srun (MINIGPU_LAUNCHER_FLAVOUR=other) has no
+#   ranks for children (its tasks are slurmstepd's), and signalled itself it kills them: inside
+#   a job, scancel --signal gives the job's tasks the signal as Slurm's time limit does.
 # A second signal goes to the launcher itself: the user means it.
+
+# launcher_flavour LAUNCHER: openmpi, mpich (Hydra's mpiexec: MPICH's, Intel MPI's) or other
+# (srun, a site's own), from the launcher's --version; MINIGPU_LAUNCHER_FLAVOUR holds it for run_forwarding_signals.
+launcher_flavour() {
+  case "$("$1" --version 2>&1 | head -n 3)" in
+    *OpenRTE* | *"Open MPI"* | *prterun*) echo openmpi ;;
+    *HYDRA*) echo mpich ;;
+    *) echo other ;;
+  esac
+}
 
 # run_forwarding_signals COMMAND...: runs COMMAND (an executable, not a shell function: the
 # signal must reach the launcher itself) with stdin from /dev/null (in a background process
@@ -26,11 +37,17 @@ run_forwarding_signals() {
   _minigpu_pass_on() {  # SIGNAL NUMBER
     caught="$2"
     passed=$((passed + 1))
-    local ranks=""
-    # MPICH's mpiexec (Hydra) forwards the signal itself and returns the ranks' status; its
-    # children are proxies, not ranks.
-    [ "$passed" -eq 1 ] && [ "${MINIGPU_LAUNCHER_FLAVOUR:-openmpi}" != mpich ] &&
-      ranks="$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ')"
+    local ranks="" flavour="${MINIGPU_LAUNCHER_FLAVOUR:-openmpi}"
+    # srun signalled itself ends the step at once ("forcing job termination": its tasks are
+    # killed before they write), so inside a job the tasks get the signal from Slurm as its
+    # time limit gives it (scancel signals every step of the job, not this script).
+    if [ "$passed" -eq 1 ] && [ "$flavour" = other ] && [ -n "${SLURM_JOB_ID:-}" ] &&
+      scancel --signal="$1" "$SLURM_JOB_ID" 2>/dev/null; then
+      return
+    fi
+    # Only Open MPI's mpirun has the ranks as children. MPICH's mpiexec (Hydra) forwards the
+    # signal itself and returns the ranks' status (its children are proxies).
+    [ "$passed" -eq 1 ] && [ "$flavour" = openmpi ] && ranks="$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ')"
     if [ -n "$ranks" ]; then
       # shellcheck disable=SC2086
       kill -s "$1" $ranks 2>/dev/null

@@ -11,8 +11,10 @@ namespace {
 volatile std::sig_atomic_t g_stop_signal = 0;
 
 extern "C" void on_stop_signal(int sig) {
-  if (g_stop_signal == sig) {
-    // Asked twice: the user means it. Default action, re-raised.
+  if (g_stop_signal == sig && sig == SIGINT) {
+    // Ctrl-C twice: the user means it. Default action, re-raised. A second SIGTERM is not that:
+    // Slurm's time limit reaches a task from slurmstepd and again through the batch script and
+    // srun, and its "now" is SIGKILL after KillWait, so repeats of SIGTERM are let be.
     std::signal(sig, SIG_DFL);
     std::raise(sig);
     return;

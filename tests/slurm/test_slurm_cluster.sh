@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Stands up a private single-node Slurm cluster on localhost (Debian's slurm-wlm and munge), submits
 # scripts/slurm/minigpu.sbatch with 2 tasks (srun with the cluster's MpiDefault, pmix) on inputs/quickstart.yaml, and checks
-# that the job COMPLETED with exit code 0:0 and that every result row verified. Then runs
-# scripts/slurm/sweep.sh on 1 and 2 ranks (mpirun launcher) and checks its merged table.
+# that the job COMPLETED with exit code 0:0 and that every result row verified; signals a second
+# job as its time limit would (SIGTERM to the script and its tasks) and checks it exits 143 with
+# its finished cases kept. Then runs scripts/slurm/sweep.sh on 1 and 2 ranks (mpirun launcher)
+# and checks its merged table.
 #
 #   test_slurm_cluster.sh MINIGPU_BINARY REPO_ROOT
 #
@@ -83,6 +85,52 @@ grep -q "srun --ntasks=2" "$tmp/submit/job-$job.out" || fail "the job did not la
 python3 "$root/tests/e2e/check_run.py" --check-dir "$tmp/submit/results" --ranks 2 ||
   fail "the job's results do not check out"
 
+# --- a forwarded SIGTERM, as at the time limit: the job exits 143 with the finished cases kept -------
+# Slurm's time limit signals every step's tasks and the batch script: `scancel --signal=TERM`
+# (the steps) and `scancel --batch --signal=TERM` (the script, which passes it to srun, which
+# passes it to the tasks again) do the same here without waiting a minute for a limit. The
+# tasks must stop, write and exit 143 (a second SIGTERM is no "now": that is SIGKILL), which
+# srun, the script and so the job return. Then the script alone signalled (scancel --batch,
+# a user's kill): it passes the signal to the tasks the same way, never to srun itself, which
+# would kill them. (Before: the script signalled srun's helper child and the job ran to its end
+# and exited 0; then srun itself, which killed the tasks before they wrote.)
+# sigterm_job NAME SCANCEL_ARGS...: a 2-task job of interruptible.yaml signalled with
+# `scancel SCANCEL_ARGS JOB` (each set in turn, separated by --) after its first finished case.
+sigterm_job() {
+  local name="$1" started=$SECONDS job
+  shift
+  job="$(env "$tag" MINIGPU_BIN="$bin" MINIGPU_OUTPUT_DIR="$tmp/submit/$name" sbatch --parsable --ntasks=2 \
+    "${overcommit[@]}" --output="$tmp/submit/job-%j.out" "$root/scripts/slurm/minigpu.sbatch" \
+    "$root/tests/inputs/interruptible.yaml")" || fail "sbatch refused the $name job"
+  job="${job%%;*}"
+  first_case_on_disk() { compgen -G "$tmp/submit/$name/*/results.csv" >/dev/null; }
+  wait_for 120 "job $job's first finished case" first_case_on_disk
+  local args=()
+  for arg in "$@" --; do
+    if [ "$arg" = -- ]; then scancel "${args[@]}" "$job" || fail "scancel ${args[*]} refused job $job"; args=(); else args+=("$arg"); fi
+  done
+  wait_for 120 "job $job to finish" job_done "$job"
+  local code
+  code="$(job_field "$job" ExitCode)"
+  say "job $job ($name): JobState=$(job_field "$job" JobState) ExitCode=$code after $((SECONDS - started))s"
+  [ "$code" = "143:0" ] || { cat "$tmp/submit/job-$job.out"; fail "the $name job's exit code is $code, expected 143:0"; }
+  python3 - "$tmp/submit/$name" "$name" <<'PY' || { cat "$tmp/submit/job-$job.out"; fail "the $name job did not keep its finished cases"; }
+import json, os, sys
+root, name = sys.argv[1:3]
+dirs = os.listdir(root)
+if len(dirs) != 1 or not dirs[0].endswith(".interrupted"):
+    sys.exit(f"expected one *.interrupted directory, found {dirs}")
+record = json.load(open(os.path.join(root, dirs[0], "run.json")))
+done = len(record["results"])
+if record.get("status") != "interrupted" or "signal 15," not in record.get("stop_reason", ""):
+    sys.exit(f"status {record.get('status')!r}, stop_reason {record.get('stop_reason')!r}")
+if not 1 <= done < record["cases_planned"] or not all(r["verified"] for r in record["results"]):
+    sys.exit(f"{done} of {record['cases_planned']} results kept, or one not verified")
+print(f"{name} job: {dirs[0]}, {done} of {record['cases_planned']} cases kept, {record['stop_reason']}")
+PY
+}
+sigterm_job time_limit --signal=TERM -- --batch --signal=TERM
+sigterm_job script_only --batch --signal=TERM
 # --- the sweep: 1 and 2 ranks, mpirun launcher, small input ------------------------------------------
 sweep_started=$SECONDS
 env "$tag" MINIGPU_BIN="$bin" MINIGPU_LAUNCHER=mpirun MINIGPU_SWEEP_POLL=1 MINIGPU_SWEEP_TIMEOUT=100 \
