@@ -40,6 +40,9 @@ int main(int argc, char** argv) {
     minigpu::KokkosSession kokkos(
         argc, argv, minigpu::gpus_are_emulated() ? -1 : binding.device_id,
         minigpu::default_host_threads(static_cast<int>(binding.cpus.size()), binding.cpu_sharing_ranks));
+    // MPI's word on GPU memory, checked before anything relies on it.
+    const std::string unconfirmed = minigpu::comm::confirm_device_memory_support(world);
+    if (mpi.is_root() && !unconfirmed.empty()) say("minigpu: warning: GPU-aware MPI: " + unconfirmed);
     auto warnings = minigpu::binding_warnings(binding);
     // Emulated GPUs are host memory: no IPC to lose.
     const std::string isolated = minigpu::isolation_warning(

@@ -4,7 +4,10 @@
 // staged unless the user insists. The GPU runtime comes from the backend layer; nothing here names a backend.
 #include "comm/gpu_aware.hpp"
 
+#include "comm/collectives.hpp"
+#include "comm/gpu_aware_probe.hpp"
 #include "core/backend.hpp"
+#include "core/device.hpp"
 
 #include <mpi.h>
 // Open MPI's extensions header, only under Open MPI: where both MPIs are installed (MPI modules,
@@ -69,12 +72,34 @@ Answer ask_mpi() {
   return {false, "no GPU-awareness query for SYCL device memory in this MPI"};
 }
 
-const Answer& answer() {
-  static const Answer cached = ask_mpi();
+Answer& answer() {
+  static Answer cached = ask_mpi();
   return cached;
 }
 
 }  // namespace
+
+std::string confirm_device_memory_support(const Communicator& comm) {
+  if (kGpuRuntime == GpuRuntime::none) return "";  // known at compile time: no rank calls in
+  Answer& said = answer();
+  const bool here = said.accepts && !gpus_are_emulated() && num_gpus() > 0;
+  if (!all_ranks(here, comm)) {
+    if (!said.accepts) return "";
+    said = {false,
+            said.how + ", but not on every rank of the job (or a rank has no GPU): device data is staged"};
+    return said.how;
+  }
+  const std::string wrong = probe_transfer(comm, try_gpu());
+  if (wrong.empty()) {
+    said.how +=
+        "; a " + std::to_string(kProbeElements * 4 / (1 << 20)) + " MiB device-memory exchange checked";
+    return "";
+  }
+  said = {false, said.how + ", but a " + std::to_string(kProbeElements * 4 / (1 << 20)) +
+                     " MiB MPI_Sendrecv of device memory arrived wrong (" + wrong +
+                     "): MPI is taken to be host-only and device data is staged"};
+  return said.how;
+}
 
 std::string to_string(CommPath path) { return path == CommPath::direct ? "direct" : "staged"; }
 

@@ -2,6 +2,7 @@
 // transfer of device data takes: staged through host memory, or direct.
 #pragma once
 
+#include "comm/communicator.hpp"
 #include "core/device.hpp"
 
 #include <string>
@@ -20,6 +21,12 @@ bool mpi_accepts_device_memory();
 
 /// One line on how mpi_accepts_device_memory() got its answer, for messages.
 std::string describe_mpi_device_support();
+
+/// Collective over `comm`, once, after Kokkos starts (main). Where the MPI says it takes this
+/// build's device memory, checks that it does (probe_transfer) on every rank; if it does
+/// not, or some rank's MPI says no, MPI is taken to be host-only from then on and the reason is
+/// returned for a warning ("" otherwise, and always on host builds and emulated GPUs).
+std::string confirm_device_memory_support(const Communicator& comm);
 
 /// True when buffers on `d` can go to MPI as they are: always for memory that is host
 /// memory (cpu, emulated GPUs), else only with a GPU-aware MPI.
