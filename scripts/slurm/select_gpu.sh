@@ -10,6 +10,8 @@
 # Without the wrapper miniGPU binds the same way itself (local rank, or MINIGPU_GPU_MAP) with
 # every GPU left visible -- the way to run with GPU-aware MPI: a task that sees only its own GPU
 # cannot map another task's memory (CUDA IPC), and miniGPU warns when it finds that.
+# -h/--help: the header above (not through scripts/common.sh, which an install has no copy of).
+case "${1:-}" in -h | --help) awk 'NR == 1 && /^#!/ { next } $0 != "#" && !/^# / { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;; esac
 set -euo pipefail
 [ "$#" -ge 1 ] || { echo "usage: select_gpu.sh COMMAND [ARGS...]" >&2; exit 2; }
 local_id="${SLURM_LOCALID:-${OMPI_COMM_WORLD_LOCAL_RANK:-${MPI_LOCALRANKID:-}}}"
