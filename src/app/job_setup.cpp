@@ -32,7 +32,14 @@ DeviceBinding bind_rank(const comm::Communicator& world) {
   std::vector<int> counts;
   for (const auto& text : comm::allgather_strings(std::to_string(gpus), node))
     counts.push_back(std::stoi(text));
-  node_binding_warnings(binding, comm::allgather_strings(physical_device(binding, visible), node), counts);
+  // Which physical GPU: its PCI bus id where the runtime says (Slurm may number each task's one
+  // GPU 0), else the visible list's entry (emulated GPUs).
+  std::string physical = physical_device(binding, visible);
+  if (!gpus_are_emulated() && binding.device_id >= 0) {
+    const std::string bus = gpu_pci_bus_id(binding.device_id);
+    if (!bus.empty()) physical = bus;
+  }
+  node_binding_warnings(binding, comm::allgather_strings(physical, node), counts);
   binding.cpus = affinity_cpus();
   std::vector<std::vector<int>> masks;
   for (const auto& text : comm::allgather_strings(cpu_list_text(binding.cpus), node))

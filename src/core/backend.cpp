@@ -31,6 +31,11 @@ int visible_gpu_count() {
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 }
 
+std::string gpu_pci_bus_id(int id) {
+  char bus[64] = {};
+  return cudaDeviceGetPCIBusId(bus, sizeof bus, id) == cudaSuccess ? std::string(bus) : std::string();
+}
+
 GpuProperties gpu_properties(int id) {
   cudaDeviceProp prop{};
   const cudaError_t status = cudaGetDeviceProperties(&prop, id);
@@ -52,6 +57,11 @@ int visible_gpu_count() {
   return hipGetDeviceCount(&count) == hipSuccess ? count : 0;
 }
 
+std::string gpu_pci_bus_id(int id) {
+  char bus[64] = {};
+  return hipDeviceGetPCIBusId(bus, sizeof bus, id) == hipSuccess ? std::string(bus) : std::string();
+}
+
 GpuProperties gpu_properties(int id) {
   hipDeviceProp_t prop{};
   const hipError_t status = hipGetDeviceProperties(&prop, id);
@@ -66,6 +76,8 @@ GpuProperties gpu_properties(int id) {
   return p;
 }
 #elif defined(KOKKOS_ENABLE_SYCL)
+std::string gpu_pci_bus_id(int) { return ""; }
+
 int visible_gpu_count() {
   return static_cast<int>(sycl::device::get_devices(sycl::info::device_type::gpu).size());
 }
@@ -80,6 +92,7 @@ GpuProperties gpu_properties(int id) {
 }
 #else
 int visible_gpu_count() { return 0; }
+std::string gpu_pci_bus_id(int) { return ""; }
 GpuProperties gpu_properties(int) { throw std::logic_error("gpu_properties: this build has no GPU backend"); }
 #endif
 

@@ -81,6 +81,9 @@ struct GpuProperties {
 
 /// GPUs the process could see (respects CUDA_VISIBLE_DEVICES and the like); 0 on host builds.
 int visible_gpu_count();
+/// Visible GPU `id`'s PCI bus id ("0000:41:00.0"), the same in every process that sees that GPU
+/// whatever its visible-device list numbers it; "" where the runtime cannot say (host, SYCL).
+std::string gpu_pci_bus_id(int id);
 /// The GPU id Kokkos was initialised on, or -1 when there is no GPU backend.
 int active_gpu_id();
 /// Properties of visible GPU `id`; throws on host-only builds.

@@ -196,6 +196,9 @@ int bound_device_id(const DeviceBinding& binding) {
 
 std::string physical_gpu_key(const std::string& host) {
   if (!kHasGpuBackend || gpus_are_emulated() || num_gpus() == 0) return "";
+  // The PCI bus id names the GPU itself; visible lists can number different GPUs alike.
+  const std::string bus = gpu_pci_bus_id(active_gpu_id());
+  if (!bus.empty()) return host + "|" + bus + "|" + std::to_string(active_gpu_id());
   std::string visible;
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}) {
     if (const char* v = std::getenv(name)) visible += std::string(name) + "=" + v + ";";

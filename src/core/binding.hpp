@@ -84,8 +84,9 @@ std::vector<std::string> binding_warnings(const DeviceBinding& binding);
 int bound_device_id(const DeviceBinding& binding);
 
 /// This rank's physical GPU as a key equal across ranks exactly when they use the same device:
-/// host, the visible-device list (mpirun hands every rank of a node the same one; srun
-/// --gpus-per-task a different one each) and the bound id. "" on the CPU or emulated GPUs.
+/// host, the GPU's PCI bus id (else the visible-device list: mpirun hands every rank of a node
+/// the same one, srun --gpus-per-task a different one each) and the bound id. "" on the CPU or
+/// emulated GPUs.
 std::string physical_gpu_key(const std::string& host);
 
 /// "" or why GPU timings are shared: the ranks whose keys (physical_gpu_key, in rank order)
