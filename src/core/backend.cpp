@@ -33,7 +33,8 @@ int visible_gpu_count() {
 
 std::string gpu_pci_bus_id(int id) {
   char bus[64] = {};
-  return cudaDeviceGetPCIBusId(bus, sizeof bus, id) == cudaSuccess ? std::string(bus) : std::string();
+  return cudaDeviceGetPCIBusId(bus, static_cast<int>(sizeof bus), id) == cudaSuccess ? std::string(bus)
+                                                                                     : std::string();
 }
 
 GpuProperties gpu_properties(int id) {
@@ -59,7 +60,8 @@ int visible_gpu_count() {
 
 std::string gpu_pci_bus_id(int id) {
   char bus[64] = {};
-  return hipDeviceGetPCIBusId(bus, sizeof bus, id) == hipSuccess ? std::string(bus) : std::string();
+  return hipDeviceGetPCIBusId(bus, static_cast<int>(sizeof bus), id) == hipSuccess ? std::string(bus)
+                                                                                   : std::string();
 }
 
 GpuProperties gpu_properties(int id) {
