@@ -30,6 +30,17 @@ TEST_P(GpuAwareProbe, ARingExchangeArrivesWhole) {
   EXPECT_EQ(comm::probe_transfer(comm::Communicator::world(), device()), "") << describe(device());
 }
 
+/// Elements [0, n) of `v`, rank `from`'s probe message (outside any generic lambda: nvcc).
+template <class Mem>
+void fill_probe_message(const Kokkos::View<std::int32_t*, Mem>& v, int from) {
+  const auto fill = v;
+  Kokkos::parallel_for(
+      "test::probe_fill",
+      Kokkos::RangePolicy<typename Mem::execution_space>(0, static_cast<std::int64_t>(v.extent(0))),
+      KOKKOS_LAMBDA(std::int64_t i) { fill(i) = comm::probe_value(i, from); });
+  Kokkos::fence();
+}
+
 TEST_P(GpuAwareProbe, WhatABrokenTransferLeavesIsCounted) {
   const std::int64_t n = comm::kProbeElements;
   with_memory_space(device(), [&](auto space) {
@@ -37,11 +48,7 @@ TEST_P(GpuAwareProbe, WhatABrokenTransferLeavesIsCounted) {
     Kokkos::View<std::int32_t*, Mem> got("test::probe_got", n);
     const Kokkos::View<const std::int32_t*, Mem> seen = got;
     EXPECT_EQ(comm::probe_mismatches(seen, 1), n) << "nothing arrived: zeros everywhere";
-    const auto fill = got;
-    Kokkos::parallel_for(
-        "test::probe_fill", Kokkos::RangePolicy<typename Mem::execution_space>(0, n),
-        KOKKOS_LAMBDA(std::int64_t i) { fill(i) = comm::probe_value(i, 1); });
-    Kokkos::fence();
+    fill_probe_message(got, 1);
     EXPECT_EQ(comm::probe_mismatches(seen, 1), 0) << "rank 1's message, whole";
     EXPECT_EQ(comm::probe_mismatches(seen, 2), n) << "rank 1's message is not rank 2's anywhere";
     Kokkos::deep_copy(Kokkos::subview(got, std::make_pair(std::int64_t(1000), n)), 0);
