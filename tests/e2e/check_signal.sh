@@ -3,7 +3,9 @@
 # - Ctrl-C in a terminal is SIGINT to the whole foreground process group. It is sent so to a
 #   bare run, to `mpirun -np 2 minigpu run`, and to scripts/run.sh's launch (run_main_job, its
 #   last line; the build before it is not what is tested) on the quickstart itself.
-# - Slurm's time limit is SIGTERM to the process (once, to a bare run).
+# - Slurm's time limit is SIGTERM to the process (once, to a bare run); a scheduler's SIGTERM
+#   to the launcher itself, and to the wrapper that passes it on (run_forwarding_signals, as
+#   scripts/run.sh and the sbatch script run it) around the launcher under test.
 # Each must print "interrupted", exit 128+N (130 for SIGINT), leave one directory named
 # *.interrupted whose run.json says status "interrupted" with the signal, keep the finished
 # cases verified, and `--resume DIR` must then complete that same directory in place: renamed
@@ -136,6 +138,16 @@ case "$(bash -c 'source "$0/scripts/common.sh"; launcher_flavour "$1"' "$root" "
 esac
 interrupt mpirun INT group "$mpirun_rc" "$mpirun_said" "$mpiexec" -np 2 "$minigpu" run "$input"
 resumed mpirun "$mpiexec" -np 2 "$minigpu" run "$input"
+# SIGTERM to the launcher alone (kill, a scheduler): both pass SIGTERM to the ranks, which
+# stop and keep their cases. Open MPI's mpirun returns 1 as for SIGINT; Hydra returns the
+# ranks' 143 or, as for SIGINT, 0 (the 30-line probe, 10 SIGTERMs: 143 in 5, 0 in 5, every
+# rank returned 143).
+case "$mpirun_rc" in 1) term_rc=1 ;; *) term_rc="143|0" ;; esac
+interrupt mpirun_term TERM process "$term_rc" "interrupted by SIGTERM" "$mpiexec" -np 2 "$minigpu" run "$input"
+# The same SIGTERM to the wrapper that passes it on: 143 under either MPI, whatever it returns.
+forward=(bash -c 'source "$0/scripts/signal_exit.sh"
+MINIGPU_LAUNCHER_FLAVOUR="$(launcher_flavour "$1")" run_forwarding_signals "$@"' "$root")
+interrupt forwarded_term TERM process 143 "interrupted by SIGTERM" "${forward[@]}" "$mpiexec" -np 2 "$minigpu" run "$input"
 fi
 [ "$only" = minigpu ] && exit $status
 # Ctrl-C on scripts/run.sh, the README's main command, running the quickstart at its own
