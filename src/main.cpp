@@ -2,7 +2,7 @@
 // Errors end the whole job: input errors exit 2 on every rank, anything else aborts MPI.
 #include "app/cli.hpp"
 #include "app/job_setup.hpp"
-#include "comm/gpu_aware.hpp"
+#include "comm/gpu_aware.hpp"  // the isolation warning asks MPI
 #include "comm/mpi_session.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
@@ -40,9 +40,6 @@ int main(int argc, char** argv) {
     minigpu::KokkosSession kokkos(
         argc, argv, minigpu::gpus_are_emulated() ? -1 : binding.device_id,
         minigpu::default_host_threads(static_cast<int>(binding.cpus.size()), binding.cpu_sharing_ranks));
-    // MPI's word on GPU memory, checked before anything relies on it.
-    const std::string unconfirmed = minigpu::comm::confirm_device_memory_support(world);
-    if (mpi.is_root() && !unconfirmed.empty()) say("minigpu: warning: GPU-aware MPI: " + unconfirmed);
     auto warnings = minigpu::binding_warnings(binding);
     // Emulated GPUs are host memory: no IPC to lose.
     const std::string isolated = minigpu::isolation_warning(

@@ -4,6 +4,7 @@
 #include "app/ceilings_command.hpp"
 #include "app/compare_command.hpp"
 #include "app/data_paths.hpp"
+#include "app/job_setup.hpp"
 #include "app/list_command.hpp"
 #include "app/model_command.hpp"
 #include "app/report_command.hpp"
@@ -34,6 +35,7 @@ std::string version_text() {
 }
 
 int devices_command(const MpiSession& mpi, const DeviceBinding& binding) {
+  confirm_gpu_aware_mpi(comm::Communicator::world());
   const DeviceReport report = device_report();
   // Which GPU each rank took and by which rule, before any run depends on it.
   const auto ranks = gather_placements(binding, comm::Communicator::world());

@@ -1,12 +1,16 @@
-// The environment check and the rank-to-GPU binding that main runs before Kokkos.
+// The environment check and the rank-to-GPU binding that main runs before Kokkos, and the
+// GPU-aware MPI check the data-moving commands run after it.
 #include "app/job_setup.hpp"
 
 #include "comm/collectives.hpp"
+#include "comm/gpu_aware.hpp"
 #include "core/backend.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
 #include "core/host_threads.hpp"
+
+#include <cstdio>
 
 namespace minigpu {
 
@@ -32,20 +36,23 @@ DeviceBinding bind_rank(const comm::Communicator& world) {
   std::vector<int> counts;
   for (const auto& text : comm::allgather_strings(std::to_string(gpus), node))
     counts.push_back(std::stoi(text));
-  // Which physical GPU: its PCI bus id where the runtime says (Slurm may number each task's one
-  // GPU 0), else the visible list's entry (emulated GPUs).
-  std::string physical = physical_device(binding, visible);
-  if (!gpus_are_emulated() && binding.device_id >= 0) {
-    const std::string bus = gpu_pci_bus_id(binding.device_id);
-    if (!bus.empty()) physical = bus;
-  }
-  node_binding_warnings(binding, comm::allgather_strings(physical, node), counts);
+  binding.physical_gpu = physical_device(binding, visible);
+  node_binding_warnings(binding, comm::allgather_strings(binding.physical_gpu, node), counts);
   binding.cpus = affinity_cpus();
   std::vector<std::vector<int>> masks;
   for (const auto& text : comm::allgather_strings(cpu_list_text(binding.cpus), node))
     masks.push_back(parse_cpu_list(text));
   binding.cpu_sharing_ranks = ranks_sharing(binding.cpus, masks);
   return binding;
+}
+
+void confirm_gpu_aware_mpi(const comm::Communicator& world) {
+  const std::string unconfirmed = comm::confirm_device_memory_support(world);
+  if (world.rank() == 0 && !unconfirmed.empty()) {
+    // One write: ranks share the terminal.
+    std::fputs(("minigpu: warning: GPU-aware MPI: " + unconfirmed + "\n").c_str(), stderr);
+    std::fflush(stderr);
+  }
 }
 
 }  // namespace minigpu

@@ -23,4 +23,10 @@ EnvironmentCheck check_environment_everywhere(const comm::Communicator& world);
 /// binding, warnings included: main keeps it and hands it to the run (RunContext::binding).
 DeviceBinding bind_rank(const comm::Communicator& world);
 
+/// Collective, after Kokkos starts, in the commands that move device data (run, devices) and
+/// not the others (--version, list, compare...): MPI's word on GPU memory checked by a real
+/// exchange (comm::confirm_device_memory_support) before anything relies on it; rank 0 warns
+/// when it does not hold.
+void confirm_gpu_aware_mpi(const comm::Communicator& world);
+
 }  // namespace minigpu

@@ -2,6 +2,7 @@
 #include "app/run_command.hpp"
 
 #include "app/ceilings_command.hpp"
+#include "app/job_setup.hpp"
 #include "app/run_output.hpp"
 #include "app/stop_signals.hpp"
 #include "comm/collectives.hpp"
@@ -54,6 +55,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   if (!options.resume.empty() && !options.output_dir.empty())
     throw InputError("--resume continues the run in its own directory (" + options.resume +
                      "); --output-dir cannot move it");
+  confirm_gpu_aware_mpi(comm::Communicator::world());
   RunContext ctx;
   ctx.binding = binding;
   // `kernel: auto` may measure while configuring: its chooser caches beside the ceilings.

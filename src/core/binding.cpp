@@ -38,6 +38,14 @@ std::string joined_ranks(const std::vector<int>& ranks) {
   return list;
 }
 
+/// The positions of each non-empty key: ranks (in the order the keys came) that name one thing.
+std::map<std::string, std::vector<int>> ranks_by_key(const std::vector<std::string>& keys) {
+  std::map<std::string, std::vector<int>> ranks_of;
+  for (std::size_t r = 0; r < keys.size(); ++r)
+    if (!keys[r].empty()) ranks_of[keys[r]].push_back(static_cast<int>(r));
+  return ranks_of;
+}
+
 }  // namespace
 
 VisibleDevices visible_devices_from_environment() {
@@ -133,6 +141,12 @@ DeviceBinding plan_binding(int local_rank, int local_size, int visible_gpus, con
 
 std::string physical_device(const DeviceBinding& b, const VisibleDevices& visible) {
   if (b.device_id < 0) return "";
+  // The PCI bus id names the GPU itself (Slurm may number each task's one GPU 0, and visible
+  // lists can name one GPU by index or UUID); emulated GPUs have none.
+  if (!gpus_are_emulated()) {
+    const std::string bus = gpu_pci_bus_id(b.device_id);
+    if (!bus.empty()) return bus;
+  }
   const auto at = static_cast<std::size_t>(b.device_id);
   return !visible.variable.empty() && at < visible.ids.size() ? visible.ids[at] : std::to_string(b.device_id);
 }
@@ -143,9 +157,7 @@ void node_binding_warnings(DeviceBinding& b, const std::vector<std::string>& phy
   for (const auto& w : b.warnings)
     if (w.rfind("MINIGPU_GPU_MAP", 0) == 0) kept.push_back(w);
   b.warnings = kept;
-  std::map<std::string, std::vector<int>> ranks_of;
-  for (std::size_t r = 0; r < physical.size(); ++r)
-    if (!physical[r].empty()) ranks_of[physical[r]].push_back(static_cast<int>(r));
+  const auto ranks_of = ranks_by_key(physical);
   std::string shared;
   for (const auto& [gpu, ranks] : ranks_of) {
     if (ranks.size() > 1)
@@ -194,27 +206,18 @@ int bound_device_id(const DeviceBinding& binding) {
   return kHasGpuBackend && num_gpus() > 0 ? active_gpu_id() : -1;
 }
 
-std::string physical_gpu_key(const std::string& host) {
-  if (!kHasGpuBackend || gpus_are_emulated() || num_gpus() == 0) return "";
-  // The PCI bus id names the GPU itself; visible lists can number different GPUs alike.
-  const std::string bus = gpu_pci_bus_id(active_gpu_id());
-  if (!bus.empty()) return host + "|" + bus + "|" + std::to_string(active_gpu_id());
-  std::string visible;
-  for (const char* name : {"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"}) {
-    if (const char* v = std::getenv(name)) visible += std::string(name) + "=" + v + ";";
-  }
-  return host + "|" + visible + "|" + std::to_string(active_gpu_id());
+std::string physical_gpu_key(const std::string& host, const DeviceBinding& binding) {
+  if (!kHasGpuBackend || gpus_are_emulated() || binding.physical_gpu.empty()) return "";
+  return host + "|" + binding.physical_gpu;
 }
 
 std::string shared_gpu_reason(const std::vector<std::string>& keys) {
-  std::map<std::string, std::vector<int>> ranks_of;
-  for (std::size_t r = 0; r < keys.size(); ++r)
-    if (!keys[r].empty()) ranks_of[keys[r]].push_back(static_cast<int>(r));
   std::string reason;
-  for (const auto& [key, ranks] : ranks_of) {
+  for (const auto& [key, ranks] : ranks_by_key(keys)) {
     if (ranks.size() < 2) continue;
+    const std::size_t bar = key.find('|');
     reason += std::string(reason.empty() ? "" : "; ") + "ranks " + joined_ranks(ranks) + " share one GPU (" +
-              key.substr(0, key.find('|')) + ", device " + key.substr(key.rfind('|') + 1) + ")";
+              key.substr(0, bar) + ", GPU " + key.substr(bar + 1) + ")";
   }
   return reason;
 }

@@ -47,6 +47,7 @@ struct DeviceBinding {
   int visible_gpus = 0;       ///< GPUs this process can see (CUDA_VISIBLE_DEVICES respected)
   int device_id = -1;         ///< -1: no GPU to bind
   std::string rule = "none";  ///< which rule chose device_id (choose_device)
+  std::string physical_gpu;   ///< device_id's GPU as the node names it (physical_device); "" without one
   bool isolated = false;      ///< the node's ranks each see a different single GPU (per-task isolation)
   std::vector<int> cpus;      ///< this rank's affinity mask (affinity_cpus())
   int cpu_sharing_ranks = 1;  ///< node-local ranks whose masks overlap `cpus`, this one included
@@ -62,8 +63,9 @@ int select_device_id(int local_rank, int visible_gpus);
 DeviceBinding plan_binding(int local_rank, int local_size, int visible_gpus,
                            const VisibleDevices& visible = {}, const std::vector<int>& map = {});
 
-/// The physical GPU a binding lands on, as the node names it: the visible list's entry for the
-/// bound id, else the id itself; "" without a GPU.
+/// The physical GPU a binding lands on, as the node names it: its PCI bus id where the runtime
+/// gives one (real GPUs), else the visible list's entry for the bound id, else the id itself;
+/// "" without a GPU.
 std::string physical_device(const DeviceBinding& binding, const VisibleDevices& visible);
 
 /// From the physical devices of all the node's ranks (in node-local rank order) and the GPUs
@@ -84,10 +86,8 @@ std::vector<std::string> binding_warnings(const DeviceBinding& binding);
 int bound_device_id(const DeviceBinding& binding);
 
 /// This rank's physical GPU as a key equal across ranks exactly when they use the same device:
-/// host, the GPU's PCI bus id (else the visible-device list: mpirun hands every rank of a node
-/// the same one, srun --gpus-per-task a different one each) and the bound id. "" on the CPU or
-/// emulated GPUs.
-std::string physical_gpu_key(const std::string& host);
+/// "host|physical_gpu" (the binding's physical_device). "" on the CPU or emulated GPUs.
+std::string physical_gpu_key(const std::string& host, const DeviceBinding& binding);
 
 /// "" or why GPU timings are shared: the ranks whose keys (physical_gpu_key, in rank order)
 /// coincide, e.g. "ranks 0 and 1 share one GPU (...)".

@@ -246,7 +246,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
   // Collective: ranks bound to one physical GPU time each other's kernels (gpu_check.sh runs
   // two ranks on one GPU on purpose); their GPU rows say so.
   const std::string shared_gpu =
-      shared_gpu_reason(comm::allgather_strings(physical_gpu_key(processor_name()), ctx.comm));
+      shared_gpu_reason(comm::allgather_strings(physical_gpu_key(processor_name(), ctx.binding), ctx.comm));
   const std::vector<std::string> hosts = comm::allgather_strings(processor_name(), ctx.comm);
   const ProfileRegion run_region("minigpu");
   int index = 0;

@@ -44,15 +44,20 @@ TEST(Binding, WarnsWhenRanksShareGpusOrGpusIdle) {
 }
 
 TEST(Binding, RanksOnOnePhysicalGpuAreNamedAndOthersAreNot) {
-  // mpirun on a one-GPU node: both ranks see the same list and bind device 0.
-  EXPECT_EQ(shared_gpu_reason({"n1|CUDA_VISIBLE_DEVICES=0;|0", "n1|CUDA_VISIBLE_DEVICES=0;|0"}),
-            "ranks 0 and 1 share one GPU (n1, device 0)");
-  // srun --gpus-per-task=1: each rank sees a different single GPU as device 0.
-  EXPECT_EQ(shared_gpu_reason({"n1|CUDA_VISIBLE_DEVICES=0;|0", "n1|CUDA_VISIBLE_DEVICES=1;|0"}), "");
-  // Same id on different hosts, and CPU ranks (empty keys), never share.
-  EXPECT_EQ(shared_gpu_reason({"n1||0", "n2||0", "", ""}), "");
-  EXPECT_EQ(shared_gpu_reason({"n1||0", "n1||1", "n1||0", "n1||0"}),
-            "ranks 0, 2 and 3 share one GPU (n1, device 0)");
+  // mpirun on a one-GPU node: both ranks bind the GPU at one PCI bus id.
+  EXPECT_EQ(shared_gpu_reason({"n1|0000:1b:00.0", "n1|0000:1b:00.0"}),
+            "ranks 0 and 1 share one GPU (n1, GPU 0000:1b:00.0)");
+  // srun --gpus-per-task=1: each rank's device 0 is a different GPU.
+  EXPECT_EQ(shared_gpu_reason({"n1|0000:1b:00.0", "n1|0000:29:00.0"}), "");
+  // Same GPU name on different hosts, and CPU ranks (empty keys), never share.
+  EXPECT_EQ(shared_gpu_reason({"n1|0", "n2|0", "", ""}), "");
+  EXPECT_EQ(shared_gpu_reason({"n1|0", "n1|1", "n1|0", "n1|0"}),
+            "ranks 0, 2 and 3 share one GPU (n1, GPU 0)");
+  // The key is the binding's physical GPU on its host; none on the CPU or emulated GPUs.
+  DeviceBinding bound;
+  bound.device_id = 0;
+  bound.physical_gpu = "0000:1b:00.0";
+  EXPECT_EQ(physical_gpu_key("n1", bound), kHasGpuBackend && !gpus_are_emulated() ? "n1|0000:1b:00.0" : "");
 }
 
 TEST(Binding, TheBoundGpuComesFromTheBindingHandedIn) {
