@@ -1,6 +1,8 @@
 // Shared experiment keys, validated with positions like every other key.
 #include "config/common_keys.hpp"
 
+#include "core/errors.hpp"
+
 #include <algorithm>
 
 namespace minigpu {
@@ -46,13 +48,37 @@ GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal,
   return choice;
 }
 
-std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key) {
-  std::vector<DType> out;
-  for (const auto& name : node.get_choice_list(key, {"float32", "float64"}, {to_string(fallback)})) {
-    out.push_back(parse_dtype(name));
+std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key,
+                               Precisions precisions) {
+  std::vector<std::string> choices = {"float32", "float64"};
+  if (precisions == Precisions::low_too) choices.insert(choices.end(), {"bfloat16", "float16"});
+  std::vector<std::string> names;
+  try {
+    names = node.get_choice_list(key, choices, {to_string(fallback)});
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    if (what.find("bfloat16") == std::string::npos && what.find("float16") == std::string::npos) throw;
+    throw InputError(what + " (bfloat16 and float16 are measured by the matmul experiment only so far)");
   }
+  std::vector<DType> out;
+  for (const auto& name : names) out.push_back(parse_dtype(name));
   node.default_from(key, "[run.dtype]");
   return out;
+}
+
+bool refuse_16bit_off_host(ConfigNode& node, const std::vector<DType>& dtypes,
+                           const std::vector<Device>& devices, const std::string& key) {
+  bool any = false;
+  for (DType dtype : dtypes) {
+    if (!is_low_precision(dtype)) continue;
+    any = true;
+    for (Device d : devices) {
+      if (!uses_host_memory(d))
+        node.fail(key, to_string(dtype) + " on " + describe(d) +
+                           ": 16-bit products run on host memory only so far (cpu, emulated GPUs)");
+    }
+  }
+  return any;
 }
 
 std::vector<std::int64_t> read_rank_sweep(ConfigNode& node, int job_size, const std::string& key) {

@@ -30,8 +30,16 @@ std::vector<std::int64_t> read_sizes(ConfigNode& node, const std::string& key,
 /// makes `vendor` an error at the key (auto then picks native: GemmChooser::pick).
 GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal = "",
                             const std::string& key = "kernel");
-/// A list of float32/float64 (repeats dropped), `fallback` when absent.
-std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key = "dtypes");
+/// A list of dtypes (repeats dropped), `fallback` when absent: full precision (float32,
+/// float64), or also the 16-bit storage types (bfloat16, float16) for an experiment that takes
+/// them (`Precisions::low_too`); a 16-bit type elsewhere is refused naming the key.
+enum class Precisions { full, low_too };
+std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key = "dtypes",
+                               Precisions precisions = Precisions::full);
+/// Whether `dtypes` has a 16-bit type; one with a device whose memory is not host memory is
+/// refused at `key` naming both (16-bit products run on host memory only so far).
+bool refuse_16bit_off_host(ConfigNode& node, const std::vector<DType>& dtypes,
+                           const std::vector<Device>& devices, const std::string& key = "dtypes");
 /// The rank counts of a scaling sweep, each in [1, job_size], sorted with repeats dropped;
 /// 1, 2, 4, … and job_size itself when absent.
 std::vector<std::int64_t> read_rank_sweep(ConfigNode& node, int job_size, const std::string& key = "ranks");

@@ -8,11 +8,14 @@
 #include "core/shape.hpp"
 
 #include <cstddef>
+#include <stdexcept>
 
 namespace minigpu {
 
 /// Bytes of one element of `t`.
-constexpr std::size_t size_of(DType t) { return t == DType::f32 ? sizeof(float) : sizeof(double); }
+constexpr std::size_t size_of(DType t) {
+  return t == DType::f64 ? sizeof(double) : t == DType::f32 ? sizeof(float) : 2;
+}
 
 /// A scalar type as a value, so generic lambdas can receive it.
 template <class T>
@@ -27,9 +30,13 @@ struct Placement {
   using value_type = T;
 };
 
-/// f(TypeTag<float>{}) or f(TypeTag<double>{}); both calls must return the same type.
+/// f(TypeTag<float>{}) or f(TypeTag<double>{}); both calls must return the same type. The
+/// 16-bit types are not dispatched here (every kernel of every experiment would have to take
+/// them): an experiment that measures them opts in and dispatches them itself.
 template <class F>
 decltype(auto) with_dtype(DType t, F&& f) {
+  if (is_low_precision(t))
+    throw std::logic_error(to_string(t) + " reached with_dtype(): an experiment took it unasked");
   if (t == DType::f32) return f(TypeTag<float>{});
   return f(TypeTag<double>{});
 }

@@ -16,10 +16,18 @@ std::string to_string(const Shape& shape);
 /// Throws ShapeError unless `shape` is rank 1 or 2 with every extent >= 1.
 void validate_user_shape(const Shape& shape, const char* what);
 
-enum class DType { f32, f64 };
+/// The element types. bf16 and f16 are storage types (core/low_precision.hpp) that compute in
+/// float; only experiments that say so take them (read_dtypes), and with_dtype() never does.
+enum class DType { f32, f64, bf16, f16 };
 std::string to_string(DType t);
-/// Parses "float32"/"float"/"f32" or "float64"/"double"/"f64"; throws std::invalid_argument.
+/// Parses "float32"/"float"/"f32", "float64"/"double"/"f64", "bfloat16"/"bf16" or
+/// "float16"/"half"/"f16"; throws std::invalid_argument.
 DType parse_dtype(const std::string& text);
+/// bfloat16 or float16.
+bool is_low_precision(DType t);
+/// Half the gap from 1 to the next number of the type (2^-53, 2^-24, 2^-8, 2^-11): the largest
+/// relative error of one rounding.
+double unit_roundoff(DType t);
 
 template <class T>
 struct dtype_of;

@@ -9,6 +9,7 @@
 #include "core/device.hpp"
 #include "core/dispatch.hpp"
 #include "core/fault_injection.hpp"
+#include "core/low_precision.hpp"
 #include "core/shape.hpp"
 #include "engine/phase_clock.hpp"
 #include "gemm/choice.hpp"
@@ -138,9 +139,17 @@ class CaseList : public Experiment {
   const CaseSpec& current() const { return current_; }
   void set_current(const CaseSpec& spec) { current_ = spec; }
   /// setup() for a case that runs as State<Mem, T>(case) on its device and dtype.
-  template <template <class, class> class State>
+  /// With SixteenBit, a bfloat16 or float16 case runs as State<HostMemSpace, bfloat16 or
+  /// float16>: 16-bit products run on host memory only (configure refuses the rest).
+  template <template <class, class> class State, bool SixteenBit = false>
   void setup_state(const CaseSpec& spec) {
     set_current(spec);
+    if constexpr (SixteenBit) {
+      if (spec.dtype == DType::bf16)
+        return void(state_ = std::make_unique<State<HostMemSpace, bfloat16>>(case_of(spec)));
+      if (spec.dtype == DType::f16)
+        return void(state_ = std::make_unique<State<HostMemSpace, float16>>(case_of(spec)));
+    }
     state_ = make_case_state<State>(spec.device, spec.dtype, case_of(spec));
   }
 

@@ -2,6 +2,7 @@
 #include "engine/findings.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <stdexcept>
 
 namespace minigpu {
@@ -57,6 +58,26 @@ std::vector<DType> dtypes_of(const std::vector<CaseResult>& results) {
     if (std::find(out.begin(), out.end(), r.spec.dtype) == out.end()) out.push_back(r.spec.dtype);
   }
   return out;
+}
+
+Finding crossover_finding(const std::string& name, const Crossover& x, const std::string& first,
+                          const std::string& second) {
+  Finding f{"", name, std::nullopt, "n", ""};
+  if (!x.found()) {
+    std::string side = first;  // "CPU faster at every size ...": the sentence leads with it
+    for (char& c : side) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    f.note = side + " faster at every size up to " + std::to_string(x.sizes.back()) +
+             ": no crossover in the sweep";
+  } else if (x.first == 0) {
+    f.value = static_cast<double>(x.sizes.front());
+    f.note = second + " faster at every size measured, from n=" + std::to_string(x.sizes.front());
+  } else {
+    f.value = static_cast<double>(x.sizes[x.first]);
+    f.note = first + " faster at n=" + std::to_string(x.sizes[x.first - 1]) + ", " + second +
+             " faster from n=" + std::to_string(x.sizes[x.first]) + " up";
+  }
+  f.drawn_from(x.deciding);
+  return f;
 }
 
 }  // namespace minigpu

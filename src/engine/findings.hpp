@@ -87,6 +87,11 @@ struct Crossover {
   std::vector<const CaseResult*> deciding{};
 };
 Crossover find_crossover(const std::map<std::int64_t, std::pair<double, double>>& seconds);
+/// The finding `name` (unit n) for a crossover from side `first` to side `second` ("cpu", "gpu"):
+/// the size from which `second` wins at every larger size, with a note saying how the sweep
+/// decided it (or that `first` won everywhere: no value), drawn from the deciding rows.
+Finding crossover_finding(const std::string& name, const Crossover& x, const std::string& first,
+                          const std::string& second);
 /// find_crossover of rows, each at size_of(row), on the second side where second_side(row).
 template <class SizeOf, class SecondSide>
 Crossover find_crossover(const ResultRows& rows, SizeOf size_of, SecondSide second_side) {

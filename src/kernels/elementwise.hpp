@@ -186,7 +186,8 @@ void fill_uniform(const View& out, std::uint64_t seed, T low, T high) {
       "fill::uniform", RangeOf<View>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
         const std::uint64_t r = splitmix64(key ^ static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ULL);
         const T u = static_cast<T>(r >> (64 - bits)) * scale;
-        out(i) = low + (high - low) * u;
+        out(i) =
+            static_cast<typename View::non_const_value_type>(low + (high - low) * u);  // may round (16-bit)
       });
 }
 

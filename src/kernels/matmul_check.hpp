@@ -83,6 +83,16 @@ double sampled_rows_error(const CView& c, const AView& a, const BView& b, std::i
   return worst;
 }
 
+/// The bound on sampled_rows_error for a product of non-negative A and B (k terms) stored in
+/// a 16-bit type and summed in float: one rounding to the storage type (unit_roundoff) on top of
+/// float's γ_k = k·u/(1 − k·u) for any order of summation. A product summed in the 16-bit type
+/// itself errs by up to k times its roundoff, and fails it.
+inline double low_precision_product_bound(DType storage, std::int64_t k) {
+  const double g = static_cast<double>(k) * unit_roundoff(DType::f32);
+  const double gamma = g / (1 - g);
+  return unit_roundoff(storage) + gamma * (1 + unit_roundoff(storage));
+}
+
 /// Tolerance for matmul_identity_error on small-integer inputs of inner size k. While every
 /// partial sum fits T's mantissa (|sum| <= 4k for entries in [-2, 2]) C is exact in either
 /// dtype and only the double matvecs round; beyond that T's own rounding of C counts.

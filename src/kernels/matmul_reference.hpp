@@ -4,6 +4,8 @@
 // that runs the same recurrence, with the relative difference their sequences are compared by.
 #pragma once
 
+#include "core/low_precision.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -14,19 +16,22 @@
 
 namespace minigpu::kernels {
 
-/// A is m×k, B is k×n, C is m×n, all row-major in flat Views.
+/// A is m×k, B is k×n, C is m×n, all row-major in flat Views. The inner product accumulates in
+/// accumulator_t (float for the 16-bit types) and C is rounded once.
 template <class CView, class AView, class BView>
 void matmul_reference(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
                       std::int64_t k) {
   using T = typename CView::non_const_value_type;
+  using Acc = accumulator_t<T>;
   using Policy = Kokkos::MDRangePolicy<typename CView::execution_space, Kokkos::Rank<2>,
                                        Kokkos::IndexType<std::int64_t>>;
   Kokkos::parallel_for(
       "gemm::reference", Policy({std::int64_t(0), std::int64_t(0)}, {m, n}),
       KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
-        T acc = 0;
-        for (std::int64_t p = 0; p < k; ++p) acc += a(i * k + p) * b(p * n + j);
-        c(i * n + j) = acc;
+        Acc acc = 0;
+        for (std::int64_t p = 0; p < k; ++p)
+          acc += static_cast<Acc>(a(i * k + p)) * static_cast<Acc>(b(p * n + j));
+        c(i * n + j) = static_cast<T>(acc);
       });
 }
 

@@ -173,7 +173,9 @@ TEST(MatmulCheck, GemmFlopsAreTwoPerTerm) {
 TEST(MatmulConfig, BadValuesNameTheirKey) {
   expect_input_error("    sizes: [16, 0]\n", "sizes", "between 1 and");
   expect_input_error("    sizes: []\n", "sizes");
-  expect_input_error("    dtypes: [float16]\n", "dtypes", "float16");
+  expect_input_error("    dtypes: [float8]\n", "dtypes", "float8");
+  // A 16-bit product nothing here can run is refused, never skipped: no 16-bit vendor GEMM yet.
+  expect_input_error("    dtypes: [float16]\n", "variants", "vendor has no 16-bit GEMM");
   expect_input_error("    cpu_max_size: 0\n", "cpu_max_size", "at least 1");
   expect_input_error("    devices: [cpu, tpu]\n", "devices", "tpu");
   expect_input_error("    variants: [tiled, fastest]\n", "variants", "fastest");
@@ -198,6 +200,22 @@ TEST_F(MatmulExperimentRun, SizesAboveCpuMaxSizeRunOnTheGpuOnly) {
   EXPECT_EQ(cases[2].device, gpu(0));
   EXPECT_EQ(cases[2].params.at(0).second, "40");
   EXPECT_EQ(cases[2].device_bytes, 3u * 40 * 40 * sizeof(float) + 4u * 40 * 8);
+}
+
+TEST_F(MatmulExperimentRun, SixteenBitProductsVerifyOnCpuAndEmulatedGpus) {
+  const auto outcome = testing::run_yaml(
+      "run: {warmups: 0, repetitions: 2}\n"
+      "experiments:\n"
+      "  - name: matmul\n"
+      "    sizes: [8, 300]\n"
+      "    variants: [tiled, reference]\n"
+      "    dtypes: [bfloat16, float16]\n");
+  ASSERT_EQ(outcome.results.size(), 16u);  // 2 dtypes x 2 variants x 2 sizes x 2 devices
+  for (const auto& r : outcome.results) {
+    EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+    EXPECT_NE(r.check.detail.find("on 8 rows in double"), std::string::npos) << r.check.detail;
+    EXPECT_DOUBLE_EQ(r.work.bytes, 3.0 * 2 * std::pow(std::stod(r.spec.param("n")), 2)) << r.spec.label;
+  }
 }
 
 TEST_F(MatmulExperimentRun, TinySweepVerifiesAndFindsCrossover) {

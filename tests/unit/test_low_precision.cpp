@@ -1,0 +1,185 @@
+// bfloat16 and float16: conversions against an independent rounding (scaling and nearbyint in
+// double, and GCC's _Float16 where it has one), the dtype names and roundoffs, and the 16-bit
+// matmul's check passing a product summed in float and failing one summed in the 16-bit type.
+#include "core/dispatch.hpp"
+#include "core/low_precision.hpp"
+#include "core/shape.hpp"
+#include "kernels/elementwise.hpp"
+#include "kernels/matmul_check.hpp"
+#include "kernels/matmul_reference.hpp"
+
+#include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
+
+#include <cfenv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+namespace minigpu {
+namespace {
+
+/// f rounded to `digits` significant bits, ties to even, exponents from min_exp (gradual
+/// underflow below it) and infinity from `overflow` (the first value that rounds past the
+/// largest finite): what IEEE rounding to such a type gives, computed in double.
+double rounded(float f, int digits, int min_exp, double overflow) {
+  const double x = f;
+  if (std::isnan(x) || std::isinf(x) || x == 0) return x;
+  if (std::abs(x) >= overflow) return std::copysign(std::numeric_limits<double>::infinity(), x);
+  const int e = std::max(std::ilogb(x), min_exp);
+  const int scale = digits - 1 - e;
+  return std::ldexp(std::nearbyint(std::ldexp(x, scale)), -scale);  // FE_TONEAREST: ties to even
+}
+
+double as_bf16(float f) { return rounded(f, 8, -126, 0x1.ffp127); }  // max 0x1.fep127
+double as_f16(float f) { return rounded(f, 11, -14, 65520.0); }
+
+float float_of_bits(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+/// Every kind of float: random bit patterns, and exact ties between neighbours of the 16-bit types.
+std::vector<float> probes() {
+  std::vector<float> out = {0.0f,
+                            -0.0f,
+                            1.0f,
+                            -1.0f,
+                            65504.0f,
+                            65519.99f,
+                            65520.0f,
+                            1e30f,
+                            3e38f,
+                            5.96e-8f,
+                            2.98e-8f,
+                            1e-45f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::max()};
+  std::mt19937 random(42);
+  for (int i = 0; i < 400000; ++i) out.push_back(float_of_bits(static_cast<std::uint32_t>(random())));
+  for (std::uint32_t m = 0; m < 4096; ++m) {
+    out.push_back(float_of_bits(0x3f800000u | (m << 12) | 0x1000u));  // float16 ties near 1
+    out.push_back(float_of_bits(0x3f800000u | (m << 16) | 0x8000u));  // bfloat16 ties near 1
+    out.push_back(float_of_bits(0x33800000u | (m << 12)));            // float16 subnormals
+  }
+  return out;
+}
+
+TEST(LowPrecision, BFloat16RoundsToNearestEven) {
+  ASSERT_EQ(std::fegetround(), FE_TONEAREST);
+  for (float f : probes()) {
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(static_cast<float>(bfloat16(f))));
+      continue;
+    }
+    ASSERT_EQ(static_cast<double>(static_cast<float>(bfloat16(f))), as_bf16(f)) << std::hexfloat << f;
+  }
+}
+
+TEST(LowPrecision, Float16RoundsToNearestEven) {
+  for (float f : probes()) {
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(static_cast<float>(float16(f))));
+      continue;
+    }
+    ASSERT_EQ(static_cast<double>(static_cast<float>(float16(f))), as_f16(f)) << std::hexfloat << f;
+#if defined(__FLT16_MAX__)
+    // The compiler's own binary16, bit for bit.
+    const _Float16 native = static_cast<_Float16>(f);
+    std::uint16_t bits;
+    std::memcpy(&bits, &native, sizeof bits);
+    ASSERT_EQ(float16(f).bits, bits) << std::hexfloat << f;
+#endif
+  }
+}
+
+TEST(LowPrecision, EveryPatternSurvivesARoundTrip) {
+  for (std::uint32_t b = 0; b < 65536; ++b) {
+    bfloat16 x;
+    x.bits = static_cast<std::uint16_t>(b);
+    float16 h;
+    h.bits = static_cast<std::uint16_t>(b);
+    const float xf = x, hf = h;
+    if (std::isnan(xf)) {
+      EXPECT_TRUE(std::isnan(static_cast<float>(bfloat16(xf))));
+    } else {
+      ASSERT_EQ(bfloat16(xf).bits, b);
+    }
+    if (std::isnan(hf)) {
+      EXPECT_TRUE(std::isnan(static_cast<float>(float16(hf))));
+    } else {
+      ASSERT_EQ(float16(hf).bits, b);
+    }
+  }
+  EXPECT_EQ(static_cast<float>(float16(65504.0f)), 65504.0f);
+  EXPECT_EQ(float16(1.0f).bits, 0x3c00);
+  EXPECT_EQ(bfloat16(1.0f).bits, 0x3f80);
+}
+
+TEST(LowPrecision, DtypesAreNamedSizedAndBounded) {
+  EXPECT_EQ(parse_dtype("bf16"), DType::bf16);
+  EXPECT_EQ(parse_dtype("half"), DType::f16);
+  EXPECT_EQ(to_string(DType::bf16), "bfloat16");
+  EXPECT_EQ(to_string(DType::f16), "float16");
+  EXPECT_EQ(size_of(DType::bf16), 2u);
+  EXPECT_EQ(size_of(DType::f16), 2u);
+  EXPECT_TRUE(is_low_precision(DType::f16));
+  EXPECT_FALSE(is_low_precision(DType::f32));
+  // Half the gap above 1: 1 + 2u rounds to the next number, 1 + u (a tie) back to 1.
+  EXPECT_EQ(static_cast<float>(bfloat16(1.0f + 2 * static_cast<float>(unit_roundoff(DType::bf16)))),
+            1.0078125f);
+  EXPECT_EQ(static_cast<float>(bfloat16(1.0f + static_cast<float>(unit_roundoff(DType::bf16)))), 1.0f);
+  EXPECT_EQ(static_cast<float>(float16(1.0f + static_cast<float>(unit_roundoff(DType::f16)))), 1.0f);
+  EXPECT_EQ(unit_roundoff(DType::f32), std::numeric_limits<float>::epsilon() / 2);
+  EXPECT_EQ(sizeof(bfloat16), 2u);
+  EXPECT_TRUE((std::is_same_v<accumulator_t<bfloat16>, float>));
+  EXPECT_TRUE((std::is_same_v<accumulator_t<double>, double>));
+  EXPECT_THROW(with_dtype(DType::bf16, [](auto) { return 0; }), std::logic_error);
+}
+
+/// C = A·B accumulated in S itself: the fast-because-wrong product the checks must fail.
+template <class S>
+void product_accumulated_in_storage(const Kokkos::View<S*, Kokkos::HostSpace>& c,
+                                    const Kokkos::View<S*, Kokkos::HostSpace>& a,
+                                    const Kokkos::View<S*, Kokkos::HostSpace>& b, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      S acc(0.0f);
+      for (std::int64_t p = 0; p < n; ++p)
+        acc = S(static_cast<float>(acc) + float(a(i * n + p)) * float(b(p * n + j)));
+      c(i * n + j) = acc;
+    }
+}
+
+template <class S>
+void checks_tell_float_accumulation_from_storage_accumulation(DType dtype) {
+  for (std::int64_t n : {64, 256, 320}) {
+    Kokkos::View<S*, Kokkos::HostSpace> a("test::A", n * n), b("test::B", n * n), c("test::C", n * n);
+    kernels::fill_uniform(a, 1, 0.0f, 1.0f);
+    kernels::fill_uniform(b, 2, 0.0f, 1.0f);
+    kernels::matmul_reference(c, a, b, n, n, n);
+    Kokkos::fence();
+    const double bound = kernels::low_precision_product_bound(dtype, n);
+    const double right = kernels::sampled_rows_error(c, a, b, n);
+    EXPECT_LE(right, bound) << n;
+    EXPECT_GT(right, 0.0) << "a 16-bit C rounds: an error of 0 means the check compared C with itself";
+    product_accumulated_in_storage(c, a, b, n);
+    EXPECT_GT(kernels::sampled_rows_error(c, a, b, n), 2 * bound) << n;
+  }
+}
+
+TEST(LowPrecision, ChecksFailAProductAccumulatedInBFloat16) {
+  checks_tell_float_accumulation_from_storage_accumulation<bfloat16>(DType::bf16);
+}
+
+TEST(LowPrecision, ChecksFailAProductAccumulatedInFloat16) {
+  checks_tell_float_accumulation_from_storage_accumulation<float16>(DType::f16);
+}
+
+}  // namespace
+}  // namespace minigpu
