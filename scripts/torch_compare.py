@@ -50,7 +50,10 @@ def pairs(mine_rows, torch_rows):
             continue
         key = (m["experiment"],) + tuple(m.get(k, "") for k in MATCH[m["experiment"]])
         for t in index.get(key, []):
-            if t["dtype"] in ("-", m.get("dtype")) and same_device(m, t["device"]):
+            # TF32 is a mode of float32: only a TF32 row pairs with a TF32 row.
+            tf32 = "tf32" in m.get("variant", "")
+            if t["dtype"] in ("-", m.get("dtype")) and same_device(m, t["device"]) and \
+                    tf32 == ("tf32" in t.get("variant", "")):
                 ratio = float(t["median_s"]) / float(m["median_s"]) if float(m["median_s"]) > 0 else None
                 out.append((m, t, ratio))
     return out

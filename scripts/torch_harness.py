@@ -5,7 +5,8 @@ import time
 import numpy as np
 import torch
 
-DTYPES = {"float32": torch.float32, "float64": torch.float64}
+DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16,
+          "float16": torch.float16}
 
 
 def loaded_blas():
@@ -26,7 +27,9 @@ def loaded_blas():
         except (OSError, AttributeError):
             continue
     return ", ".join(paths) or "no BLAS loaded"
-TOLERANCE = {"float32": 1e-3, "float64": 1e-9}
+# Below float (inputs in [0, 1], sums in float): one rounding of C plus float's sums, about
+# miniGPU's bounds at n <= 10000 (kernels/matmul_check.hpp); tf32: two TF32 ulps besides.
+TOLERANCE = {"float32": 1e-3, "float64": 1e-9, "bfloat16": 6e-3, "float16": 2e-3, "tf32": 3e-3}
 
 
 class Bench:
@@ -81,4 +84,4 @@ def check_product(a, b, c, dtype):
     """C = A @ B on up to 64 evenly spread rows, in float64 numpy: n = 10000 stays cheap."""
     rows = np.unique(np.linspace(0, a.shape[0] - 1, min(64, a.shape[0])).astype(np.int64))
     want = a[rows].cpu().double().numpy() @ b.cpu().double().numpy()
-    return verdict(rel_err(c[rows].cpu().numpy(), want), dtype)
+    return verdict(rel_err(c[rows].cpu().double().numpy(), want), dtype)

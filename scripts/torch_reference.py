@@ -146,6 +146,10 @@ def matmul(cfg, ctx, dtypes):
                     continue
                 if dev.type == "cpu" and n > cfg["cpu_max_size"]:
                     continue
+                if dev.type == "cpu" and dtype == "float16":  # PyTorch 1.13: addmm not implemented for 'Half'
+                    out.append(row("matmul", f"n={n}", params, name, dtype,
+                                   skipped=f"PyTorch {torch.__version__} has no float16 matmul on the CPU"))
+                    continue
                 torch.manual_seed(n)
                 a, b = (torch.rand(n, n, dtype=DTYPES[dtype], device=dev) for _ in range(2))
                 work = (3 * n * n * a.element_size(), 2.0 * n**3)
@@ -153,7 +157,16 @@ def matmul(cfg, ctx, dtypes):
                 times = bench.time(lambda: state.update(c=a @ b))
                 out.append(row("matmul", f"n={n}", params, name, dtype, times, work,
                                check_product(a, b, state["c"], dtype)))
-                if dev.type == "cpu":  # numpy's `@` on the same arrays: the other peer a user would call
+                if dtype == "float32" and dev.type == "cuda" and "vendor_tf32" in cfg.get("variants", []):
+                    # miniGPU's vendor_tf32 row: the same product with PyTorch's TF32 switch on.
+                    torch.backends.cuda.matmul.allow_tf32 = True
+                    try:
+                        times = bench.time(lambda: state.update(c=a @ b))
+                    finally:
+                        torch.backends.cuda.matmul.allow_tf32 = False
+                    out.append(row("matmul", f"n={n}", {"n": n, "variant": "torch_tf32"}, name, dtype, times, work,
+                                   check_product(a, b, state["c"], "tf32")))
+                if dev.type == "cpu" and dtype in ("float32", "float64"):  # numpy's `@` on the same arrays
                     an, bn = a.numpy(), b.numpy()
                     times = bench.time(lambda: state.update(c=an @ bn))
                     out.append(row("matmul", f"n={n}", {"n": n, "variant": "numpy"}, name, dtype, times, work,

@@ -18,7 +18,8 @@
 # --rehearsal     the CI dress rehearsal with a host build (tests/gpu/check_gpu_check.sh): every
 #                 step on emulated GPUs at tiny sizes, same order, deadline, report and files.
 # Steps: preflight (nvidia-smi, the binaries load, minigpu devices on 1 and 2 ranks); the GEMM
-# tests; matmul to n = 10000 beside cuBLAS called directly (tests/gpu/cuda_reference); logging
+# tests; matmul to n = 10000 beside cuBLAS called directly (tests/gpu/cuda_reference); matmul in
+# float64, float32, TF32, bfloat16 and float16 (inputs/matmul_low_precision_gpu.yaml); logging
 # and lazy; 2 ranks on one GPU (transfer, strong scaling, concurrency); transfers and
 # concurrency on every GPU; the other GPU tests; PyTorch's column; one ncu of the native kernel.
 # Ranks get the node's cores as scripts/run.sh lays them out. Environment: KOKKOS_ROOT,
@@ -164,6 +165,8 @@ fi
 # run_input NAME RANKS DIR [ARGS...]: minigpu on inputs/NAME.yaml, ranks laid out as run.sh does.
 declare -A tiny=(  # --rehearsal: each input at a size a 2-core CI machine runs in seconds
   [matmul_gpu]="--set experiments.matmul.sizes=[16,64] --set experiments.matmul.cpu_max_size=64"
+  # No cuBLAS on emulated GPUs (host memory): the Kokkos kernel alone, in each precision.
+  [matmul_low_precision_gpu]="--set experiments.matmul.sizes=[16,64] --set experiments.matmul.variants=[tiled]"
   [logging_gpu]="--set experiments.logging.steps=20"
   [lazy_gpu]="--set experiments.lazy.elements=1e5"
   [transfer_gpu]="--set experiments.transfer.sizes=[4KiB,64KiB] --set experiments.transfer.rank_sizes=[8,8KiB]"
@@ -195,12 +198,13 @@ log "$gpus GPU(s); results in $out; deadline ${deadline} s"
 step preflight 20 preflight
 step gemm_tests 60 gtests test_matmul test_tensor
 if [ -x "$tests/cuda_reference" ]; then
-  step reference 40 "$tests/cuda_reference" $((1 << 28)) 4096 10000
+  step reference 45 "$tests/cuda_reference" $((1 << 28)) 4096 10000 1024
   [ -f "$work/reference.log" ] && cp "$work/reference.log" "$work/reference.json"
 else
   not_run reference "no cuda_reference in this build (CUDA only)"
 fi
 step matmul 150 run_input matmul_gpu "$gpus" runs
+step matmul_low_precision 90 run_input matmul_low_precision_gpu "$gpus" runs
 step logging 40 run_input logging_gpu "$gpus" runs
 step lazy 30 run_input lazy_gpu "$gpus" runs
 # Two ranks on the first GPU: the binding warns and every GPU row is flagged as sharing it.
@@ -214,7 +218,7 @@ step other_tests 90 gtests test_lazy test_logging test_linear test_devices_exper
 torch_python="${MINIGPU_TORCH_PYTHON:-python3}"
 if "$torch_python" -c 'import sys, numpy, yaml, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
   mkdir -p "$work/torch"
-  for name in matmul_gpu logging_gpu lazy_gpu transfer_gpu; do
+  for name in matmul_low_precision_gpu matmul_gpu logging_gpu lazy_gpu transfer_gpu; do
     step "torch_$name" 60 "$torch_python" "$MINIGPU_ROOT/scripts/torch_reference.py" "$MINIGPU_ROOT/inputs/$name.yaml" \
       "$work/torch/$name.csv" --device cuda --k "$gpus"
   done

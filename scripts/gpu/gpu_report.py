@@ -57,6 +57,37 @@ def torch_rate(torch_rows, experiment, rate, dtype="-", **params):
     return None
 
 
+# Each precision a GPU is sold on: the dtype its rows carry, miniGPU's variants for it, the key
+# of cuda_reference's cuBLAS figure and PyTorch's variant.
+PRECISIONS = [("float64", "float64", ("vendor", "tiled"), "dgemm_tflops", "torch"),
+              ("float32", "float32", ("vendor", "tiled"), "sgemm_tflops", "torch"),
+              ("TF32", "float32", ("vendor_tf32",), "tf32_tflops", "torch_tf32"),
+              ("bfloat16", "bfloat16", ("vendor", "tiled"), "bf16_tflops", "torch"),
+              ("float16", "float16", ("vendor", "tiled"), "fp16_tflops", "torch")]
+
+
+def low_precision_lines(record, ref, torch_rows):
+    """inputs/matmul_low_precision_gpu.yaml: each precision's rate beside cuBLAS called directly
+    and PyTorch, with the row's check (its error against float64 and the precision's bound)."""
+    if not record:
+        return []
+    lines = ["", "| precision | n | variant | miniGPU TFLOP/s | cuBLAS directly | PyTorch | miniGPU / cuBLAS "
+             "| verified | check |", "|---|---|---|---|---|---|---|---|---|"]
+    by_n = {e["n"]: e for e in ref.get("gemm", [])}
+    for name, dtype, variants, key, torch_variant in PRECISIONS:
+        for variant in variants:
+            for r in rows(record, "matmul", variant=variant, dtype=dtype):
+                n = int(r["params"]["n"])
+                mine = r["gflops"] / 1000
+                reference = by_n.get(n, {}).get(key)
+                pytorch = torch_rate(torch_rows, "matmul", "gflops", dtype, n=n, variant=torch_variant)
+                ratio = mine / reference if reference else None
+                lines.append(f"| {name} | {n} | {variant} | {fmt(mine)} | {fmt(reference)} "
+                             f"| {fmt(pytorch / 1000 if pytorch else None)} | {fmt(ratio, 2)} "
+                             f"| {'yes' if r.get('verified') else 'NO'} | {r.get('check', '')} |")
+    return lines
+
+
 def fmt(x, digits=3):
     return "—" if x is None else f"{x:.{digits}g}"
 
@@ -195,9 +226,10 @@ def main():
                     match = [r for r in rows(matmul, "matmul", n=n, variant=variant, dtype=dtype)
                              if r.get("device", "").startswith("gpu")]
                     mine = match[0]["gflops"] / 1000 if match else None
-                pytorch = torch_rate(torch_rows, "matmul", "gflops", dtype, n=n)
+                pytorch = torch_rate(torch_rows, "matmul", "gflops", dtype, n=n, variant="torch")
                 add(f"{name} n={n}, {label}", mine, entry.get(key), "TFLOP/s",
                     pytorch / 1000 if pytorch is not None else None)
+    lines += low_precision_lines(runs.get("matmul_low_precision_gpu"), ref, torch_rows)
 
     lazy = runs.get("lazy_gpu")
     logging = runs.get("logging_gpu")

@@ -66,21 +66,6 @@ std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::stri
   return out;
 }
 
-bool refuse_16bit_off_host(ConfigNode& node, const std::vector<DType>& dtypes,
-                           const std::vector<Device>& devices, const std::string& key) {
-  bool any = false;
-  for (DType dtype : dtypes) {
-    if (!is_low_precision(dtype)) continue;
-    any = true;
-    for (Device d : devices) {
-      if (!uses_host_memory(d))
-        node.fail(key, to_string(dtype) + " on " + describe(d) +
-                           ": 16-bit products run on host memory only so far (cpu, emulated GPUs)");
-    }
-  }
-  return any;
-}
-
 std::vector<std::int64_t> read_rank_sweep(ConfigNode& node, int job_size, const std::string& key) {
   std::vector<std::int64_t> doubling;
   for (std::int64_t p = 1; p <= job_size; p *= 2) doubling.push_back(p);

@@ -36,10 +36,6 @@ GemmChoice read_gemm_kernel(ConfigNode& node, const std::string& vendor_refusal 
 enum class Precisions { full, low_too };
 std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::string& key = "dtypes",
                                Precisions precisions = Precisions::full);
-/// Whether `dtypes` has a 16-bit type; one with a device whose memory is not host memory is
-/// refused at `key` naming both (16-bit products run on host memory only so far).
-bool refuse_16bit_off_host(ConfigNode& node, const std::vector<DType>& dtypes,
-                           const std::vector<Device>& devices, const std::string& key = "dtypes");
 /// The rank counts of a scaling sweep, each in [1, job_size], sorted with repeats dropped;
 /// 1, 2, 4, … and job_size itself when absent.
 std::vector<std::int64_t> read_rank_sweep(ConfigNode& node, int job_size, const std::string& key = "ranks");

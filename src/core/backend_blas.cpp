@@ -193,10 +193,33 @@ void gpu_vendor_gemm(const T* a, const T* b, T* c, const GemmDims& d, bool accum
   cublas_gemm(h, a, b, c, dims, alpha, device_zero_one<T>() + (accumulate ? 1 : 0));
   check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
 }
+
+void gpu_mixed_gemm(DType storage, bool tf32, const void* a, const void* b, void* c, const GemmDims& d) {
+  const bool float_storage = storage == DType::f32;
+  if (tf32 != float_storage || !(float_storage || storage == DType::bf16 || storage == DType::f16))
+    throw std::logic_error("gpu_mixed_gemm: " + to_string(storage) + (tf32 ? " through TF32" : "") +
+                           " is not a cuBLAS mixed-precision GEMM");
+  if (d.m == 0 || d.n == 0) return;
+  const BlasDims x = blas_dims(d, "cuBLAS");
+  const cudaDataType type = storage == DType::bf16  ? CUDA_R_16BF
+                            : storage == DType::f16 ? CUDA_R_16F
+                                                    : CUDA_R_32F;
+  const cublasHandle_t h = handle();
+  const float one = 1, zero = 0;  // CUBLAS_COMPUTE_32F takes float α and β
+  check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+  check(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, x.n, x.m, x.k, &one, b, type, x.ldb, a, type, x.lda, &zero,
+                     c, type, x.ldc, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                     CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx");
+}
 #else
 template <class T>
 void gpu_vendor_gemm(const T*, const T*, T*, const GemmDims&, bool, const T*) {
   throw std::logic_error("gpu_vendor_gemm: this build has no GPU BLAS");
+}
+
+void gpu_mixed_gemm(DType, bool, const void*, const void*, void*, const GemmDims&) {
+  throw std::logic_error("gpu_mixed_gemm: this build has no GPU BLAS");
 }
 #endif
 

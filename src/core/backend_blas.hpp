@@ -5,6 +5,7 @@
 
 #include "core/backend.hpp"
 #include "core/gemm_dims.hpp"
+#include "core/shape.hpp"
 
 #include <string>
 
@@ -53,6 +54,15 @@ MINIGPU_DECLARE_VENDOR_GEMM(host_vendor_gemm, double)
 MINIGPU_DECLARE_VENDOR_GEMM(gpu_vendor_gemm, float)
 MINIGPU_DECLARE_VENDOR_GEMM(gpu_vendor_gemm, double)
 #undef MINIGPU_DECLARE_VENDOR_GEMM
+
+/// C = A·B for row-major matrices in GPU memory on the tensor cores, summed in float
+/// (cublasGemmEx with CUBLAS_COMPUTE_32F), in one of the precisions GPUs are sold on:
+///   bf16, f16      A, B and C stored in the 16-bit type (CUDA_R_16BF, CUDA_R_16F);
+///   f32 with tf32  A, B and C in float, the products' inputs cut to TF32's 10 mantissa bits
+///                  (CUBLAS_COMPUTE_32F_FAST_TF32: PyTorch's allow_tf32).
+/// Queued like gpu_vendor_gemm. Throws std::logic_error on a build without a GPU BLAS or for
+/// any other storage, std::runtime_error when the library reports an error.
+void gpu_mixed_gemm(DType storage, bool tf32, const void* a, const void* b, void* c, const GemmDims& d);
 
 /// What serves host_vendor_gemm, for run records: figures from two BLAS never compare.
 struct HostBlasInfo {

@@ -139,16 +139,15 @@ class CaseList : public Experiment {
   const CaseSpec& current() const { return current_; }
   void set_current(const CaseSpec& spec) { current_ = spec; }
   /// setup() for a case that runs as State<Mem, T>(case) on its device and dtype.
-  /// With SixteenBit, a bfloat16 or float16 case runs as State<HostMemSpace, bfloat16 or
-  /// float16>: 16-bit products run on host memory only (configure refuses the rest).
+  /// With SixteenBit, a bfloat16 or float16 case runs as State<its device's memory, bfloat16
+  /// or float16> too.
   template <template <class, class> class State, bool SixteenBit = false>
   void setup_state(const CaseSpec& spec) {
     set_current(spec);
     if constexpr (SixteenBit) {
-      if (spec.dtype == DType::bf16)
-        return void(state_ = std::make_unique<State<HostMemSpace, bfloat16>>(case_of(spec)));
-      if (spec.dtype == DType::f16)
-        return void(state_ = std::make_unique<State<HostMemSpace, float16>>(case_of(spec)));
+      if (is_low_precision(spec.dtype))
+        return void(state_ = uses_host_memory(spec.device) ? make_16bit_state<State, HostMemSpace>(spec)
+                                                           : make_16bit_state<State, GpuMemSpace>(spec));
     }
     state_ = make_case_state<State>(spec.device, spec.dtype, case_of(spec));
   }
@@ -156,6 +155,12 @@ class CaseList : public Experiment {
   std::unique_ptr<CaseState> state_;
 
  private:
+  template <template <class, class> class State, class Mem>
+  std::unique_ptr<CaseState> make_16bit_state(const CaseSpec& spec) const {
+    if (spec.dtype == DType::bf16) return std::make_unique<State<Mem, bfloat16>>(case_of(spec));
+    return std::make_unique<State<Mem, float16>>(case_of(spec));
+  }
+
   std::vector<Case> cases_;
   std::vector<CaseSpec> specs_;
   CaseSpec current_;

@@ -1,6 +1,9 @@
 // Row picking for findings(): see findings.hpp.
 #include "engine/findings.hpp"
 
+#include "core/backend.hpp"
+#include "core/device.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
@@ -78,6 +81,22 @@ Finding crossover_finding(const std::string& name, const Crossover& x, const std
   }
   f.drawn_from(x.deciding);
   return f;
+}
+
+Finding cpu_gpu_crossover_finding(const std::string& name, const Crossover& x) {
+  Finding f = crossover_finding(name, x, "cpu", "gpu");
+  f.note += cpu_threads_note();
+  if (gpus_are_emulated() || !kHasGpuBackend) {
+    f.note +=
+        "; cpu and gpu are the same physical host here (emulated GPU), so this reflects noise, not hardware";
+    f.mark_unreliable("cpu and gpu are the same host (emulated GPU)");
+  }
+  return f;
+}
+
+std::string cpu_threads_note() {
+  const int threads = HostExecSpace().concurrency();
+  return "; cpu = " + std::to_string(threads) + " host thread" + (threads == 1 ? "" : "s") + " of this rank";
 }
 
 }  // namespace minigpu

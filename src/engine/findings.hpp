@@ -92,6 +92,12 @@ Crossover find_crossover(const std::map<std::int64_t, std::pair<double, double>>
 /// decided it (or that `first` won everywhere: no value), drawn from the deciding rows.
 Finding crossover_finding(const std::string& name, const Crossover& x, const std::string& first,
                           const std::string& second);
+/// Exercise 1's crossover from the cpu to a gpu: crossover_finding(name, x, "cpu", "gpu"), its
+/// note saying what "the cpu" was (cpu_threads_note); on emulated GPUs, which are the same
+/// host, also that it reflects noise, and marked unreliable for it.
+Finding cpu_gpu_crossover_finding(const std::string& name, const Crossover& x);
+/// "; cpu = 2 host threads of this rank": how much of the CPU a cpu row of this rank had.
+std::string cpu_threads_note();
 /// find_crossover of rows, each at size_of(row), on the second side where second_side(row).
 template <class SizeOf, class SecondSide>
 Crossover find_crossover(const ResultRows& rows, SizeOf size_of, SecondSide second_side) {

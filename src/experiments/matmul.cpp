@@ -1,22 +1,22 @@
 // matmul: the chapter's exercise 1 — is a large matrix multiply faster on the GPU than on the
 // CPU, and below what size does the CPU win? C = A·B for n×n matrices swept over `sizes`, on
-// cpu and try_gpu(), in float and double, with kernel `variants` (default: vendor, tiled):
+// cpu and try_gpu(), in each of `dtypes`, with kernel `variants` (default: vendor, tiled):
 //   vendor     the vendor GEMM a user would call: CBLAS (OpenBLAS) on the host, cuBLAS on GPU
-//              memory — the fair CPU side of the comparison
+//              memory (cublasGemmEx below float) — the fair CPU side of the comparison
+//   vendor_tf32  float32 through cuBLAS's TF32 tensor cores (GPU memory only)
 //   tiled      miniGPU's native kernel: packed, cache-blocked, register-tiled at the build's
 //              vector width on the host (kernels/gemm_host.hpp); shared-memory blocks with a
-//              register tile per thread on a GPU (kernels/gemm_gpu.hpp)
+//              register tile per thread on a GPU (kernels/gemm_gpu.hpp); 16-bit storage is
+//              widened to float around it (kernels/matmul_widened.hpp)
 //   reference  one thread per C(i,j): for p: C(i,j) += A(i,p)·B(p,j) — the naive baseline
 // Sizes above `cpu_max_size` run on the GPU only; the crossover uses sizes run on both.
 // Accounting per repetition: flops = 2n³; bytes = 3n²·sizeof(T), the compulsory traffic (read
 // A and B once, write C once) — real kernels move more, so GB/s is a lower bound.
-// Inputs are small integers, so C is exact in either dtype: n <= 256 is compared exactly with a
-// host triple loop, larger n with the identity C·v = A·(B·v).
-// bfloat16, float16 (host memory, no vendor GEMM yet): 16-bit storage, float sums (`tiled`:
-// kernels/matmul_widened.hpp); inputs uniform in [0, 1), as integers hide 16-bit sums.
+// float and double take small integers, so C is exact: n <= 256 is compared exactly with a host
+// triple loop, larger n with C·v = A·(B·v). bfloat16, float16 and TF32 take inputs uniform in
+// [0, 1] (integers would hide their rounding), checked against their precision's own bound.
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
-#include "core/backend.hpp"
 #include "core/low_precision.hpp"
 #include "engine/case_grid.hpp"
 #include "engine/findings.hpp"
@@ -27,19 +27,21 @@
 #include "kernels/matmul_check.hpp"
 #include "kernels/matmul_reference.hpp"
 #include "kernels/matmul_widened.hpp"
+#include "kernels/vendor_precisions.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace minigpu {
 namespace {
 
-enum class Variant { reference, tiled, vendor };
+enum class Variant { reference, tiled, vendor, vendor_tf32 };
 constexpr std::int64_t kExactCheckMaxN = 256;
 constexpr std::int64_t kMaxN = 200000;
 
-const Names<Variant> kVariants = {
-    {"reference", Variant::reference}, {"tiled", Variant::tiled}, {"vendor", Variant::vendor}};
+const Names<Variant> kVariants = {{"reference", Variant::reference},
+                                  {"tiled", Variant::tiled},
+                                  {"vendor", Variant::vendor},
+                                  {"vendor_tf32", Variant::vendor_tf32}};
 
 struct MatmulCase {
   Variant variant = Variant::reference;
@@ -54,13 +56,14 @@ class MatmulState : public CaseState {
 
   explicit MatmulState(const MatmulCase& c)
       : case_(c),
+        rounds_(k16Bit || c.variant == Variant::vendor_tf32),
         a_("minigpu::matmul::A", c.n * c.n),
         b_("minigpu::matmul::B", c.n * c.n),
         c_("minigpu::matmul::C", c.n * c.n) {
-    if constexpr (k16Bit) {
+    if (rounds_) {
       kernels::fill_uniform(a_, 1, 0.0f, 1.0f);
       kernels::fill_uniform(b_, 2, 0.0f, 1.0f);
-      if (c.variant == Variant::tiled) widened_ = kernels::WidenedMatmul<Mem>(c.n);
+      if (k16Bit && c.variant == Variant::tiled) widened_ = kernels::WidenedMatmul<Mem>(c.n);
     } else {
       kernels::fill_small_integers(a_, 1);
       kernels::fill_small_integers(b_, 2);
@@ -69,6 +72,9 @@ class MatmulState : public CaseState {
 
   void run() override {
     const std::int64_t n = case_.n;
+    const bool tf32 = case_.variant == Variant::vendor_tf32;
+    if (tf32 || (k16Bit && case_.variant == Variant::vendor))
+      return kernels::matmul_vendor_mixed(c_, a_, b_, n, tf32);
     if constexpr (k16Bit) {
       if (case_.variant == Variant::tiled) return widened_(c_, a_, b_, n);
     } else {
@@ -80,20 +86,26 @@ class MatmulState : public CaseState {
 
   Check verify() override {
     const std::int64_t n = case_.n;
-    if constexpr (k16Bit) {
-      return tolerance_check(
-          "max|C-AB|/(1+|AB|) on 8 rows in double = ", kernels::sampled_rows_error(c_, a_, b_, n),
-          kernels::low_precision_product_bound(dtype_of<T>::value, n));
-    } else if (n <= kExactCheckMaxN) {
-      return exact_match_check(kernels::matmul_mismatches_host(c_, a_, b_, n, n, n), "host triple loop",
-                               n * n);
+    if constexpr (!k16Bit) {
+      if (!rounds_ && n <= kExactCheckMaxN)
+        return exact_match_check(kernels::matmul_mismatches_host(c_, a_, b_, n, n, n), "host triple loop",
+                                 n * n);
+      if (!rounds_)
+        return tolerance_check("|Cv-A(Bv)|/|A(Bv)| = ", kernels::matmul_identity_error(c_, a_, b_, n, n, n),
+                               kernels::matmul_identity_tolerance<T>(n));
     }
-    return tolerance_check("|Cv-A(Bv)|/|A(Bv)| = ", kernels::matmul_identity_error(c_, a_, b_, n, n, n),
-                           kernels::matmul_identity_tolerance<T>(n));
+    const kernels::ProductError e = kernels::sampled_rows_errors(c_, a_, b_, n);
+    Check check = tolerance_check("max|C-AB|/(1+|AB|) on 8 rows in double = ", e.check,
+                                  k16Bit ? kernels::low_precision_product_bound(dtype_of<T>::value, n)
+                                         : kernels::tf32_product_bound(n));
+    check.detail += "; max|C-AB|/mean|AB| = " + io::significant(e.max_abs, 2) +
+                    ", |C-AB|_F/|AB|_F = " + io::significant(e.frobenius, 2);
+    return check;
   }
 
  private:
   MatmulCase case_;
+  bool rounds_;  // products below the storage's precision: uniform inputs, checked to a bound
   View a_, b_, c_;
   kernels::WidenedMatmul<Mem> widened_;
 };
@@ -108,28 +120,25 @@ class MatmulExperiment : public CaseList<MatmulCase> {
     const std::vector<DType> dtypes = read_dtypes(node, ctx.default_dtype, "dtypes", Precisions::low_too);
     const std::vector<Device> devices = read_devices(node);
     has_gpu_ = std::any_of(devices.begin(), devices.end(), [](Device d) { return d.is_gpu(); });
-    for (std::int64_t n : sizes) {  // a size no device runs is refused, never dropped
+    for (std::int64_t n : sizes)  // a size no device runs is refused, never dropped
       if (!has_gpu_ && n > cpu_max_size)
         node.fail("sizes", std::to_string(n) + " is above cpu_max_size " + std::to_string(cpu_max_size) +
                                ": no device runs it");
-    }
     const auto variants = node.get_named_list("variants", kVariants, {"vendor", "tiled"});
-    if (std::count(variants.begin(), variants.end(), Variant::vendor) &&
-        std::none_of(devices.begin(), devices.end(), [](Device d) { return kernels::has_vendor_gemm(d); })) {
-      node.fail("variants", kernels::vendor_gemm_refusal(devices.front(), "tiled"));
-    }
-    // A 16-bit product some device or variant cannot run is refused, never skipped.
-    if (refuse_16bit_off_host(node, dtypes, devices) &&
-        std::count(variants.begin(), variants.end(), Variant::vendor))
-      node.fail("variants",
-                "vendor has no 16-bit GEMM in this build (none is linked yet): list [tiled, reference]");
+    const auto listed = [&](Variant v) { return std::count(variants.begin(), variants.end(), v) > 0; };
+    const std::string why =
+        kernels::vendor_refusal(dtypes, devices, listed(Variant::vendor), listed(Variant::vendor_tf32));
+    if (!why.empty()) node.fail("variants", why);
     for_each_combination(
         [&](DType dtype, Variant v, std::int64_t n, Device d) {
-          if ((d.is_cpu() && n > cpu_max_size) || (v == Variant::vendor && !kernels::has_vendor_gemm(d)))
+          const bool tf32 = v == Variant::vendor_tf32;
+          if ((d.is_cpu() && n > cpu_max_size) ||
+              ((v == Variant::vendor || tf32) && !kernels::vendor_serves(d, dtype, tf32)))
             return;
+          // TF32 has no ceiling of its own yet: float32's would be exceeded by design.
           CaseSpec spec = case_spec(name_of(kVariants, v) + " n=" + std::to_string(n),
                                     {{"n", n}, {"variant", name_of(kVariants, v)}}, d, dtype,
-                                    gemm_ceiling(d, dtype), "sizes");
+                                    tf32 ? "" : gemm_ceiling(d, dtype), "sizes");
           const std::uint64_t matrix_bytes = static_cast<std::uint64_t>(n * n) * size_of(dtype);
           spec.work = {3.0 * static_cast<double>(matrix_bytes), gemm_flops(n, n, n)};
           spec.flops_estimate = spec.work.flops;
@@ -140,7 +149,6 @@ class MatmulExperiment : public CaseList<MatmulCase> {
         },
         dtypes, variants, sizes, devices);
   }
-
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override;
 
  private:
@@ -152,23 +160,19 @@ std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& r
   // Best GFLOP/s of each kind of device and dtype, over variants and sizes, in key order.
   const auto best = best_rows(
       results,
-      [](const CaseResult& r) {
-        return std::string(r.spec.device.is_gpu() ? "gpu_" : "cpu_") + to_string(r.spec.dtype);
+      [&](const CaseResult& r) {
+        const bool tf32 = case_of(r.spec).variant == Variant::vendor_tf32;  // a precision of its own
+        return std::string(r.spec.device.is_gpu() ? "gpu_" : "cpu_") +
+               (tf32 ? "tf32" : to_string(r.spec.dtype));
       },
       &CaseResult::gflops);
   // Exercise 1 compares a GPU with "the CPU": say how much of it that was.
-  const int threads = HostExecSpace().concurrency();
-  const std::string cpu_is =
-      "; cpu = " + std::to_string(threads) + " host thread" + (threads == 1 ? "" : "s") + " of this rank";
   for (const auto& [key, r] : best) {
-    out.push_back(row_finding(
-        "peak_gflops_" + key, r->gflops, "GFLOP/s", *r,
-        r->spec.label + " on " + describe(r->spec.device) + (r->spec.device.is_gpu() ? "" : cpu_is), true));
+    out.push_back(row_finding("peak_gflops_" + key, r->gflops, "GFLOP/s", *r,
+                              r->spec.label + " on " + describe(r->spec.device) +
+                                  (r->spec.device.is_gpu() ? "" : cpu_threads_note()),
+                              true));
   }
-  const std::string same_host = gpus_are_emulated() || !kHasGpuBackend
-                                    ? "; cpu and gpu are the same physical host here (emulated GPU), so this "
-                                      "reflects noise, not hardware"
-                                    : "";
   const auto by_dtype_and_variant = group_rows(
       results, [&](const CaseResult& r) { return std::pair(r.spec.dtype, case_of(r.spec).variant); });
   for (const auto& [key, rows] : by_dtype_and_variant) {
@@ -182,11 +186,7 @@ std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& r
     const Crossover x = find_crossover(
         rows, [&](const CaseResult& r) { return case_of(r.spec).n; },
         [](const CaseResult& r) { return r.spec.device.is_gpu(); });
-    if (x.sizes.empty()) continue;
-    Finding f = crossover_finding(name, x, "cpu", "gpu");
-    f.note += cpu_is + same_host;
-    if (!same_host.empty()) f.mark_unreliable("cpu and gpu are the same host (emulated GPU)");
-    out.push_back(f);
+    if (!x.sizes.empty()) out.push_back(cpu_gpu_crossover_finding(name, x));
   }
   return out;
 }

@@ -63,34 +63,74 @@ double matmul_identity_error(const CView& c, const AView& a, const BView& b, std
   return scale > 0 ? diff / scale : diff;
 }
 
-/// max |C(i,j) − Σ_p A(i,p)·B(p,j)| / (1 + |Σ|) over every row i that is a multiple of
-/// max(1, n/8) of n×n row-major C, each sum a host inner product in double: a check for inputs
-/// whose products are not exact, at an eighth of the product's cost. NaN once an entry is NaN.
+/// How far C is from A·B computed in double, over the rows sampled_rows_errors visits.
+struct ProductError {
+  double check = 0;      ///< max |C − R| / (1 + |R|): what the precision's bound applies to
+  double max_abs = 0;    ///< max |C − R| / mean |R|: PyTorch's TF32 notes' "relative error"
+  double frobenius = 0;  ///< ‖C − R‖_F / ‖R‖_F
+};
+
+/// ProductError of n×n row-major C against R = A·B, each R(i,j) a host inner product in
+/// double, over every row i that is a multiple of max(1, n/8): a check for inputs whose
+/// products are not exact, at 8/n of the product's cost, in row order (B streams, n = 10000
+/// stays seconds). NaN in every field once an entry is NaN.
 template <class CView, class AView, class BView>
-double sampled_rows_error(const CView& c, const AView& a, const BView& b, std::int64_t n) {
+ProductError sampled_rows_errors(const CView& c, const AView& a, const BView& b, std::int64_t n) {
   const auto ah = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
   const auto bh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
   const auto ch = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
-  double worst = 0;
+  ProductError e;
+  double diff2 = 0, ref2 = 0, max_diff = 0, sum_ref = 0, count = 0;
+  bool nan = false;
+  std::vector<double> want(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; i += std::max<std::int64_t>(1, n / 8)) {
+    std::fill(want.begin(), want.end(), 0.0);
+    for (std::int64_t p = 0; p < n; ++p) {
+      const double aip = double(ah(i * n + p));
+      for (std::int64_t j = 0; j < n; ++j) want[j] += aip * double(bh(p * n + j));
+    }
     for (std::int64_t j = 0; j < n; ++j) {
-      double want = 0;
-      for (std::int64_t p = 0; p < n; ++p) want += double(ah(i * n + p)) * double(bh(p * n + j));
-      const double err = std::abs(double(ch(i * n + j)) - want) / (1 + std::abs(want));
-      worst = std::isnan(err) ? err : std::max(worst, err);
+      const double d = std::abs(double(ch(i * n + j)) - want[j]), r = std::abs(want[j]);
+      nan = nan || std::isnan(d);
+      e.check = std::max(e.check, d / (1 + r));
+      max_diff = std::max(max_diff, d);
+      diff2 += d * d, ref2 += r * r, sum_ref += r, count += 1;
     }
   }
-  return worst;
+  if (nan) return {std::nan(""), std::nan(""), std::nan("")};
+  e.max_abs = sum_ref > 0 ? max_diff / (sum_ref / count) : max_diff;
+  e.frobenius = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  return e;
 }
 
-/// The bound on sampled_rows_error for a product of non-negative A and B (k terms) stored in
-/// a 16-bit type and summed in float: one rounding to the storage type (unit_roundoff) on top of
-/// float's γ_k = k·u/(1 − k·u) for any order of summation. A product summed in the 16-bit type
-/// itself errs by up to k times its roundoff, and fails it.
+/// ProductError::check alone.
+template <class CView, class AView, class BView>
+double sampled_rows_error(const CView& c, const AView& a, const BView& b, std::int64_t n) {
+  return sampled_rows_errors(c, a, b, n).check;
+}
+
+/// The bound on sampled_rows_error for a product of non-negative A and B (k terms) summed in
+/// float and stored in `storage`: C's one rounding (unit_roundoff), float's γ_k = k·u/(1 − k·u)
+/// for any order of summation, and `input_error`, the relative error each product's inputs
+/// bring into it (0 when the reference multiplies the very values stored). u is float's ulp,
+/// 2^-23, not its roundoff: it covers the truncating adders of tensor cores too.
+inline double mixed_product_bound(DType storage, std::int64_t k, double input_error = 0) {
+  const double g = static_cast<double>(k) * std::ldexp(1.0, -23);
+  const double gamma = g / (1 - g), u = unit_roundoff(storage);
+  return u + (1 + u) * ((1 + input_error) * (1 + gamma) - 1);
+}
+
+/// A, B and C stored in a 16-bit type and summed in float. A product summed in the 16-bit
+/// type itself errs by up to k times its roundoff, and fails it.
 inline double low_precision_product_bound(DType storage, std::int64_t k) {
-  const double g = static_cast<double>(k) * unit_roundoff(DType::f32);
-  const double gamma = g / (1 - g);
-  return unit_roundoff(storage) + gamma * (1 + unit_roundoff(storage));
+  return mixed_product_bound(storage, k);
+}
+
+/// Float A, B and C whose products' inputs are cut to TF32 (10 stored mantissa bits), rounded
+/// or truncated: up to one TF32 ulp, 2^-10, each, so (1 + 2^-10)² − 1 per product.
+inline double tf32_product_bound(std::int64_t k) {
+  const double ulp = std::ldexp(1.0, -10);
+  return mixed_product_bound(DType::f32, k, (1 + ulp) * (1 + ulp) - 1);
 }
 
 /// Tolerance for matmul_identity_error on small-integer inputs of inner size k. While every

@@ -3,13 +3,15 @@
 //   - GPU memory: the GPU runtime's BLAS (cuBLAS on CUDA builds), through core/backend_blas;
 //   - any other space: KokkosKernels' gemm, where the build found one built against this
 //     very Kokkos that instantiates gemm for any type (not ETI-only).
-// has_vendor_gemm<MemorySpace>() says at compile time whether a space has one.
+// has_vendor_gemm<MemorySpace>() says at compile time whether a space has one. Below float
+// (16-bit storage, float32 through TF32) only cuBLAS serves, on GPU memory: matmul_vendor_mixed.
 #pragma once
 
 #include "core/backend.hpp"
 #include "core/backend_blas.hpp"
 #include "core/device.hpp"
 #include "core/gemm_dims.hpp"
+#include "core/low_precision.hpp"
 #include "core/profile_region.hpp"
 
 #if defined(MINIGPU_HAVE_KOKKOSKERNELS)
@@ -46,6 +48,15 @@ constexpr bool has_vendor_gemm() {
 /// True when gemm_vendor can run on the memory of device `d`.
 inline bool has_vendor_gemm(Device d) {
   return uses_host_memory(d) ? has_vendor_gemm<HostMemSpace>() : has_vendor_gemm<GpuMemSpace>();
+}
+
+/// True when matmul_vendor_mixed runs on device d's memory: cuBLAS's tensor-core GEMMs, on a
+/// real GPU of a CUDA build (no host BLAS here has a 16-bit GEMM linked).
+inline bool has_mixed_vendor_gemm(Device d) { return kHasGpuVendorGemm && !uses_host_memory(d); }
+
+/// True when a vendor GEMM multiplies `dtype` on device d's memory.
+inline bool has_vendor_gemm(Device d, DType dtype) {
+  return is_low_precision(dtype) ? has_mixed_vendor_gemm(d) : has_vendor_gemm(d);
 }
 
 /// "" when gemm_vendor runs on device d's memory, else the one-line reason 'vendor' is refused
@@ -129,6 +140,22 @@ template <class CView, class AView, class BView>
 void matmul_vendor(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
                    std::int64_t k) {
   gemm_vendor(c, a, b, dense_gemm(m, n, k), false);
+}
+
+/// C = A·B for n×n row-major Views in GPU memory on the tensor cores, summed in float: a
+/// 16-bit storage type, or float through TF32 when `tf32` (gpu_mixed_gemm). Only where
+/// has_mixed_vendor_gemm; anywhere else std::logic_error (inputs are refused before).
+template <class View>
+void matmul_vendor_mixed(const View& c, const View& a, const View& b, std::int64_t n, bool tf32) {
+  using T = typename View::non_const_value_type;
+  if constexpr (kHasGpuVendorGemm && std::is_same_v<typename View::memory_space, GpuMemSpace>) {
+    const ProfileRegion region("gemm::multiply");
+    gpu_mixed_gemm(dtype_of<T>::value, tf32, a.data(), b.data(), c.data(), dense_gemm(n, n, n));
+  } else {
+    (void)c, (void)a, (void)b, (void)n, (void)tf32;
+    throw std::logic_error(std::string("matmul_vendor_mixed: no tensor-core GEMM for memory space ") +
+                           View::memory_space::name() + " in this build");
+  }
 }
 
 }  // namespace minigpu::kernels

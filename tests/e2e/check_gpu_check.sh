@@ -50,7 +50,7 @@ check() {  # check NAME DEADLINE [ARGS...]: runs the rehearsal into $tmp/NAME; i
   PATH="$tmp/bin:$PATH" MINIGPU_TORCH_PYTHON=/bin/false bash "$root/scripts/gpu/gpu_check.sh" \
     --prebuilt "$tmp/prebuilt" --rehearsal --deadline "$deadline" --out "$tmp/$name" "$@" >"$tmp/$name.log" 2>&1
 }
-order="preflight gemm_tests reference matmul logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu
+order="preflight gemm_tests reference matmul matmul_low_precision logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu
 shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests torch ncu"
 steps_of() { tail -n +2 "$tmp/$1/steps.tsv" | cut -f1 | tr '\n' ' '; }
 status_of() { awk -F'\t' -v s="$2" '$1 == s { print $2 }' "$tmp/$1/steps.tsv"; }
@@ -86,7 +86,7 @@ grep -q $'^logging\tskipped\t-\tnot asked for' "$tmp/failing/steps.tsv" || fail 
 check full 1800 --rerun "$tmp/short/steps.tsv" || { tail -n 30 "$tmp/full.log"; fail "the full rehearsal exited non-zero"; }
 files_ok full
 [ "$(steps_of full)" = "$(echo $order) " ] || fail "steps out of order: $(steps_of full)"
-for s in preflight gemm_tests matmul logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu \
+for s in preflight gemm_tests matmul matmul_low_precision logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu \
   shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests; do
   [ "$(status_of full "$s")" = passed ] || fail "full: $s is '$(status_of full "$s")', not passed"
 done
@@ -95,7 +95,7 @@ grep -q $'^torch\tskipped\t-\t.*torch that sees CUDA' "$tmp/full/steps.tsv" || f
 grep -q '^| preflight | passed |' "$tmp/full/report.md" || fail "the report has no steps table"
 mkdir -p "$tmp/full/x" && tar -C "$tmp/full/x" -xzf "$tmp/full/all.tar.gz"
 runs="$(ls "$tmp"/full/x/all/runs/*/run.json "$tmp"/full/x/all/shared/*/run.json 2>/dev/null | wc -l)"
-[ "$runs" -eq 8 ] || fail "full: $runs run directories, expected 5 on every GPU and 3 on one shared GPU"
+[ "$runs" -eq 9 ] || fail "full: $runs run directories, expected 6 on every GPU and 3 on one shared GPU"
 /usr/bin/python3 - "$tmp/full/x/all" <<'PY' || status=1
 import glob, json, sys
 for path in glob.glob(sys.argv[1] + "/*/*/run.json"):

@@ -101,7 +101,8 @@ def check_report(script, tmp, errors):
         f.write("0, NVIDIA H100 80GB HBM3, 9.0, 550.54, 81559 MiB\n")
     with open(os.path.join(out, "reference.json"), "w", encoding="utf-8") as f:
         json.dump({"cuda_driver": 12040, "cublas": 120401, "copy_bytes": 1 << 28, "h2d_pinned_gbps": 50.0,
-                   "gemm": [{"n": 4096, "sgemm_tflops": 50.0, "dgemm_tflops": 60.0}]}, f)
+                   "gemm": [{"n": 4096, "sgemm_tflops": 50.0, "dgemm_tflops": 60.0, "tf32_tflops": 300.0,
+                             "bf16_tflops": 600.0}]}, f)
     sgemm = {"experiment": "matmul", "case": "vendor n=4096", "n": 4096, "variant": "vendor", "device": "gpu:0",
              "dtype": "float32", "median_s": 0.002, "gflops": 45000, "verified": "true"}
     copy = {"experiment": "transfer", "direction": "h2d", "host_memory": "pinned", "bytes": 1 << 28, "chunks": 1,
@@ -109,9 +110,16 @@ def check_report(script, tmp, errors):
     for name, r, params in (("matmul_gpu", sgemm, ("n", "variant")),
                             ("transfer_gpu", copy, ("direction", "host_memory", "bytes", "chunks"))):
         write_run(os.path.join(out, "runs", name), name, [{**r, "params": {k: str(r[k]) for k in params}}])
+    # Below float: a bfloat16 row at 540 of cuBLAS's 600 TFLOP/s, and TF32 (float32 rows) whose
+    # PyTorch TF32 row must pair with neither float32 row of the report's other tables.
+    bf16 = {**sgemm, "dtype": "bfloat16", "gflops": 540000, "check": "max|C-AB|/(1+|AB|) = 0.003"}
+    tf32 = {**sgemm, "variant": "vendor_tf32", "gflops": 270000, "check": "max|C-AB|/(1+|AB|) = 0.0002"}
+    write_run(os.path.join(out, "runs", "matmul_low_precision_gpu"), "matmul_low_precision_gpu",
+              [{**r, "params": {"n": "4096", "variant": r["variant"]}} for r in (bf16, tf32)])
     write(os.path.join(out, "runs", "matmul_gpu", "results.csv"), MINE, [sgemm])
     write(os.path.join(out, "torch", "matmul_gpu.csv"), THEIRS,
-          [{**sgemm, "variant": "torch", "median_s": 0.0018, "gflops": 50000, "torch": "2.4.0"}])
+          [{**sgemm, "variant": "torch_tf32", "median_s": 0.0006, "gflops": 150000, "torch": "2.4.0"},
+           {**sgemm, "variant": "torch", "median_s": 0.0018, "gflops": 50000, "torch": "2.4.0"}])
     write(os.path.join(out, "torch", "transfer_gpu.csv"), THEIRS,
           [{**copy, "dtype": "-", "gbps": 50.0, "verified": "true", "torch": "2.4.0"}])
     proc = subprocess.run([sys.executable, script, out], capture_output=True, text=True)
@@ -119,9 +127,13 @@ def check_report(script, tmp, errors):
     # the chapter's pair: 1.8 ms / 2 ms = 0.9 in speed, its device and its peer named.
     for want in ("| PyTorch | miniGPU / PyTorch |", "| SGEMM n=4096, vendor (cuBLAS via miniGPU) | 45 TFLOP/s | 50 "
                  "TFLOP/s | 0.9 | 50 TFLOP/s | 0.9 |", "| H2D pinned copy, 256 MiB | 40 GB/s | 50 GB/s | 0.8 | 50 GB/s "
-                 "| 0.8 |", "| matmul n=4096 float32 [vendor] | gpu:0 | 0.002 s | PyTorch 2.4.0 | 0.0018 s | 0.9 |", "PyTorch 2.4.0"):
+                 "| 0.8 |", "| matmul n=4096 float32 [vendor] | gpu:0 | 0.002 s | PyTorch 2.4.0 | 0.0018 s | 0.9 |", "PyTorch 2.4.0",
+                 "| bfloat16 | 4096 | vendor | 540 | 600 | — | 0.9 | yes | max|C-AB|/(1+|AB|) = 0.003 |",
+                 "| TF32 | 4096 | vendor_tf32 | 270 | 300 | 150 | 0.9 | yes |"):
         if want not in proc.stdout:
             errors.append(f"gpu_report.py: missing {want!r} (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}")
+    if "0.0006 s" in proc.stdout:
+        errors.append(f"gpu_report.py: PyTorch's TF32 row paired with a float32 row:\n{proc.stdout}")
 
 
 def main():

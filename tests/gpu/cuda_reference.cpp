@@ -1,10 +1,14 @@
 // The ceilings miniGPU's GPU figures are judged against, measured without Kokkos or miniGPU:
 // cudaMemcpy between pageable or pinned host memory and the device, device to device, and
-// cuBLAS SGEMM/DGEMM on random data, each timed with CUDA events (median of `reps` after a
-// warm-up). Bytes are counted once per copy, as the transfer experiment counts them.
+// cuBLAS SGEMM/DGEMM on random data, and its tensor-core GEMMs below float (cublasGemmEx:
+// float32 through TF32, bfloat16 and float16 storage, all summed in float), each timed with
+// CUDA events (median of `reps` after a warm-up). Bytes are counted once per copy, as the
+// transfer experiment counts them.
 //   cuda_reference [BYTES] [GEMM_N...]   prints one JSON object
 // Built only on CUDA builds; run by scripts/gpu/gpu_check.sh in the same session as minigpu.
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -57,11 +61,17 @@ __global__ void fill(T* x, std::int64_t n, std::uint64_t seed) {
   std::uint64_t z = seed + static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  x[i] = static_cast<T>(static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0);
+  const double v = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+  if constexpr (sizeof(T) == 2) {
+    x[i] = T(static_cast<float>(v));  // __half and __nv_bfloat16 convert from float
+  } else {
+    x[i] = static_cast<T>(v);
+  }
 }
 
-template <class T>
-double gemm_tflops(cublasHandle_t h, std::int64_t n, int reps) {
+/// TFLOP/s of gemm(h, m, a, b, c) on n×n matrices of T filled with random values.
+template <class T, class Gemm>
+double gemm_tflops(std::int64_t n, int reps, const Gemm& gemm) {
   T *a = nullptr, *b = nullptr, *c = nullptr;
   const std::int64_t elems = n * n;
   check(cudaMalloc(&a, elems * sizeof(T)), "cudaMalloc");
@@ -72,21 +82,36 @@ double gemm_tflops(cublasHandle_t h, std::int64_t n, int reps) {
   fill<<<blocks, threads>>>(a, elems, 1);
   fill<<<blocks, threads>>>(b, elems, 2);
   check(cudaGetLastError(), "fill");
-  const T one = 1, zero = 0;
-  const int m = static_cast<int>(n);
-  const double s = median_seconds(
-      [&] {
-        if constexpr (sizeof(T) == 4) {
-          check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, b, m, a, m, &zero, c, m), "sgemm");
-        } else {
-          check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, b, m, a, m, &zero, c, m), "dgemm");
-        }
-      },
-      reps);
+  const double s = median_seconds([&] { gemm(static_cast<int>(n), a, b, c); }, reps);
   cudaFree(a);
   cudaFree(b);
   cudaFree(c);
   return 2.0 * static_cast<double>(n) * n * n / s / 1e12;
+}
+
+/// cuBLAS's own SGEMM or DGEMM (row-major C = A·B as column-major Cᵀ = Bᵀ·Aᵀ).
+template <class T>
+double gemm_tflops(cublasHandle_t h, std::int64_t n, int reps) {
+  return gemm_tflops<T>(n, reps, [h](int m, const T* a, const T* b, T* c) {
+    const T one = 1, zero = 0;
+    if constexpr (sizeof(T) == 4) {
+      check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, b, m, a, m, &zero, c, m), "sgemm");
+    } else {
+      check(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, b, m, a, m, &zero, c, m), "dgemm");
+    }
+  });
+}
+
+/// cublasGemmEx with storage `type` and a float compute type (float α and β).
+template <class T>
+double gemm_ex_tflops(cublasHandle_t h, std::int64_t n, int reps, cudaDataType type,
+                      cublasComputeType_t compute) {
+  return gemm_tflops<T>(n, reps, [=](int m, const T* a, const T* b, T* c) {
+    const float one = 1, zero = 0;
+    check(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, b, type, m, a, type, m, &zero, c, type, m,
+                       compute, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx");
+  });
 }
 
 }  // namespace
@@ -134,9 +159,13 @@ int main(int argc, char** argv) {
                 d2h_pageable, d2h_pinned, d2d);
     std::printf(" \"gemm\": [");
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      std::printf("%s{\"n\": %lld, \"sgemm_tflops\": %.3f, \"dgemm_tflops\": %.3f}", i ? ", " : "",
+      std::printf("%s{\"n\": %lld, \"sgemm_tflops\": %.3f, \"dgemm_tflops\": %.3f, ", i ? ", " : "",
                   static_cast<long long>(sizes[i]), gemm_tflops<float>(h, sizes[i], reps),
                   gemm_tflops<double>(h, sizes[i], reps));
+      std::printf("\"tf32_tflops\": %.3f, \"bf16_tflops\": %.3f, \"fp16_tflops\": %.3f}",
+                  gemm_ex_tflops<float>(h, sizes[i], reps, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32),
+                  gemm_ex_tflops<__nv_bfloat16>(h, sizes[i], reps, CUDA_R_16BF, CUBLAS_COMPUTE_32F),
+                  gemm_ex_tflops<__half>(h, sizes[i], reps, CUDA_R_16F, CUBLAS_COMPUTE_32F));
     }
     std::printf("]}\n");
     cublasDestroy(h);

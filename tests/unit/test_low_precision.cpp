@@ -181,5 +181,44 @@ TEST(LowPrecision, ChecksFailAProductAccumulatedInFloat16) {
   checks_tell_float_accumulation_from_storage_accumulation<float16>(DType::f16);
 }
 
+/// C = A·B in float from the inputs' leading bits only, as a TF32 tensor core takes them
+/// (`keep` = 10 stored mantissa bits) or as a bfloat16 one would (7).
+void product_of_truncated_inputs(const Kokkos::View<float*, Kokkos::HostSpace>& c,
+                                 const Kokkos::View<float*, Kokkos::HostSpace>& a,
+                                 const Kokkos::View<float*, Kokkos::HostSpace>& b, std::int64_t n, int keep) {
+  const auto cut = [keep](float x) {
+    std::uint32_t u;
+    std::memcpy(&u, &x, sizeof u);
+    u &= ~((1u << (23 - keep)) - 1u);
+    std::memcpy(&x, &u, sizeof x);
+    return x;
+  };
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      float acc = 0;
+      for (std::int64_t p = 0; p < n; ++p) acc += cut(a(i * n + p)) * cut(b(p * n + j));
+      c(i * n + j) = acc;
+    }
+}
+
+// TF32's bound passes a product whose inputs lost their last 13 bits (truncation, the worse of
+// TF32's two conversions) and fails one whose inputs lost 16, as bfloat16 inputs would.
+TEST(LowPrecision, Tf32BoundTellsTf32InputsFromBFloat16Inputs) {
+  for (std::int64_t n : {64, 256}) {
+    Kokkos::View<float*, Kokkos::HostSpace> a("test::A", n * n), b("test::B", n * n), c("test::C", n * n);
+    kernels::fill_uniform(a, 1, 0.0f, 1.0f);
+    kernels::fill_uniform(b, 2, 0.0f, 1.0f);
+    Kokkos::fence();
+    const double bound = kernels::tf32_product_bound(n);
+    EXPECT_LT(bound, 2.1e-3) << "about two TF32 ulps (2^-10 each) and float's sums";
+    product_of_truncated_inputs(c, a, b, n, 10);
+    const double tf32 = kernels::sampled_rows_error(c, a, b, n);
+    EXPECT_LE(tf32, bound) << n;
+    EXPECT_GT(tf32, 1e-5) << "truncated inputs err: 0 would mean C was compared with itself";
+    product_of_truncated_inputs(c, a, b, n, 7);
+    EXPECT_GT(kernels::sampled_rows_error(c, a, b, n), bound) << n;
+  }
+}
+
 }  // namespace
 }  // namespace minigpu

@@ -174,8 +174,15 @@ TEST(MatmulConfig, BadValuesNameTheirKey) {
   expect_input_error("    sizes: [16, 0]\n", "sizes", "between 1 and");
   expect_input_error("    sizes: []\n", "sizes");
   expect_input_error("    dtypes: [float8]\n", "dtypes", "float8");
-  // A 16-bit product nothing here can run is refused, never skipped: no 16-bit vendor GEMM yet.
-  expect_input_error("    dtypes: [float16]\n", "variants", "vendor has no 16-bit GEMM");
+  // A product below float that no listed device's vendor GEMM runs is refused, never skipped.
+  if (num_gpus() == 0 || !kernels::has_mixed_vendor_gemm(gpu())) {
+    expect_input_error("    dtypes: [float16]\n", "variants", "vendor has no float16 GEMM for cpu");
+    expect_input_error("    variants: [vendor_tf32]\n", "variants", "it needs a CUDA GPU");
+  }
+  expect_input_error("    devices: [cpu]\n    dtypes: [bfloat16]\n    variants: [vendor]\n", "variants",
+                     "vendor has no bfloat16 GEMM for cpu in this build");
+  expect_input_error("    dtypes: [float64]\n    variants: [vendor_tf32]\n", "variants",
+                     "add float32 to dtypes");
   expect_input_error("    cpu_max_size: 0\n", "cpu_max_size", "at least 1");
   expect_input_error("    devices: [cpu, tpu]\n", "devices", "tpu");
   expect_input_error("    variants: [tiled, fastest]\n", "variants", "fastest");
@@ -305,6 +312,32 @@ TEST_P(MatmulOnEachDevice, EveryVariantVerifies) {
     EXPECT_EQ(r.spec.device, device());
     EXPECT_TRUE(r.check.passed) << r.spec.label << " on " << describe(r.spec.device) << ": "
                                 << r.check.detail;
+  }
+}
+
+// bfloat16, float16 and TF32 with every kernel the device has for them: each row within its
+// precision's bound (on a real GPU: the Kokkos kernel on 16-bit storage and cublasGemmEx).
+TEST_P(MatmulOnEachDevice, EveryPrecisionBelowFloatVerifies) {
+  const bool vendor = kernels::has_mixed_vendor_gemm(device());
+  const auto outcome = testing::run_yaml(
+      "run: {warmups: 0, repetitions: 1}\n"
+      "experiments:\n"
+      "  - name: matmul\n"
+      "    sizes: [7, 65, 300]\n"
+      "    dtypes: [bfloat16, float16" +
+      std::string(vendor ? ", float32]\n" : "]\n") + "    devices: [" + (device().is_cpu() ? "cpu" : "gpu") +
+      "]\n"
+      "    variants: " +
+      (vendor ? "[reference, tiled, vendor, vendor_tf32]\n" : "[reference, tiled]\n"));
+  // 16-bit: 2 dtypes x (reference, tiled, vendor where served); float32: every variant but
+  // vendor_tf32 checks small integers as before, vendor_tf32 against TF32's bound.
+  ASSERT_EQ(outcome.results.size(), 3u * (vendor ? 2u * 3u + 4u : 2u * 2u));
+  for (const auto& r : outcome.results) {
+    EXPECT_EQ(r.spec.device, device());
+    EXPECT_TRUE(r.check.passed) << r.spec.label << " " << to_string(r.spec.dtype) << ": " << r.check.detail;
+    if (r.spec.dtype != DType::f32 || r.spec.param("variant") == "vendor_tf32") {
+      EXPECT_NE(r.check.detail.find("on 8 rows in double"), std::string::npos) << r.check.detail;
+    }
   }
 }
 
