@@ -84,7 +84,7 @@ def low_precision_lines(record, ref, torch_rows):
                 ratio = mine / reference if reference else None
                 lines.append(f"| {name} | {n} | {variant} | {fmt(mine)} | {fmt(reference)} "
                              f"| {fmt(pytorch / 1000 if pytorch else None)} | {fmt(ratio, 2)} "
-                             f"| {'yes' if r.get('verified') else 'NO'} | {r.get('check', '')} |")
+                             f"| {'yes' if r.get('verified') else 'NO'} | {r.get('check', '').replace('|', chr(92) + '|')} |")
     return lines
 
 

@@ -128,7 +128,7 @@ def check_report(script, tmp, errors):
     for want in ("| PyTorch | miniGPU / PyTorch |", "| SGEMM n=4096, vendor (cuBLAS via miniGPU) | 45 TFLOP/s | 50 "
                  "TFLOP/s | 0.9 | 50 TFLOP/s | 0.9 |", "| H2D pinned copy, 256 MiB | 40 GB/s | 50 GB/s | 0.8 | 50 GB/s "
                  "| 0.8 |", "| matmul n=4096 float32 [vendor] | gpu:0 | 0.002 s | PyTorch 2.4.0 | 0.0018 s | 0.9 |", "PyTorch 2.4.0",
-                 "| bfloat16 | 4096 | vendor | 540 | 600 | — | 0.9 | yes | max|C-AB|/(1+|AB|) = 0.003 |",
+                 "| bfloat16 | 4096 | vendor | 540 | 600 | — | 0.9 | yes | max\\|C-AB\\|/(1+\\|AB\\|) = 0.003 |",
                  "| TF32 | 4096 | vendor_tf32 | 270 | 300 | 150 | 0.9 | yes |"):
         if want not in proc.stdout:
             errors.append(f"gpu_report.py: missing {want!r} (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}")
