@@ -1,13 +1,39 @@
-"""matmul: GFLOP/s vs n per device, variant and dtype on log axes, with the host's ceilings."""
+"""matmul: GFLOP/s vs n per device, variant and dtype on log axes, with the host's ceilings; where
+rows carry an error against float64 (bfloat16, float16, TF32), a second panel of that error vs n."""
 from collections import defaultdict
 
-from .common import Canvas, ceilings, is_reliable, log_axis, param, reasons_of, series
+from .common import Canvas, ceilings, is_reliable, log_axis, marker_of, param, reasons_of, series
 from .panels import rate_points, y_range
 
 
+def error_panel(canvas, ax, lines, dtypes):
+    """max|C−AB|/mean|AB| (solid) and ‖C−AB‖_F/‖AB‖_F (dashed) vs n for each series that has them."""
+    ns = []
+    for (device, variant, dtype), group in sorted(lines.items()):
+        pts = sorted((float(param(r, "n")), r["error"]) for r in group if r.get("error"))
+        if not pts:
+            continue
+        ns += [n for n, _ in pts]
+        colour = canvas.colour(f"{device} {variant}")
+        for key, style in (("max_abs_rel", "-"), ("frobenius_rel", "--")):
+            got = [(n, e[key]) for n, e in pts if e.get(key)]
+            ax.plot([n for n, _ in got], [v for _, v in got], linestyle=style, marker=marker_of(dtype, dtypes),
+                    color=colour,
+                    label=f"{device} {variant} {dtype} {key}")
+    if ns:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel("matrix size n (log scale)")
+    ax.set_ylabel("error against float64 (log scale)")
+    ax.set_title("each precision's error on inputs uniform in [0, 1]\n"
+                 "solid: max|C−AB| / mean|AB|; dashed: ‖C−AB‖_F / ‖AB‖_F", fontsize=8)
+
+
 def draw(plt, run, rows):
-    canvas = Canvas(plt, run, "matmul — CPU vs GPU matrix multiply: GFLOP/s vs n", width=7.5)
-    (ax,) = canvas.axes
+    errors = any(r.get("error") for r in rows)
+    canvas = Canvas(plt, run, "matmul — CPU vs GPU matrix multiply: GFLOP/s vs n" +
+                    (", and each precision's error" if errors else ""), ncols=2 if errors else 1, width=7.5)
+    ax = canvas.axes[0]
     lines = defaultdict(list)
     for r in rows:
         lines[(r["device"], param(r, "variant"), r["dtype"])].append(r)
@@ -39,6 +65,8 @@ def draw(plt, run, rows):
         xs = [p[0] for p in everything]
         log_axis(ax, "x", min(xs), max(xs))
         log_axis(ax, "y", *y_range(everything, tops))
+    if errors:
+        error_panel(canvas, canvas.axes[1], lines, dtypes)
     ax.set_xlabel("matrix size n (n×n operands, log scale)")
     ax.set_ylabel("GFLOP/s = 2n³ / median time (log scale)\nbars: 95 % interval of the median")
     return canvas.finish("device variant dtype")

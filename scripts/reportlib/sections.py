@@ -120,9 +120,17 @@ def share(row):
                class_="bad" if above else None)
 
 
+def error(row):
+    """The row's error against float64 where its precision rounds (bfloat16, float16, TF32)."""
+    e = row.get("error")
+    if not e:
+        return None
+    return f"{number(e.get('max_abs_rel'), 2)} max-abs, {number(e.get('frobenius_rel'), 2)} Frobenius"
+
+
 def results(record):
     headers = ["experiment", "case", "device", "dtype", "reps", "median", "95 % interval of the median", "cv",
-               "ranks' mean (min–max)", "rate", "of ceiling", "model", "reliable", "verified"]
+               "ranks' mean (min–max)", "rate", "of ceiling", "model", "error vs float64", "reliable", "verified"]
     rows, classes = [], []
     for r in record.get("results", []):
         s, ranks, values = r.get("seconds") or {}, r.get("rank_mean_seconds") or {}, r.get("values") or {}
@@ -133,7 +141,7 @@ def results(record):
         rows.append([r.get("experiment"), r.get("case"), r.get("device"), r.get("dtype"), r.get("repetitions"),
                      seconds(s.get("median")), spread(r), percent((s.get("cv") or 0) * 100, 2),
                      f"{seconds(ranks.get('min'))} – {seconds(ranks.get('max'))}" if ranks else None,
-                     rate(r), share(r), model, flag(r), verified])
+                     rate(r), share(r), model, error(r), flag(r), verified])
         classes.append("failed" if r.get("verified") is False else
                        "unreliable" if r.get("reliable") is False else None)
     return join([tag("h2", "Results", id="results"),

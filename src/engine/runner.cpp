@@ -201,6 +201,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
     Check local_check = e.verify();
     r.check.passed = comm::all_ranks(local_check.passed, ctx.comm);
     r.check.detail = local_check.detail;
+    r.check.error = local_check.error;
     if (local_check.passed && !r.check.passed) r.check.detail += " (failed on another rank)";
   }
   const ProfileRegion region("teardown");

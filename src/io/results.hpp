@@ -63,10 +63,22 @@ struct CaseSpec {
   }
 };
 
+/// How far a result is from the same computation in float64, for rows whose precision rounds
+/// it (bfloat16, float16, TF32): the two measures users compare precisions by.
+struct ReferenceError {
+  double max_abs_rel = 0;    ///< max |C − R| / mean |R| (PyTorch's TF32 notes' "relative error")
+  double frobenius_rel = 0;  ///< ‖C − R‖_F / ‖R‖_F
+};
+
 /// Outcome of checking a case against an independent reference.
 struct Check {
+  Check() = default;
+  Check(bool passed_, std::string detail_) : passed(passed_), detail(std::move(detail_)) {}
+
   bool passed = false;
   std::string detail;  ///< e.g. "max rel err 3e-7 <= 1e-5"
+  /// The error against float64 where the check measured one (results.csv's error_* columns).
+  std::optional<ReferenceError> error;
 
   /// Both must pass; the details joined by "; ".
   void also(const Check& other) {

@@ -24,6 +24,13 @@ nlohmann::json ceiling_json(const std::optional<CeilingShare>& c) {
   return j;
 }
 
+// null when not measured; a NaN measure (a NaN product, which fails its check) is null too.
+nlohmann::json error_json(const std::optional<ReferenceError>& e) {
+  if (!e) return nullptr;
+  const auto number = [](double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); };
+  return {{"max_abs_rel", number(e->max_abs_rel)}, {"frobenius_rel", number(e->frobenius_rel)}};
+}
+
 }  // namespace
 
 namespace {
@@ -69,6 +76,12 @@ std::vector<std::pair<std::string, CaseResult>> recorded_results(const nlohmann:
       r.gbps = j.at("gbps").get<double>();
       r.gflops = j.at("gflops").get<double>();
       r.check = {j.at("verified").get<bool>(), j.at("check").get<std::string>()};
+      if (const auto e = j.find("error"); e != j.end() && e->is_object()) {  // absent before 2026-11-27
+        const auto number = [&](const char* key) {
+          return e->at(key).is_number() ? e->at(key).get<double>() : std::nan("");
+        };
+        r.check.error = ReferenceError{number("max_abs_rel"), number("frobenius_rel")};
+      }
       for (const auto& [name, stats] : j.at("phase_seconds").items())
         r.phases.emplace_back(name, stats_from_json(stats));
       const std::string key = key_of(r.experiment, r.spec.label, j.at("device").get<std::string>(),
@@ -145,7 +158,8 @@ std::string results_csv(const std::vector<CaseResult>& results) {
   os << ",device,dtype,reps,min_s,median_s,mean_s,max_s,cv,median_ci95_low_s,median_ci95_high_s,rank_min_s,"
         "rank_mean_s,rank_max_s,work_bytes,work_"
         "flops,gbps,"
-        "gflops,pct_of_ceiling,ceiling,reliable,unreliable_because,verified,check";
+        "gflops,pct_of_ceiling,ceiling,reliable,unreliable_because,verified,check,error_max_abs_rel,"
+        "error_frobenius_rel";
   for (const auto& p : phases) os << ',' << csv_field(p + "_median_s");
   for (const auto& v : values) os << ',' << csv_field(v);
   os << '\n';
@@ -162,6 +176,8 @@ std::string results_csv(const std::vector<CaseResult>& results) {
        << csv_field(r.ceiling ? r.ceiling->label : "") << ',' << (r.reliable ? "true" : "false") << ','
        << csv_field(r.unreliable_because);
     os << ',' << (r.check.passed ? "true" : "false") << ',' << csv_field(r.check.detail);
+    os << ',' << (r.check.error ? csv_number(r.check.error->max_abs_rel) : "") << ','
+       << (r.check.error ? csv_number(r.check.error->frobenius_rel) : "");
     for (const auto& p : phases) {
       const auto median = r.phase_median(p);
       os << ',' << (median ? csv_number(*median) : "");
@@ -275,7 +291,8 @@ nlohmann::json run_json(const RunRecord& run, const std::vector<CaseResult>& res
                                  {"reliable", r.reliable},
                                  {"unreliable_because", r.unreliable_because},
                                  {"verified", r.check.passed},
-                                 {"check", r.check.detail}});
+                                 {"check", r.check.detail},
+                                 {"error", error_json(r.check.error)}});
   }
   record["findings"] = nlohmann::json::array();
   for (const auto& f : findings) {

@@ -2,7 +2,8 @@
 """run.json against docs/run.schema.json: a real run (LAUNCHER... MINIGPU INPUT, into a fresh
 directory) must validate, and records broken in the ways the schema exists to catch (a 0
 placeholder turned into a string, a null without its reason, an unreliable flag without one,
-a result without its samples) must not. Needs python3-jsonschema (Debian's interpreter is used
+a result without its samples) must not; a bfloat16 matmul run must validate with every row's error against
+float64 filled in. Needs python3-jsonschema (Debian's interpreter is used
 when this one lacks it). Usage: check_schema.py SCHEMA [LAUNCHER...] MINIGPU INPUT"""
 import copy
 import glob
@@ -32,7 +33,23 @@ def broken_copies(record):
     variant("a result without samples", lambda r: r["results"][0].pop("samples_seconds"))
     variant("an unknown status", lambda r: r.update(status="done"))
     variant("no results", lambda r: r.pop("results"))
+    variant("an error measure as text", lambda r: r["results"][0].update(error={"max_abs_rel": "0.004",
+                                                                               "frobenius_rel": 0.002}))
     return out
+
+
+def low_precision_run(command, minigpu, tmp):
+    """A bfloat16 matmul's run.json, whose rows carry an error against float64 (quickstart's do not)."""
+    path = os.path.join(tmp, "bf16.yaml")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("run: {name: bf16, warmups: 0, repetitions: 2}\nexperiments:\n"
+                "  - {name: matmul, sizes: [16, 64], dtypes: [bfloat16], variants: [tiled], devices: [cpu]}\n")
+    out = os.path.join(tmp, "bf16")
+    subprocess.run(command + [minigpu, "run", path, "--output-dir", out], capture_output=True, text=True,
+                   timeout=300, check=True)
+    (found,) = glob.glob(os.path.join(out, "*", "run.json"))
+    with open(found, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def main() -> int:
@@ -50,7 +67,11 @@ def main() -> int:
         (path,) = glob.glob(os.path.join(tmp, "*", "run.json"))
         with open(path, encoding="utf-8") as f:
             record = json.load(f)
+        low = low_precision_run(command, minigpu, tmp)
     errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(record)]
+    errors += [f"bfloat16 run: {'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(low)]
+    if not all(r["error"] and 0 < r["error"]["frobenius_rel"] < r["error"]["max_abs_rel"] for r in low["results"]):
+        errors.append(f"a bfloat16 row without its error against float64: {[r['error'] for r in low['results']]}")
     if not record["findings"]:
         errors.append("the run has no findings to check")
     else:

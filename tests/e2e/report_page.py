@@ -160,9 +160,13 @@ def table_problems(page, record):
         if len(rows) != len(results):
             p.append(f"{len(rows)} rows shown, {len(results)} in run.json")
         for row, r in zip(rows, results):
+            error = r.get("error") or {}  # "3.9e-03 max-abs, 1.8e-03 Frobenius", or "—" without one
+            shown_error = [number(x) for x in re.findall(r"[-0-9.e+]+(?= )", row[12])]
             ok = (row[1] == r["case"] and close(time_of(row[5]), r["seconds"]["median"])
-                  and (row[12] == "ok") == (r.get("reliable") is not False)
-                  and row[13] == ("ok" if r.get("verified") else "FAIL"))
+                  and (shown_error == [] if not error else len(shown_error) == 2 and all(
+                      close(s, error.get(k), 2) for s, k in zip(shown_error, ("max_abs_rel", "frobenius_rel"))))
+                  and (row[13] == "ok") == (r.get("reliable") is not False)
+                  and row[14] == ("ok" if r.get("verified") else "FAIL"))
             if not ok:
                 p.append(f"row {r['experiment']} {r['case']}: shown {row}")
     if tables["ranks"]:

@@ -3,6 +3,7 @@
 #include "core/errors.hpp"
 #include "core/tensor.hpp"
 #include "experiment_harness.hpp"
+#include "io/run_record.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/matmul_check.hpp"
@@ -10,6 +11,7 @@
 #include "test_support.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -222,7 +224,46 @@ TEST_F(MatmulExperimentRun, SixteenBitProductsVerifyOnCpuAndEmulatedGpus) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
     EXPECT_NE(r.check.detail.find("on 8 rows in double"), std::string::npos) << r.check.detail;
     EXPECT_DOUBLE_EQ(r.work.bytes, 3.0 * 2 * std::pow(std::stod(r.spec.param("n")), 2)) << r.spec.label;
+    // The error against float64: above 0 (C rounds to 16 bits) and within about one rounding
+    // of the storage, the Frobenius measure (an average) below the max-abs one.
+    ASSERT_TRUE(r.check.error) << r.spec.label;
+    const double u = unit_roundoff(r.spec.dtype);
+    EXPECT_GT(r.check.error->max_abs_rel, 0.0) << r.spec.label;
+    EXPECT_LE(r.check.error->max_abs_rel, 2.5 * u) << r.spec.label;
+    EXPECT_GT(r.check.error->frobenius_rel, 0.0) << r.spec.label;
+    EXPECT_LT(r.check.error->frobenius_rel, r.check.error->max_abs_rel) << r.spec.label;
   }
+  // The columns of results.csv: the two measures of a 16-bit row, empty for a float row.
+  auto rows = outcome.results;
+  rows.push_back(rows.front());
+  rows.back().spec.dtype = DType::f32;
+  rows.back().check.error.reset();
+  std::istringstream csv(io::results_csv(rows));
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(csv, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), rows.size() + 1);
+  const std::string &header = lines.front(), &line = lines[1], &last = lines.back();
+  EXPECT_NE(header.find(",verified,check,error_max_abs_rel,error_frobenius_rel"), std::string::npos)
+      << header;
+  const auto fields = [](const std::string& l) {  // quoted fields may hold commas
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (char c : l) {
+      if (c == '"') quoted = !quoted;
+      if (c == ',' && !quoted)
+        out.emplace_back();
+      else
+        out.back() += c;
+    }
+    return out;
+  };
+  const auto names = fields(header), first = fields(line);
+  const auto at = std::find(names.begin(), names.end(), "error_max_abs_rel") - names.begin();
+  ASSERT_LT(at + 1, static_cast<std::ptrdiff_t>(first.size())) << line;
+  const ReferenceError& e = *outcome.results.front().check.error;  // written to 9 digits
+  EXPECT_NEAR(std::stod(first[at]), e.max_abs_rel, 1e-8 * e.max_abs_rel) << line;
+  EXPECT_NEAR(std::stod(first[at + 1]), e.frobenius_rel, 1e-8 * e.frobenius_rel) << line;
+  EXPECT_EQ(fields(last)[at], "") << "a float row's error columns are empty: " << last;
 }
 
 TEST_F(MatmulExperimentRun, TinySweepVerifiesAndFindsCrossover) {
