@@ -7,7 +7,10 @@ Used by scripts/dev/bench.sh (--bench) and scripts/gpu/gpu_report.py (pairs()).
     torch_compare.py RESULTS.csv TORCH.csv [--bench]
 --bench prints bench.sh's rows and exits 1 when one misses its bar:
     logging step / PyTorch step (time per step, each mode and dtype)  bar <= 0.8, goal <= 0.6
-    matmul miniGPU / PyTorch and / numpy GFLOP/s (each n, dtype, variant)  goal >= 1.0 (not a bar)"""
+    matmul miniGPU / PyTorch and / numpy GFLOP/s (each n, dtype, variant)  goal >= 1.0 (not a bar)
+    matmul bfloat16 miniGPU / PyTorch GFLOP/s on the CPU (issue 42)      bar >= 0.5, goal >= 0.9
+    matmul bfloat16 (float16) / float32 GFLOP/s of miniGPU itself, with the row's error against
+      float64 (results.csv's error columns)                             reported (no bar)"""
 import csv
 import sys
 
@@ -21,6 +24,7 @@ MATCH = {
     "multi_gpu_concurrency": ("mode", "k", "n", "multiplies_per_gpu"),
 }
 LOGGING_BAR, LOGGING_GOAL, MATMUL_GOAL = 0.8, 0.6, 1.0
+BF16_BAR, BF16_GOAL = 0.5, 0.9  # native bfloat16 GEMM / the best host bfloat16 GEMM (PyTorch's oneDNN)
 
 
 def read(path):
@@ -93,8 +97,27 @@ def bench_rows(found):
                          ours, theirs, ours / theirs, LOGGING_BAR, LOGGING_GOAL, "<="))
         elif m["experiment"] == "matmul":
             ours, theirs = float(m["gflops"]), float(t["gflops"])
+            bf16_bar = m["dtype"] == "bfloat16" and m.get("device") == "cpu"
             rows.append((f"miniGPU / {peer(t).split()[0]} GFLOP/s", f"n={m['n']} {m['dtype']} {m['variant']}", ours,
-                         theirs, ours / theirs, None, MATMUL_GOAL, ">="))
+                         theirs, ours / theirs, BF16_BAR if bf16_bar else None, BF16_GOAL if bf16_bar else MATMUL_GOAL,
+                         ">="))
+    return rows
+
+
+def precision_rows(mine):
+    """(label, case, ours, float32's, speedup) of each verified 16-bit matmul row over the float32
+    row of the same n, variant and device, its error against float64 in the case."""
+    f32 = {(m.get("n"), m.get("variant"), m.get("device")): m for m in mine
+           if m.get("experiment") == "matmul" and m.get("dtype") == "float32" and m.get("verified") == "true"}
+    rows = []
+    for m in mine:
+        base = f32.get((m.get("n"), m.get("variant"), m.get("device")))
+        if m.get("experiment") != "matmul" or m.get("dtype") not in ("bfloat16", "float16") or not base \
+                or m.get("verified") != "true":
+            continue
+        error = f"err {float(m['error_max_abs_rel']):.2g}" if m.get("error_max_abs_rel") else "no error"
+        rows.append((f"{m['dtype']} / float32 GFLOP/s", f"n={m['n']} {m['variant']} {m['device']} {error}",
+                     float(m["gflops"]), float(base["gflops"]), float(m["gflops"]) / float(base["gflops"])))
     return rows
 
 
@@ -124,6 +147,8 @@ def main(argv):
             failed += not meets(bar)
             bar_text = f"{direction}{bar:.2f}"
         print(f"{label:30}{case:40}{ours:>12.4g}{theirs:>12.4g}{value:>8.3f}  {bar_text:>7}  {verdict}")
+    for label, case, ours, theirs, value in precision_rows(mine):  # miniGPU against itself: float32 column
+        print(f"{label:30}{case:40}{ours:>12.4g}{theirs:>12.4g}{value:>8.3f}  {'-':>7}  reported")
     # An experiment miniGPU ran with no PyTorch pair at all means the two runs did different work.
     for experiment in sorted({m["experiment"] for m in mine} & {"logging", "matmul"}):
         if not any(m["experiment"] == experiment for m, _, _ in found):

@@ -20,6 +20,8 @@
 #   core each; skipped with a message where torch is missing):
 #     logging step / PyTorch step, n = 100, 1000 steps, both modes   bar <= 0.80 (goal 0.60)
 #     miniGPU / PyTorch and / numpy GFLOP/s, matmul.yaml's n, cpu    goal >= 1.0 (shown, no bar)
+#     native bfloat16 GEMM / PyTorch's (oneDNN), n = 1024, 2048       bar >= 0.5 (goal 0.9)
+#       (scripts/dev/matmul_bf16.yaml; with bfloat16 and float16 / float32 and each row's error)
 #   MPI studies (findings of real runs):
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
 #     matmul_scaling strong, n = 2048: 2 ranks vs 1 rank             target efficiency >= 75 %
@@ -57,13 +59,14 @@ python3 "$MINIGPU_ROOT/scripts/dev/bench_report.py" "$out/kernels.json" --thread
 # them), over the same OpenBLAS kernels, at one thread and again at every core: same threads each.
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   for threads in 1 "$cores"; do
-    for input in logging matmul; do
+    for yaml in inputs/logging.yaml inputs/matmul.yaml scripts/dev/matmul_bf16.yaml; do
+      input="$(basename "$yaml" .yaml)"
       label="torch_${input}_${threads}thr"
-      log "PyTorch and numpy: inputs/$input.yaml with miniGPU and scripts/torch_reference.py, $threads thread(s) each"
+      log "PyTorch and numpy: $yaml with miniGPU and scripts/torch_reference.py, $threads thread(s) each"
       if env -u MINIGPU_EMULATE_GPUS OMP_NUM_THREADS="$threads" OPENBLAS_NUM_THREADS="$threads" \
-          "$MINIGPU_BUILD/src/minigpu" run "$MINIGPU_ROOT/inputs/$input.yaml" --output-dir "$out/$label" \
+          "$MINIGPU_BUILD/src/minigpu" run "$MINIGPU_ROOT/$yaml" --output-dir "$out/$label" \
           >"$out/$label.txt" 2>&1 &&
-        /usr/bin/python3 "$MINIGPU_ROOT/scripts/torch_reference.py" "$MINIGPU_ROOT/inputs/$input.yaml" \
+        /usr/bin/python3 "$MINIGPU_ROOT/scripts/torch_reference.py" "$MINIGPU_ROOT/$yaml" \
           "$out/$label.csv" --device cpu --threads "$threads" >>"$out/$label.txt" 2>&1; then
         python3 "$MINIGPU_ROOT/scripts/torch_compare.py" "$out"/"$label"/*/results.csv "$out/$label.csv" \
           --bench || status=1

@@ -56,8 +56,10 @@ std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::stri
   try {
     names = node.get_choice_list(key, choices, {to_string(fallback)});
   } catch (const InputError& e) {
+    // Where 16-bit types are not choices, a refused 'bfloat16' or 'float16' ("float16" matches
+    // both) gets the reason; where they are (matmul), the error is about another name.
     const std::string what = e.what();
-    if (what.find("bfloat16") == std::string::npos && what.find("float16") == std::string::npos) throw;
+    if (precisions != Precisions::full || what.find("float16") == std::string::npos) throw;
     throw InputError(what + " (bfloat16 and float16 are measured by the matmul experiment only so far)");
   }
   std::vector<DType> out;

@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_fixture import write_run  # noqa: E402
 
 MINE = ["experiment", "case", "n", "variant", "steps", "mode", "kernel", "device", "dtype", "median_s", "gflops",
-        "verified"]
+        "verified", "error_max_abs_rel"]
 THEIRS = ["experiment", "case", "n", "variant", "steps", "mode", "kernel", "device", "dtype", "median_s", "gflops",
           "verified", "skipped", "direction", "host_memory", "bytes", "chunks", "gbps", "torch", "peer", "blas",
           "threads"]
@@ -94,6 +94,22 @@ def check_compare(script, tmp, errors):
         errors.append(f"--bench with logging rows PyTorch did not run must fail (exit {code}):\n{out}")
 
 
+def check_bf16(script, tmp, errors):
+    """bench.sh's bfloat16 rows: miniGPU / PyTorch on the CPU against the 0.5 bar, and
+    bfloat16 / float32 of miniGPU itself with the row's error."""
+    base = {"experiment": "matmul", "n": 1024, "variant": "tiled", "device": "cpu", "verified": "true"}
+    theirs = [{**base, "variant": "torch", "dtype": "bfloat16", "median_s": 0.005, "gflops": 400},
+              {**base, "variant": "torch", "dtype": "float32", "median_s": 0.01, "gflops": 200}]
+    for ours, code_wanted, verdict in ((220, 0, "0.550 >=0.50 PASS (goal >=0.9 not met)"), (160, 1, "0.400 >=0.50 FAIL")):
+        mine = [{**base, "dtype": "bfloat16", "median_s": 0.01, "gflops": ours, "error_max_abs_rel": "0.0039"},
+                {**base, "dtype": "float32", "median_s": 0.01, "gflops": 200}]
+        code, out = compare(script, tmp, mine, theirs, "--bench")
+        speedup = f"bfloat16 / float32 GFLOP/s n=1024 tiled cpu err 0.0039 {ours} 200 {ours / 200:.3f} - reported"
+        if code != code_wanted or verdict not in out or speedup not in out:
+            errors.append(f"bfloat16 at {ours} GFLOP/s: want exit {code_wanted}, {verdict!r} and {speedup!r} "
+                          f"(exit {code}):\n{out}")
+
+
 def check_report(script, tmp, errors):
     out = os.path.join(tmp, "gpu")
     os.makedirs(out)
@@ -140,6 +156,7 @@ def main():
     errors = []
     with tempfile.TemporaryDirectory() as tmp:
         check_compare(sys.argv[1], tmp, errors)
+        check_bf16(sys.argv[1], tmp, errors)
         check_report(sys.argv[2], tmp, errors)
     for e in errors:
         print("FAIL", e)

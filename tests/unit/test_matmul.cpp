@@ -176,6 +176,12 @@ TEST(MatmulConfig, BadValuesNameTheirKey) {
   expect_input_error("    sizes: [16, 0]\n", "sizes", "between 1 and");
   expect_input_error("    sizes: []\n", "sizes");
   expect_input_error("    dtypes: [float8]\n", "dtypes", "float8");
+  try {  // matmul takes the 16-bit types: a wrong name here is not told they are matmul-only
+    testing::plan_yaml("experiments:\n  - name: matmul\n    dtypes: [bf16]\n");
+    ADD_FAILURE() << "bf16 (not a dtype name) was taken";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find("only so far"), std::string::npos) << e.what();
+  }
   // A product below float that no listed device's vendor GEMM runs is refused, never skipped.
   if (num_gpus() == 0 || !kernels::has_mixed_vendor_gemm(gpu())) {
     expect_input_error("    dtypes: [float16]\n", "variants", "vendor has no float16 GEMM for cpu");
