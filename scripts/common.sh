@@ -30,7 +30,7 @@ source "$MINIGPU_ROOT/scripts/signal_exit.sh"
 # third (~2.5 min of apt, which scripts/test.sh overlaps with the build); MINIGPU_PACKAGES is all.
 MINIGPU_RUN_PACKAGES=(
   cmake ninja-build g++ git patch python3 libgtest-dev  # patch: the vendored Kokkos's patch
-  libopenblas-dev
+  libopenblas-dev libdnnl-dev  # oneDNN: the host's vendor bfloat16 GEMM
   libopenmpi-dev openmpi-bin libscalapack-openmpi-dev  # ScaLAPACK: matmul_scaling's scalapack decomposition
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
 )

@@ -5,10 +5,11 @@
 # A CUDA Kokkos for Kokkos_ARCH_HOPPER90 (or KOKKOS_ARCH), built once into the cache
 # (scripts/gpu/cuda_kokkos.sh); the project against it in build-cuda-prebuilt/ with
 # -DMINIGPU_NATIVE_ARCH=OFF, so the host code runs on any x86-64 (the GPU node's CPU is not
-# this one); the runtime half of the offline bundle (scripts/gpu/gpu_bundle.sh: MPI, OpenBLAS,
-# yaml-cpp); then scripts/gpu/pack_prebuilt.sh, which checks the libraries, the sm_90 code,
-# the registers and spills of the native GEMM kernels, and the 64 MiB that travel. Needs nvcc
-# and Debian's package registry; no GPU. On 2 cores: about an hour the first time (Kokkos).
+# this one), and -DMINIGPU_ONEDNN=OFF; the runtime half of the offline bundle
+# (scripts/gpu/gpu_bundle.sh: MPI, OpenBLAS, yaml-cpp); then scripts/gpu/pack_prebuilt.sh,
+# which checks the libraries, the sm_90 code, the registers and spills of the native GEMM
+# kernels, and the 64 MiB that travel. Needs nvcc and Debian's package registry; no GPU. On 2
+# cores: about an hour the first time (Kokkos).
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 source "$MINIGPU_ROOT/scripts/gpu/cuda_kokkos.sh"
 case "${1:-}" in
@@ -24,7 +25,9 @@ install_packages "${MINIGPU_PACKAGES[@]}"
 build="${MINIGPU_CUDA_BUILD_DIR:-$MINIGPU_ROOT/build-cuda-prebuilt}"
 kokkos_root="$(ensure_cuda_kokkos)"
 require_cuda_kokkos "$kokkos_root" "$arch"
-build_project_with_cuda "$kokkos_root" "$build" -DMINIGPU_NATIVE_ARCH=OFF
+# No oneDNN: its 40 MB library would not fit the 64 MiB that travel, and the GPU check runs no
+# host bfloat16 GEMM.
+build_project_with_cuda "$kokkos_root" "$build" -DMINIGPU_NATIVE_ARCH=OFF -DMINIGPU_ONEDNN=OFF
 bundle="$(mktemp -d)"
 trap 'rm -rf "$bundle"' EXIT
 bash "$MINIGPU_ROOT/scripts/gpu/gpu_bundle.sh" "$bundle"

@@ -66,15 +66,20 @@ PRECISIONS = [("float64", "float64", ("vendor", "tiled"), "dgemm_tflops", "torch
               ("float16", "float16", ("vendor", "tiled"), "fp16_tflops", "torch")]
 
 
-def low_precision_lines(record, ref, torch_rows):
+def low_precision_lines(record, ref, torch_rows, sheet=None):
     """inputs/matmul_low_precision_gpu.yaml: each precision's rate beside cuBLAS called directly
-    and PyTorch, with the row's check (its error against float64 and the precision's bound)."""
+    and PyTorch, as a share of the GPU's datasheet peak for that precision (flagged above it:
+    a clock or a timing that cannot be right), with the row's check (its error against float64
+    and the precision's bound)."""
     if not record:
         return []
+    peaks = (sheet or {}).get("gemm_tflops", {})
     lines = ["", "| precision | n | variant | miniGPU TFLOP/s | cuBLAS directly | PyTorch | miniGPU / cuBLAS "
-             "| verified | check |", "|---|---|---|---|---|---|---|---|---|"]
+             f"| datasheet peak ({sheet['name'] if sheet else 'unknown GPU'}) | share of peak | verified | check |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     by_n = {e["n"]: e for e in ref.get("gemm", [])}
     for name, dtype, variants, key, torch_variant in PRECISIONS:
+        peak = peaks.get(name, {}).get("value")
         for variant in variants:
             for r in rows(record, "matmul", variant=variant, dtype=dtype):
                 n = int(r["params"]["n"])
@@ -82,9 +87,13 @@ def low_precision_lines(record, ref, torch_rows):
                 reference = by_n.get(n, {}).get(key)
                 pytorch = torch_rate(torch_rows, "matmul", "gflops", dtype, n=n, variant=torch_variant)
                 ratio = mine / reference if reference else None
+                share = "—" if not peak else f"{100 * mine / peak:.1f} %" + (
+                    " ! above the datasheet peak: a clock or timing that cannot be right" if mine > peak else "")
                 lines.append(f"| {name} | {n} | {variant} | {fmt(mine)} | {fmt(reference)} "
-                             f"| {fmt(pytorch / 1000 if pytorch else None)} | {fmt(ratio, 2)} "
+                             f"| {fmt(pytorch / 1000 if pytorch else None)} | {fmt(ratio, 2)} | {fmt(peak)} | {share} "
                              f"| {'yes' if r.get('verified') else 'NO'} | {r.get('check', '').replace('|', chr(92) + '|')} |")
+    if peaks:
+        lines += [""] + [f"- {name} peak: {p['source']}" for name, p in peaks.items()]
     return lines
 
 
@@ -229,7 +238,8 @@ def main():
                 pytorch = torch_rate(torch_rows, "matmul", "gflops", dtype, n=n, variant="torch")
                 add(f"{name} n={n}, {label}", mine, entry.get(key), "TFLOP/s",
                     pytorch / 1000 if pytorch is not None else None)
-    lines += low_precision_lines(runs.get("matmul_low_precision_gpu"), ref, torch_rows)
+    lines += low_precision_lines(runs.get("matmul_low_precision_gpu"), ref, torch_rows,
+                                 datasheet_of(gpus[0][1]) if gpus else None)
 
     lazy = runs.get("lazy_gpu")
     logging = runs.get("logging_gpu")

@@ -6,6 +6,8 @@
 //   blas_sgemm/dgemm the host vendor BLAS (the one the `vendor` kernels call) at n = 1024
 //   native_sgemm/…   miniGPU's own host GEMM (`tiled`, `native`) at n = 1024
 //   host_sgemm/dgemm the faster of those two: what host GEMM rows are a share of
+//   blas_sbgemm, native_sbgemm, host_sbgemm   the same in bfloat16, where the CPU has AVX512_BF16:
+//                    oneDNN's matmul, miniGPU's vdpbf16ps kernel, the faster (rank's threads only)
 // and on a build with a real GPU, for the GPU this rank runs on:
 //   gpu_d2d, gpu_h2d_pinned, gpu_d2h_pinned   deep_copy of 256 MiB
 //   gpu_triad                                 the triad on the GPU

@@ -11,6 +11,7 @@
 #include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm_block.hpp"
+#include "kernels/matmul_widened.hpp"
 #include "kernels/triad.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -97,16 +98,25 @@ Ceiling gemm_ceiling_of(GemmSource source, const std::string& label, bool one_co
   const std::int64_t n = on_gpu ? kGpuGemmN : kHostGemmN;
   const GemmDims d{n, n, n, n, n, n};
   const std::string prefix = on_gpu ? "gpu_" : source == GemmSource::host_native ? "native_" : "blas_";
-  const std::string name = prefix + (sizeof(T) == 4 ? "sgemm" : "dgemm") + (one_core ? "_1core" : "");
+  const std::string kind = sizeof(T) == 8 ? "dgemm" : sizeof(T) == 4 ? "sgemm" : "sbgemm";  // BLAS's names
+  const std::string name = prefix + kind + (one_core ? "_1core" : "");
   const auto run = [&](auto space) {
     using Mem = decltype(space);
     Kokkos::View<T*, Mem> a("minigpu::ceilings::gemm_a", n * n), b("minigpu::ceilings::gemm_b", n * n),
         c("minigpu::ceilings::gemm_c", n * n);
     kernels::fill_small_integers(a, 3);
     kernels::fill_small_integers(b, 4);
+    kernels::WidenedMatmul<Mem, T> through_float;  // bfloat16's native product, as matmul's `tiled` runs it
+    if constexpr (sizeof(T) == 2) through_float = kernels::WidenedMatmul<Mem, T>(n);
     return best_seconds(
         [&] {
-          if (source == GemmSource::gpu_vendor) {
+          if constexpr (sizeof(T) == 2) {
+            if (source == GemmSource::host_vendor) {
+              host_mixed_gemm(DType::bf16, a.data(), b.data(), c.data(), d);
+            } else {
+              through_float(c, a, b, n);
+            }
+          } else if (source == GemmSource::gpu_vendor) {
             gpu_vendor_gemm<T>(a.data(), b.data(), c.data(), d, false, nullptr);
           } else if (source == GemmSource::host_vendor) {
             host_vendor_gemm<T>(a.data(), b.data(), c.data(), d, false, nullptr);
@@ -116,19 +126,24 @@ Ceiling gemm_ceiling_of(GemmSource source, const std::string& label, bool one_co
         },
         3);
   };
-  const double s = on_gpu     ? run(GpuMemSpace())
-                   : one_core ? run(Kokkos::Device<OneThreadExecSpace, HostMemSpace>())
-                              : run(HostMemSpace());
-  return {
-      name, label, 2.0 * static_cast<double>(n * n * n) / s / 1e9, "GFLOP/s",
-      std::string(sizeof(T) == 4 ? "s" : "d") + "gemm n=" + std::to_string(n) + " (2n^3 flops), best of 3"};
+  double s = 0;
+  if constexpr (sizeof(T) == 2) {  // bfloat16 is measured on the host alone
+    s = run(HostMemSpace());
+  } else {
+    s = on_gpu     ? run(GpuMemSpace())
+        : one_core ? run(Kokkos::Device<OneThreadExecSpace, HostMemSpace>())
+                   : run(HostMemSpace());
+  }
+  return {name, label, 2.0 * static_cast<double>(n * n * n) / s / 1e9, "GFLOP/s",
+          kind + " n=" + std::to_string(n) + " (2n^3 flops), best of 3"};
 }
 
 // The host's GEMM bound: the faster of the vendor BLAS and miniGPU's own kernel, so that no
 // host GEMM row can pass its ceiling because the BLAS runs kernels older than the CPU.
 Ceiling best_host_gemm(const Ceiling& vendor, const Ceiling& native, const std::string& name) {
   const Ceiling& best = vendor.value >= native.value ? vendor : native;
-  return {name, "best host " + name.substr(5, 5) + " (" + best.label + ")", best.value, "GFLOP/s",
+  const std::string kind = name.substr(5, name.find('_', 5) - 5);  // host_<kind>[_1core]
+  return {name, "best host " + kind + " (" + best.label + ")", best.value, "GFLOP/s",
           "the faster of " + vendor.name + " (" + std::to_string(static_cast<int>(vendor.value + 0.5)) +
               " GFLOP/s) and " + native.name + " (" + std::to_string(static_cast<int>(native.value + 0.5)) +
               " GFLOP/s)"};
@@ -172,16 +187,22 @@ Ceiling memcpy_ceiling(const std::string& name, int threads, const std::vector<c
 
 // The host GEMM bound and its two candidates at this rank's threads, or on one core.
 void add_host_gemm(CeilingTable& t, const std::string& kind, bool one_core) {
-  const bool f32 = kind == "sgemm";
+  const bool f32 = kind == "sgemm", bf16 = kind == "sbgemm";
   const std::string suffix = one_core ? "_1core" : "";
-  const std::string blas = host_blas_info().library + " " + kind + ", ";
-  const std::string vendor_label = blas + threads_text(one_core ? 1 : host_blas_info().threads);
-  const std::string native_label =
-      "miniGPU tiled " + kind + ", " + threads_text(one_core ? 1 : HostExecSpace().concurrency());
-  const Ceiling vendor = f32 ? gemm_ceiling_of<float>(GemmSource::host_vendor, vendor_label, one_core)
-                             : gemm_ceiling_of<double>(GemmSource::host_vendor, vendor_label, one_core);
-  const Ceiling native = f32 ? gemm_ceiling_of<float>(GemmSource::host_native, native_label, one_core)
-                             : gemm_ceiling_of<double>(GemmSource::host_native, native_label, one_core);
+  const int kokkos_threads = one_core ? 1 : HostExecSpace().concurrency();
+  // bfloat16's vendor is oneDNN on Kokkos's OpenMP threads, not the BLAS.
+  const std::string vendor_label =
+      bf16 ? host_bf16_gemm_library() + " bfloat16 matmul, " + threads_text(kokkos_threads)
+           : host_blas_info().library + " " + kind + ", " +
+                 threads_text(one_core ? 1 : host_blas_info().threads);
+  const std::string native_label = "miniGPU tiled " + kind + ", " + threads_text(kokkos_threads);
+  const auto measure = [&](GemmSource source, const std::string& label) {
+    if (bf16) return gemm_ceiling_of<bfloat16>(source, label, one_core);
+    return f32 ? gemm_ceiling_of<float>(source, label, one_core)
+               : gemm_ceiling_of<double>(source, label, one_core);
+  };
+  const Ceiling vendor = measure(GemmSource::host_vendor, vendor_label);
+  const Ceiling native = measure(GemmSource::host_native, native_label);
   const Ceiling best = best_host_gemm(vendor, native, "host_" + kind + suffix);
   if (one_core) {
     t.ceilings.push_back(best);  // its `how` names both candidates' figures
@@ -248,6 +269,9 @@ CeilingTable measure_all() {
         in_cache, passes_for(3 * in_cache)));
   }
   for (const std::string kind : {"sgemm", "dgemm"}) add_host_gemm(t, kind, false);
+  // bfloat16 where both of its GEMMs run (oneDNN, and vdpbf16ps in this build), at the rank's
+  // threads only: oneDNN takes OpenMP's, which the one-core pass below does not cap.
+  if (host_has_bf16_gemm() && kernels::kHostBf16Dot) add_host_gemm(t, "sbgemm", false);
   if (per_core) {
     const int blas_threads = host_blas_info().threads;
     set_host_blas_threads(1);

@@ -64,6 +64,16 @@ MINIGPU_DECLARE_VENDOR_GEMM(gpu_vendor_gemm, double)
 /// any other storage, std::runtime_error when the library reports an error.
 void gpu_mixed_gemm(DType storage, bool tf32, const void* a, const void* b, void* c, const GemmDims& d);
 
+/// True where host_mixed_gemm runs: this build links oneDNN and the CPU has AVX512_BF16 (without
+/// it oneDNN would emulate bfloat16 products at a fraction of float's rate).
+bool host_has_bf16_gemm();
+/// "oneDNN 2.6.3", or "" in a build without oneDNN: what serves host_mixed_gemm, for records.
+std::string host_bf16_gemm_library();
+/// C = A·B for row-major bfloat16 matrices in host memory (see GemmDims), summed in float and C
+/// rounded once: oneDNN's matmul on the calling thread's OpenMP team, returning when done.
+/// Throws std::logic_error for any other storage or in a build without oneDNN.
+void host_mixed_gemm(DType storage, const void* a, const void* b, void* c, const GemmDims& d);
+
 /// What serves host_vendor_gemm, for run records: figures from two BLAS never compare.
 struct HostBlasInfo {
   std::string library;  ///< "OpenBLAS 0.3.21", or "CBLAS" when the library does not say

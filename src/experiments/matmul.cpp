@@ -6,8 +6,8 @@
 //   vendor_tf32  float32 through cuBLAS's TF32 tensor cores (GPU memory only)
 //   tiled      miniGPU's native kernel: packed, cache-blocked, register-tiled at the build's
 //              vector width on the host (kernels/gemm_host.hpp); shared-memory blocks with a
-//              register tile per thread on a GPU (kernels/gemm_gpu.hpp); 16-bit storage is
-//              widened to float around it (kernels/matmul_widened.hpp)
+//              register tile per thread on a GPU (kernels/gemm_gpu.hpp); 16-bit storage through
+//              float (kernels/matmul_widened.hpp: vdpbf16ps where the host has AVX512_BF16)
 //   reference  one thread per C(i,j): for p: C(i,j) += A(i,p)·B(p,j) — the naive baseline
 // Sizes above `cpu_max_size` run on the GPU only; the crossover uses sizes run on both.
 // Accounting per repetition: flops = 2n³; bytes = 3n²·sizeof(T), the compulsory traffic (read
@@ -63,7 +63,7 @@ class MatmulState : public CaseState {
     if (rounds_) {
       kernels::fill_uniform(a_, 1, 0.0f, 1.0f);
       kernels::fill_uniform(b_, 2, 0.0f, 1.0f);
-      if (k16Bit && c.variant == Variant::tiled) widened_ = kernels::WidenedMatmul<Mem>(c.n);
+      if (k16Bit && c.variant == Variant::tiled) widened_ = kernels::WidenedMatmul<Mem, T>(c.n);
     } else {
       kernels::fill_small_integers(a_, 1);
       kernels::fill_small_integers(b_, 2);
@@ -106,7 +106,7 @@ class MatmulState : public CaseState {
   MatmulCase case_;
   bool rounds_;  // products below the storage's precision: uniform inputs, checked to a bound
   View a_, b_, c_;
-  kernels::WidenedMatmul<Mem> widened_;
+  kernels::WidenedMatmul<Mem, T> widened_;
 };
 
 class MatmulExperiment : public CaseList<MatmulCase> {

@@ -20,12 +20,14 @@
 #include "core/cpu_info.hpp"
 #include "core/gemm_dims.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/gemm_host_bf16.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace minigpu::kernels {
@@ -187,13 +189,51 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
   }
 }
 
+// Packs and multiplies panels of operand type S into C of type T: the same type, or bfloat16
+// into float (gemm_host_bf16.hpp).
+template <class T, class S>
+void pack_a(S* dst, const S* a, std::int64_t lda, std::int64_t rows, std::int64_t kc) {
+  if constexpr (std::is_same_v<S, T>) {
+    pack_a_panel(dst, a, lda, rows, kc);
+  } else {
+    pack_a_panel_bf16<HostTile<T>::MR>(dst, a, lda, rows, kc);
+  }
+}
+template <class T, class S>
+void pack_b(S* dst, const S* b, std::int64_t ldb, std::int64_t cols, std::int64_t kc) {
+  if constexpr (std::is_same_v<S, T>) {
+    pack_b_panel(dst, b, ldb, cols, kc);
+  } else {
+    pack_b_panel_bf16<HostTile<T>::NR>(dst, b, ldb, cols, kc);
+  }
+}
+template <bool DirectA, int NV, class S, class T>
+inline void tile_product(std::int64_t kc, const S* a, const S* b, T* c, std::int64_t ldc, int rows, int cols,
+                         bool load_c, std::int64_t lda) {
+  if constexpr (std::is_same_v<S, T>) {
+    micro_kernel<T, DirectA, NV>(kc, a, b, c, ldc, rows, cols, load_c, lda);
+  } else {
+#if defined(MINIGPU_HOST_BF16_DOT)
+    micro_kernel_bf16<HostTile<T>::MR, HostTile<T>::NR, DirectA, NV>(kc, a, b, c, ldc, rows, cols, load_c,
+                                                                     lda);
+#endif
+  }
+}
+
 }  // namespace detail
 
 /// C = A·B (or C += A·B when `accumulate`) for row-major Views in host-accessible memory
-/// (unit stride; rows lda/ldb/ldc long, see GemmDims).
+/// (unit stride; rows lda/ldb/ldc long, see GemmDims). A and B share C's type, or are bfloat16
+/// with C float where kHostBf16Dot.
 template <class CView, class AView, class BView>
 void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate) {
   using T = typename CView::non_const_value_type;
+  using S = typename AView::non_const_value_type;
+  static_assert(std::is_same_v<S, typename BView::non_const_value_type>, "gemm_host: A and B share a type");
+  static_assert(
+      std::is_same_v<S, T> || (kHostBf16Dot && std::is_same_v<S, bfloat16> && std::is_same_v<T, float>),
+      "gemm_host: operands of C's type, or bfloat16 into float on a CPU with AVX512_BF16");
+  constexpr std::int64_t KS = detail::kHostKStep<S>;  // k is packed in steps of KS (pairs for bfloat16)
   using Tile = detail::HostTile<T>;
   using Exec = typename CView::execution_space;
   static_assert(Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible,
@@ -201,8 +241,8 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   constexpr std::int64_t MR = Tile::MR, NR = Tile::NR;
   if (d.m <= 0 || d.n <= 0) return;
   T* const cp = c.data();
-  const T* const ap = a.data();
-  const T* const bp = b.data();
+  const S* const ap = a.data();
+  const S* const bp = b.data();
   if (d.k <= 0) {  // an empty sum: C = 0, or C unchanged
     if (!accumulate) {
       for (std::int64_t i = 0; i < d.m; ++i) std::fill(cp + i * d.ldc, cp + i * d.ldc + d.n, T(0));
@@ -228,16 +268,16 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   const std::int64_t cap = std::min(blocking.mc, rows_each);
   const std::int64_t row_blocks = ((d.m + cap - 1) / cap + workers - 1) / workers * workers;
   const std::int64_t mc = ((d.m + row_blocks - 1) / row_blocks + MR - 1) / MR * MR;
-  const std::int64_t kc_max = balanced(d.k, blocking.kc, 1), nc_max = balanced(d.n, blocking.nc, NR);
+  const std::int64_t kc_max = balanced(d.k, blocking.kc, KS), nc_max = balanced(d.n, blocking.nc, NR);
   const std::int64_t m_blocks = (d.m + mc - 1) / mc;
   // Small products (all of k in one pass, A within a quarter of L2) read A's full MR-row panels
   // in place: packing them is a scalar transpose that cost about a quarter of a 100×100
   // product, and is only repaid when a panel is reused from cache across many column panels.
-  const bool direct_a =
-      kc_max == d.k && d.m * d.k * static_cast<std::int64_t>(sizeof(T)) <= cpu_caches().l2 / 4;
+  const bool direct_a = kc_max == d.k && d.k % KS == 0 &&
+                        d.m * d.k * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 4;
   // B's packed block is shared by all workers; it belongs to the calling thread and is only read
   // inside the parallel loops that follow its packing.
-  T* const b_pack = detail::host_scratch<T, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
+  S* const b_pack = detail::host_scratch<S, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
 
   // Plain host lambdas, not KOKKOS_LAMBDA: the bodies use thread_local buffers, which GPU
@@ -245,39 +285,42 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   for (std::int64_t jc = 0; jc < d.n; jc += nc_max) {
     const std::int64_t nc = std::min(nc_max, d.n - jc), n_panels = (nc + NR - 1) / NR;
     for (std::int64_t pc = 0; pc < d.k; pc += kc_max) {
-      const std::int64_t kc = std::min(kc_max, d.k - pc);
+      const std::int64_t kc = std::min(kc_max, d.k - pc), kc_packed = (kc + KS - 1) / KS * KS;
       const bool load_c = accumulate || pc > 0;
       const auto pack_b = [=](const std::int64_t q) {
-        detail::pack_b_panel(b_pack + q * NR * kc, bp + pc * d.ldb + jc + q * NR, d.ldb,
-                             std::min(NR, nc - q * NR), kc);
+        detail::pack_b<T>(b_pack + q * NR * kc_packed, bp + pc * d.ldb + jc + q * NR, d.ldb,
+                          std::min(NR, nc - q * NR), kc);
       };
       const auto row_block = [=](const std::int64_t blk) {
         const std::int64_t ic = blk * mc, rows = std::min(mc, d.m - ic), m_panels = (rows + MR - 1) / MR;
-        T* const a_pack = detail::host_scratch<T, 0>(m_panels * MR * kc);
+        S* const a_pack = detail::host_scratch<S, 0>(m_panels * MR * kc_packed);
         for (std::int64_t q = 0; q < m_panels; ++q) {
           if (direct_a && rows - q * MR >= MR) continue;  // read in place; only a ragged panel is packed
-          detail::pack_a_panel(a_pack + q * MR * kc, ap + (ic + q * MR) * d.lda + pc, d.lda,
-                               std::min(MR, rows - q * MR), kc);
+          detail::pack_a<T>(a_pack + q * MR * kc_packed, ap + (ic + q * MR) * d.lda + pc, d.lda,
+                            std::min(MR, rows - q * MR), kc);
         }
         for (std::int64_t jr = 0; jr < n_panels; ++jr) {
           const int cols = static_cast<int>(std::min(NR, nc - jr * NR));
           for (std::int64_t ir = 0; ir < m_panels; ++ir) {
             const int tile_rows = static_cast<int>(std::min(MR, rows - ir * MR));
             T* const c_tile = cp + (ic + ir * MR) * d.ldc + jc + jr * NR;
-            const T* const b_panel = b_pack + jr * NR * kc;
+            const S* const b_panel = b_pack + jr * NR * kc_packed;
+            const S* const a_panel = a_pack + ir * MR * kc_packed;
             const bool narrow = cols <= Tile::W;
             if (direct_a && tile_rows == MR) {
-              const T* const a_rows = ap + (ic + ir * MR) * d.lda + pc;
+              const S* const a_rows = ap + (ic + ir * MR) * d.lda + pc;
               if (narrow) {
-                detail::micro_kernel<T, true, 1>(kc, a_rows, b_panel, c_tile, d.ldc, tile_rows, cols, load_c, d.lda);
+                detail::tile_product<true, 1>(kc, a_rows, b_panel, c_tile, d.ldc, tile_rows, cols, load_c,
+                                              d.lda);
               } else {
-                detail::micro_kernel<T, true>(kc, a_rows, b_panel, c_tile, d.ldc, tile_rows, cols, load_c, d.lda);
+                detail::tile_product<true, Tile::NV>(kc, a_rows, b_panel, c_tile, d.ldc, tile_rows, cols,
+                                                     load_c, d.lda);
               }
             } else if (narrow) {
-              detail::micro_kernel<T, false, 1>(kc, a_pack + ir * MR * kc, b_panel, c_tile, d.ldc, tile_rows, cols,
-                                                load_c);
+              detail::tile_product<false, 1>(kc, a_panel, b_panel, c_tile, d.ldc, tile_rows, cols, load_c, 0);
             } else {
-              detail::micro_kernel(kc, a_pack + ir * MR * kc, b_panel, c_tile, d.ldc, tile_rows, cols, load_c);
+              detail::tile_product<false, Tile::NV>(kc, a_panel, b_panel, c_tile, d.ldc, tile_rows, cols,
+                                                    load_c, 0);
             }
           }
         }

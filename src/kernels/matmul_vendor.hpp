@@ -4,7 +4,8 @@
 //   - any other space: KokkosKernels' gemm, where the build found one built against this
 //     very Kokkos that instantiates gemm for any type (not ETI-only).
 // has_vendor_gemm<MemorySpace>() says at compile time whether a space has one. Below float
-// (16-bit storage, float32 through TF32) only cuBLAS serves, on GPU memory: matmul_vendor_mixed.
+// (matmul_vendor_mixed): cuBLAS on GPU memory (16-bit storage, float32 through TF32), and oneDNN
+// on host memory for bfloat16 where the CPU has AVX512_BF16.
 #pragma once
 
 #include "core/backend.hpp"
@@ -56,7 +57,8 @@ inline bool has_mixed_vendor_gemm(Device d) { return kHasGpuVendorGemm && !uses_
 
 /// True when a vendor GEMM multiplies `dtype` on device d's memory.
 inline bool has_vendor_gemm(Device d, DType dtype) {
-  return is_low_precision(dtype) ? has_mixed_vendor_gemm(d) : has_vendor_gemm(d);
+  if (!is_low_precision(dtype)) return has_vendor_gemm(d);
+  return uses_host_memory(d) ? dtype == DType::bf16 && host_has_bf16_gemm() : has_mixed_vendor_gemm(d);
 }
 
 /// "" when gemm_vendor runs on device d's memory, else the one-line reason 'vendor' is refused
@@ -142,15 +144,20 @@ void matmul_vendor(const CView& c, const AView& a, const BView& b, std::int64_t 
   gemm_vendor(c, a, b, dense_gemm(m, n, k), false);
 }
 
-/// C = A·B for n×n row-major Views in GPU memory on the tensor cores, summed in float: a
-/// 16-bit storage type, or float through TF32 when `tf32` (gpu_mixed_gemm). Only where
-/// has_mixed_vendor_gemm; anywhere else std::logic_error (inputs are refused before).
+/// C = A·B for n×n row-major Views summed in float: on GPU memory on the tensor cores, in a
+/// 16-bit storage type or float through TF32 when `tf32` (gpu_mixed_gemm); on host memory in
+/// bfloat16 (host_mixed_gemm). Only where has_vendor_gemm(d, dtype) says so; anywhere else
+/// std::logic_error (inputs are refused before).
 template <class View>
 void matmul_vendor_mixed(const View& c, const View& a, const View& b, std::int64_t n, bool tf32) {
   using T = typename View::non_const_value_type;
   if constexpr (kHasGpuVendorGemm && std::is_same_v<typename View::memory_space, GpuMemSpace>) {
     const ProfileRegion region("gemm::multiply");
     gpu_mixed_gemm(dtype_of<T>::value, tf32, a.data(), b.data(), c.data(), dense_gemm(n, n, n));
+  } else if constexpr (host_blas_serves<typename View::memory_space>() && sizeof(T) == 2) {
+    const ProfileRegion region("gemm::multiply");
+    if (tf32) throw std::logic_error("matmul_vendor_mixed: TF32 is a GPU tensor-core mode");
+    host_mixed_gemm(dtype_of<T>::value, a.data(), b.data(), c.data(), dense_gemm(n, n, n));
   } else {
     (void)c, (void)a, (void)b, (void)n, (void)tf32;
     throw std::logic_error(std::string("matmul_vendor_mixed: no tensor-core GEMM for memory space ") +

@@ -1,7 +1,11 @@
-// C = A·B for A, B and C stored in a 16-bit type, without 16-bit arithmetic: A and B widened
-// to float, the native float kernel (summing in float, as mixed precision does), C rounded
-// once. The widening and the rounding move 3·n² elements against the product's 2n³ flops; the
-// whole of it is what a native 16-bit product costs on hardware that computes in float.
+// C = A·B for A, B and C stored in a 16-bit type, summing in float as mixed precision does, C
+// rounded once. Two ways, chosen at compile time:
+//   - bfloat16 in host memory on a build with AVX512_BF16 (kHostBf16Dot): the native host kernel
+//     multiplies the bfloat16 pairs themselves with vdpbf16ps into a float C (gemm_host_bf16.hpp),
+//     at twice the float FMA's flops per instruction;
+//   - otherwise A and B are widened to float and the native float kernel runs: no 16-bit
+//     arithmetic, float's rate. The widening moves 2·n² elements against the product's 2n³ flops.
+// Either way the rounding of C moves n² more.
 #pragma once
 
 #include "core/gemm_dims.hpp"
@@ -11,33 +15,49 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace minigpu::kernels {
 
-/// The float copies of one n×n product's operands, made once, and the product through them.
-template <class Mem>
+/// One n×n product of 16-bit storage S in Mem through float: its float buffers, made once.
+template <class Mem, class S>
 class WidenedMatmul {
  public:
   WidenedMatmul() = default;
   explicit WidenedMatmul(std::int64_t n)
-      : a_("minigpu::widened::A", n * n),
-        b_("minigpu::widened::B", n * n),
+      : a_("minigpu::widened::A", kDotProduct ? 0 : n * n),
+        b_("minigpu::widened::B", kDotProduct ? 0 : n * n),
         c_("minigpu::widened::C", n * n) {}
 
-  /// c = a·b for n×n row-major Views of a 16-bit storage type in Mem.
+  /// c = a·b for n×n row-major Views of S in Mem.
   template <class View>
   void operator()(const View& c, const View& a, const View& b, std::int64_t n) const {
-    using S = typename View::non_const_value_type;
+    static_assert(std::is_same_v<typename View::non_const_value_type, S>, "WidenedMatmul: Views of S");
+    if constexpr (kDotProduct) {
+      gemm_native(c_, a, b, dense_gemm(n, n, n), false);
+    } else {
+      widen_and_multiply(a, b, n);
+    }
+    map(
+        c, c_, KOKKOS_LAMBDA(float x) { return S(x); });
+  }
+
+  // Public only because nvcc takes no device lambda inside a private member function.
+  template <class View>
+  void widen_and_multiply(const View& a, const View& b, std::int64_t n) const {
     map(
         a_, a, KOKKOS_LAMBDA(S x) { return static_cast<float>(x); });
     map(
         b_, b, KOKKOS_LAMBDA(S x) { return static_cast<float>(x); });
     matmul(GemmKernel::native, c_, a_, b_, n, n, n);
-    map(
-        c, c_, KOKKOS_LAMBDA(float x) { return S(x); });
   }
 
  private:
+  static constexpr bool kDotProduct =
+      kHostBf16Dot && std::is_same_v<S, bfloat16> &&
+      Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace,
+                                 typename Kokkos::View<float*, Mem>::memory_space>::accessible;
+
   Kokkos::View<float*, Mem> a_, b_, c_;
 };
 

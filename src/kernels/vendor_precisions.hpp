@@ -1,6 +1,7 @@
 // Which precisions the vendor GEMM serves on which device, for inputs: CBLAS and cuBLAS in
-// float32 and float64 (matmul_vendor.hpp), and below float cuBLAS alone, on GPU memory (16-bit
-// storage, and float32 through TF32). A product no listed device runs is refused, never skipped.
+// float32 and float64 (matmul_vendor.hpp); below float cuBLAS on GPU memory (16-bit storage, and
+// float32 through TF32) and oneDNN on a host with AVX512_BF16 (bfloat16). A product no listed
+// device runs is refused, never skipped.
 #pragma once
 
 #include "core/device.hpp"
@@ -33,7 +34,8 @@ inline std::string vendor_refusal(const std::vector<DType>& dtypes, const std::v
   for (DType t : dtypes) {
     if (vendor && !served(t, false))
       return "vendor has no " + to_string(t) + " GEMM for " + where +
-             " in this build (cuBLAS on a CUDA GPU only): list [tiled, reference]";
+             " in this build (cuBLAS on a CUDA GPU; oneDNN, bfloat16 only, on a CPU with AVX512_BF16): "
+             "list [tiled, reference]";
   }
   if (tf32 && std::find(dtypes.begin(), dtypes.end(), DType::f32) == dtypes.end())
     return "vendor_tf32 is float32 through TF32 tensor cores: add float32 to dtypes";

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `minigpu ceilings` measures host memcpy, triad and BLAS gemm peaks, caches them per host and
-# build, and `--cached` reuses that file; a damaged cache file is measured again and replaced.
+# `minigpu ceilings` measures host memcpy, triad and BLAS gemm peaks (bfloat16's too where the CPU
+# and the build have it), caches them per host and build, and `--cached` reuses that file; a
+# damaged cache file is measured again and replaced.
 # Figures are checked for sanity against each other, not against fixed numbers (machines differ).
 # Usage: check_ceilings.sh MINIGPU
 set -u
@@ -22,8 +23,16 @@ value() { awk -v n="$1" '$1 == n { print $2 }' "$2"; }
 # float32 gemm is never slower than float64 gemm by more than noise on any BLAS we know.
 awk -v s="$(value blas_sgemm "$dir/first")" -v d="$(value blas_dgemm "$dir/first")" \
   'BEGIN { exit !(s > 0.8 * d && d > 0) }' || fail "sgemm $(value blas_sgemm "$dir/first") vs dgemm $(value blas_dgemm "$dir/first")"
+# bfloat16's three rows where the CPU has AVX512_BF16 and minigpu links oneDNN (its vendor).
+kinds="sgemm dgemm"
+if grep -qw avx512_bf16 /proc/cpuinfo && ldd "$minigpu" | grep -q libdnnl; then
+  kinds="$kinds sbgemm"
+  for name in blas_sbgemm native_sbgemm host_sbgemm; do
+    grep -Eq "^  $name +[0-9]+\.[0-9] GFLOP/s " "$dir/first" || fail "AVX512_BF16 and oneDNN, but no $name row"
+  done
+fi
 # The host GEMM bound is the faster of the BLAS and miniGPU's own kernel, whichever that is.
-for kind in sgemm dgemm; do
+for kind in $kinds; do
   awk -v h="$(value host_$kind "$dir/first")" -v b="$(value blas_$kind "$dir/first")" -v n="$(value native_$kind "$dir/first")" \
     'BEGIN { exit !(h == (b > n ? b : n)) }' || fail "host_$kind is not the faster of blas_$kind and native_$kind"
 done

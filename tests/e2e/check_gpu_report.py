@@ -2,6 +2,8 @@
 """scripts/gpu/gpu_report.py's GPU-depth sections on hand-made GPU check output (no GPU here):
   - the measured GPU ceilings as a share of the datasheet figure for the GPU nvidia-smi names
     (H100 SXM: 3.35 TB/s HBM, PCIe 5.0 x16 63.0 GB/s per direction; computed by hand below);
+  - each precision's GEMM rate as a share of that precision's dense datasheet peak (H100 SXM:
+    989.5 TFLOP/s bfloat16, 494.5 TF32), a rate above it flagged, never printed as a plain share;
   - the runs with two ranks on one GPU: the report fails (exit 1, naming the run) when a GPU
     row is not flagged as sharing the GPU or a case is unverified, and passes when all are.
     check_gpu_report.py scripts/gpu/gpu_report.py"""
@@ -26,6 +28,10 @@ def make_check(out, gpu_name, shared_flags):
              "unreliable_because": "ranks 0 and 1 share one GPU (n1, device 0)" if flag else ""}
             for flag in shared_flags] + [{"device": "cpu", "verified": True, "reliable": True}]
     write_run(os.path.join(out, "shared", "transfer_gpu-1"), "transfer_gpu", rows)
+    gemm = [{"experiment": "matmul", "params": {"n": 4096, "variant": variant}, "dtype": dtype, "gflops": gflops,
+             "verified": True, "check": "ok"}
+            for dtype, variant, gflops in [("bfloat16", "vendor", 791600.0), ("float32", "vendor_tf32", 600000.0)]]
+    write_run(os.path.join(out, "runs", "matmul_low_precision_gpu"), "matmul_low_precision_gpu", gemm)
 
 
 def main():
@@ -35,8 +41,11 @@ def main():
         good = os.path.join(tmp, "good")
         make_check(good, "NVIDIA H100 80GB HBM3", [True, True])
         proc = subprocess.run([sys.executable, script, good], capture_output=True, text=True)
-        # 1340 / 3350 = 40.0 %, 3015 / 3350 = 90.0 %, 50.4 / 63.0 = 80.0 %.
-        for want in ("| 1.34e+03 | 3.35e+03 | 40.0 % |", "| 3.02e+03 | 3.35e+03 | 90.0 % |", "| 50.4 | 63 | 80.0 % |",
+        # 1340 / 3350 = 40.0 %, 3015 / 3350 = 90.0 %, 50.4 / 63.0 = 80.0 %; 791.6 / 989.5 = 80.0 %,
+        # 600 / 494.5 = 121.3 %, flagged.
+        for want in ("| bfloat16 | 4096 | vendor | 792 | — | — | — | 990 | 80.0 % | yes |",
+                     "| TF32 | 4096 | vendor_tf32 | 600 | — | — | — | 494 | 121.3 % ! above the datasheet peak",
+                     "- bfloat16 peak: NVIDIA H100 Tensor Core GPU datasheet (2023)", "| 1.34e+03 | 3.35e+03 | 40.0 % |", "| 3.02e+03 | 3.35e+03 | 90.0 % |", "| 50.4 | 63 | 80.0 % |",
                      "datasheet (NVIDIA H100 SXM5 80GB)", "| transfer_gpu | 3 | 3 | 2 of 2 |"):
             if want not in proc.stdout:
                 errors.append(f"missing {want!r}:\n{proc.stdout}{proc.stderr}")

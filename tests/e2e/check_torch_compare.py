@@ -95,8 +95,8 @@ def check_compare(script, tmp, errors):
 
 
 def check_bf16(script, tmp, errors):
-    """bench.sh's bfloat16 rows: miniGPU / PyTorch on the CPU against the 0.5 bar, and
-    bfloat16 / float32 of miniGPU itself with the row's error."""
+    """bench.sh's bfloat16 rows: miniGPU / PyTorch on the CPU against the 0.5 bar (native) and
+    the 0.9 bar (vendor: oneDNN), and bfloat16 / float32 of miniGPU itself with the row's error."""
     base = {"experiment": "matmul", "n": 1024, "variant": "tiled", "device": "cpu", "verified": "true"}
     theirs = [{**base, "variant": "torch", "dtype": "bfloat16", "median_s": 0.005, "gflops": 400},
               {**base, "variant": "torch", "dtype": "float32", "median_s": 0.01, "gflops": 200}]
@@ -108,6 +108,11 @@ def check_bf16(script, tmp, errors):
         if code != code_wanted or verdict not in out or speedup not in out:
             errors.append(f"bfloat16 at {ours} GFLOP/s: want exit {code_wanted}, {verdict!r} and {speedup!r} "
                           f"(exit {code}):\n{out}")
+    for ours, code_wanted, verdict in ((370, 0, "0.925 >=0.90 PASS"), (340, 1, "0.850 >=0.90 FAIL")):
+        mine = [{**base, "variant": "vendor", "dtype": "bfloat16", "median_s": 0.01, "gflops": ours}]
+        code, out = compare(script, tmp, mine, theirs, "--bench")
+        if code != code_wanted or f"n=1024 bfloat16 vendor" not in out or verdict not in out:
+            errors.append(f"vendor bfloat16 at {ours} GFLOP/s: want exit {code_wanted} and {verdict!r} (exit {code}):\n{out}")
 
 
 def check_report(script, tmp, errors):
@@ -144,8 +149,8 @@ def check_report(script, tmp, errors):
     for want in ("| PyTorch | miniGPU / PyTorch |", "| SGEMM n=4096, vendor (cuBLAS via miniGPU) | 45 TFLOP/s | 50 "
                  "TFLOP/s | 0.9 | 50 TFLOP/s | 0.9 |", "| H2D pinned copy, 256 MiB | 40 GB/s | 50 GB/s | 0.8 | 50 GB/s "
                  "| 0.8 |", "| matmul n=4096 float32 [vendor] | gpu:0 | 0.002 s | PyTorch 2.4.0 | 0.0018 s | 0.9 |", "PyTorch 2.4.0",
-                 "| bfloat16 | 4096 | vendor | 540 | 600 | — | 0.9 | yes | max\\|C-AB\\|/(1+\\|AB\\|) = 0.003 |",
-                 "| TF32 | 4096 | vendor_tf32 | 270 | 300 | 150 | 0.9 | yes |"):
+                 "| bfloat16 | 4096 | vendor | 540 | 600 | — | 0.9 | 990 | 54.6 % | yes | max\\|C-AB\\|/(1+\\|AB\\|) = 0.003 |",
+                 "| TF32 | 4096 | vendor_tf32 | 270 | 300 | 150 | 0.9 | 494 | 54.6 % | yes |"):
         if want not in proc.stdout:
             errors.append(f"gpu_report.py: missing {want!r} (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}")
     if "0.0006 s" in proc.stdout:

@@ -1,10 +1,12 @@
 // bfloat16 and float16: conversions against an independent rounding (scaling and nearbyint in
-// double, and GCC's _Float16 where it has one), the dtype names and roundoffs, and the 16-bit
-// matmul's check passing a product summed in float and failing one summed in the 16-bit type.
+// double, and GCC's _Float16 where it has one), the dtype names and roundoffs, the 16-bit
+// matmul's check passing a product summed in float and failing one summed in the 16-bit type,
+// and the host's bfloat16 GEMM against exact products summed in double.
 #include "core/dispatch.hpp"
 #include "core/low_precision.hpp"
 #include "core/shape.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/gemm_host.hpp"
 #include "kernels/matmul_check.hpp"
 #include "kernels/matmul_reference.hpp"
 
@@ -217,6 +219,44 @@ TEST(LowPrecision, Tf32BoundTellsTf32InputsFromBFloat16Inputs) {
     EXPECT_GT(tf32, 1e-5) << "truncated inputs err: 0 would mean C was compared with itself";
     product_of_truncated_inputs(c, a, b, n, 7);
     EXPECT_GT(kernels::sampled_rows_error(c, a, b, n), bound) << n;
+  }
+}
+
+// The host's bfloat16 GEMM (vdpbf16ps): each shape the loop nest cuts differently (A read in
+// place, an odd k's padded pair, ragged m and n, a last panel of at most 16 columns, k across
+// KC blocks, C += A·B) against the exact products summed in double, within float summation's
+// bound γ(k+1)·(|C0| + Σ|a||b|). A dropped or doubled pair, or a C rounded to bfloat16 between
+// KC blocks, lands far outside it.
+TEST(LowPrecision, HostBFloat16GemmSumsExactProductsInFloat) {
+  if (!kernels::kHostBf16Dot) GTEST_SKIP() << "this build's CPU target has no AVX512_BF16";
+  struct Shape {
+    std::int64_t m, n, k;
+    bool accumulate;
+  };
+  for (const Shape s :
+       {Shape{12, 32, 64, false}, Shape{13, 33, 63, false}, Shape{100, 100, 100, false}, Shape{7, 5, 3, true},
+        Shape{50, 16, 1, false}, Shape{40, 70, 1100, true}, Shape{300, 200, 257, false}}) {
+    Kokkos::View<bfloat16*, Kokkos::HostSpace> a("test::A", s.m * s.k), b("test::B", s.k * s.n);
+    Kokkos::View<float*, Kokkos::HostSpace> c("test::C", s.m * s.n), c0("test::C0", s.m * s.n);
+    kernels::fill_uniform(a, 1, -1.0f, 1.0f);
+    kernels::fill_uniform(b, 2, -1.0f, 1.0f);
+    if (s.accumulate) kernels::fill_uniform(c0, 3, -1.0f, 1.0f);
+    Kokkos::fence();
+    Kokkos::deep_copy(c, c0);
+    kernels::gemm_host(c, a, b, dense_gemm(s.m, s.n, s.k), s.accumulate);
+    const double u = std::ldexp(1.0, -24), ku = static_cast<double>(s.k + 1) * u, gamma = ku / (1 - ku);
+    double worst = 0;
+    for (std::int64_t i = 0; i < s.m; ++i)
+      for (std::int64_t j = 0; j < s.n; ++j) {
+        double exact = c0(i * s.n + j), scale = std::abs(exact);
+        for (std::int64_t p = 0; p < s.k; ++p) {
+          const double x = float(a(i * s.k + p)) * double(float(b(p * s.n + j)));
+          exact += x;
+          scale += std::abs(x);
+        }
+        worst = std::max(worst, std::abs(c(i * s.n + j) - exact) / (gamma * scale));
+      }
+    EXPECT_LE(worst, 1.0) << s.m << "x" << s.n << "x" << s.k << (s.accumulate ? " C+=AB" : "");
   }
 }
 

@@ -187,8 +187,6 @@ TEST(MatmulConfig, BadValuesNameTheirKey) {
     expect_input_error("    dtypes: [float16]\n", "variants", "vendor has no float16 GEMM for cpu");
     expect_input_error("    variants: [vendor_tf32]\n", "variants", "it needs a CUDA GPU");
   }
-  expect_input_error("    devices: [cpu]\n    dtypes: [bfloat16]\n    variants: [vendor]\n", "variants",
-                     "vendor has no bfloat16 GEMM for cpu in this build");
   expect_input_error("    dtypes: [float64]\n    variants: [vendor_tf32]\n", "variants",
                      "add float32 to dtypes");
   expect_input_error("    cpu_max_size: 0\n", "cpu_max_size", "at least 1");
@@ -270,6 +268,24 @@ TEST_F(MatmulExperimentRun, SixteenBitProductsVerifyOnCpuAndEmulatedGpus) {
   EXPECT_NEAR(std::stod(first[at]), e.max_abs_rel, 1e-8 * e.max_abs_rel) << line;
   EXPECT_NEAR(std::stod(first[at + 1]), e.frobenius_rel, 1e-8 * e.frobenius_rel) << line;
   EXPECT_EQ(fields(last)[at], "") << "a float row's error columns are empty: " << last;
+}
+
+// bfloat16 `vendor` on the host is oneDNN's matmul where the build links it and the CPU has
+// AVX512_BF16 (each row within bfloat16's bound, with its error), and is refused by name elsewhere.
+TEST_F(MatmulExperimentRun, HostVendorBFloat16IsOneDnnOrRefused) {
+  const std::string yaml = "    devices: [cpu]\n    dtypes: [bfloat16]\n    variants: [vendor]\n";
+  if (!host_has_bf16_gemm())
+    return expect_input_error(yaml, "variants", "vendor has no bfloat16 GEMM for cpu in this build");
+  const auto outcome = testing::run_yaml(
+      "run: {warmups: 0, repetitions: 1}\nexperiments:\n  - name: matmul\n    sizes: [7, 65, 300]\n" + yaml);
+  ASSERT_EQ(outcome.results.size(), 3u);
+  for (const auto& r : outcome.results) {
+    EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+    EXPECT_NE(r.check.detail.find("on 8 rows in double"), std::string::npos) << r.check.detail;
+    ASSERT_TRUE(r.check.error) << r.spec.label;
+    EXPECT_GT(r.check.error->max_abs_rel, 0.0) << r.spec.label;
+    EXPECT_LE(r.check.error->max_abs_rel, 2.5 * unit_roundoff(DType::bf16)) << r.spec.label;
+  }
 }
 
 TEST_F(MatmulExperimentRun, TinySweepVerifiesAndFindsCrossover) {
