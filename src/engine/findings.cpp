@@ -4,9 +4,12 @@
 #include "core/backend.hpp"
 #include "core/device.hpp"
 
+#include "io/format.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
+#include <tuple>
 
 namespace minigpu {
 
@@ -97,6 +100,38 @@ Finding cpu_gpu_crossover_finding(const std::string& name, const Crossover& x) {
 std::string cpu_threads_note() {
   const int threads = HostExecSpace().concurrency();
   return "; cpu = " + std::to_string(threads) + " host thread" + (threads == 1 ? "" : "s") + " of this rank";
+}
+
+std::vector<Finding> precision_speedup_findings(const std::vector<CaseResult>& results) {
+  const std::string tf32 = "_tf32";
+  const auto key_of = [&](const CaseResult& r) {  // {gpu, kernel, n, precision}
+    std::string kernel = r.spec.param("variant"), precision = to_string(r.spec.dtype);
+    if (kernel.size() > tf32.size() && kernel.compare(kernel.size() - tf32.size(), tf32.size(), tf32) == 0) {
+      kernel.resize(kernel.size() - tf32.size());
+      precision = "tf32";
+    }
+    return std::tuple(r.spec.device.is_gpu(), kernel, r.spec.param("n"), precision);
+  };
+  std::map<std::tuple<bool, std::string, std::string>, const CaseResult*> float32;
+  for (const CaseResult& r : results) {
+    const auto [gpu, kernel, n, precision] = key_of(r);
+    if (precision == "float32") float32[{gpu, kernel, n}] = &r;
+  }
+  std::vector<Finding> out;
+  for (const CaseResult& r : results) {
+    const auto [gpu, kernel, n, precision] = key_of(r);
+    const auto base = float32.find({gpu, kernel, n});
+    if (precision == "float32" || precision == "float64" || base == float32.end()) continue;
+    std::string note =
+        "float32's time over " + precision + "'s, " + kernel + " n=" + n + " on " + describe(r.spec.device);
+    if (r.check.error)
+      note +=
+          "; error against float64 " + io::significant(r.check.error->max_abs_rel, 2) + " (max-abs / mean)";
+    out.push_back(
+        ratio_finding("speedup_" + precision + "_over_float32_" + kernel + (gpu ? "_gpu_n" : "_cpu_n") + n,
+                      *base->second, r, note));
+  }
+  return out;
 }
 
 }  // namespace minigpu

@@ -98,6 +98,12 @@ Finding crossover_finding(const std::string& name, const Crossover& x, const std
 Finding cpu_gpu_crossover_finding(const std::string& name, const Crossover& x);
 /// "; cpu = 2 host threads of this rank": how much of the CPU a cpu row of this rank had.
 std::string cpu_threads_note();
+/// What a precision below float32 buys, per size: speedup_<precision>_over_float32_<kernel>_<cpu|gpu>_n<n>,
+/// float32's median time over the row's (ratio_finding), for each row with params `variant` and
+/// `n` (matmul's) whose float32 row of the same kernel, device kind and n ran; a variant
+/// <kernel>_tf32 is float32 through TF32 on <kernel>. The note gives the row's error against
+/// float64, the price of the speed.
+std::vector<Finding> precision_speedup_findings(const std::vector<CaseResult>& results);
 /// find_crossover of rows, each at size_of(row), on the second side where second_side(row).
 template <class SizeOf, class SecondSide>
 Crossover find_crossover(const ResultRows& rows, SizeOf size_of, SecondSide second_side) {

@@ -155,7 +155,7 @@ class MatmulExperiment : public CaseList<MatmulCase> {
 };
 
 std::vector<Finding> MatmulExperiment::findings(const std::vector<CaseResult>& results) const {
-  std::vector<Finding> out;
+  std::vector<Finding> out = precision_speedup_findings(results);  // what 16-bit and TF32 buy, per n
   // Best GFLOP/s of each kind of device and dtype, over variants and sizes, in key order.
   const auto best = best_rows(
       results,
@@ -199,6 +199,7 @@ MINIGPU_REGISTER_EXPERIMENT(
      "exercise 1: when is the GPU faster?",
      "matmul_gflops.png",
      {{"peak_gflops_<device>_<dtype>", "GFLOP/s", "best rate over the sizes on the cpu or the gpu"},
-      {"crossover_n_<variant>_<dtype>", "n", "smallest n from which the GPU is faster with that variant"}}});
+      {"crossover_n_<variant>_<dtype>", "n", "smallest n from which the GPU is faster with that variant"},
+      {"speedup_<precision>_over_float32_<variant>_<device>_n<n>", "x", "float32's time / its time"}}});
 
 }  // namespace minigpu

@@ -193,6 +193,30 @@ TEST(Findings, CrossoverIsTheSmallestSizeFromWhichTheSecondSideAlwaysWins) {
   EXPECT_FALSE(empty.found());
 }
 
+// What a precision below float32 buys: float32's median time over the row's, per kernel, device
+// kind and n; TF32 is a `<kernel>_tf32` variant against its kernel's float32 row; a row with no
+// float32 row to compare with (float16 at n = 128 here) and float64 give none.
+TEST(Findings, PrecisionSpeedupIsFloat32TimeOverTheRowsPerKernelAndSize) {
+  const auto matmul_row = [](DType dtype, const std::string& variant, const std::string& n, double median) {
+    CaseResult r = row(variant + " n=" + n, dtype, 0, median);
+    r.spec.params = {{"n", n}, {"variant", variant}};
+    return r;
+  };
+  std::vector<CaseResult> results = {
+      matmul_row(DType::f32, "tiled", "64", 6),  matmul_row(DType::bf16, "tiled", "64", 2),
+      matmul_row(DType::f32, "vendor", "64", 4), matmul_row(DType::f32, "vendor_tf32", "64", 1),
+      matmul_row(DType::f16, "tiled", "128", 1), matmul_row(DType::f64, "tiled", "64", 12)};
+  results[1].check.error = ReferenceError{0.0039, 0.0019};
+  const std::vector<Finding> found = precision_speedup_findings(results);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].name, "speedup_bfloat16_over_float32_tiled_cpu_n64");
+  EXPECT_DOUBLE_EQ(found[0].value.value_or(0), 3.0);
+  EXPECT_NE(found[0].note.find("error against float64 0.0039"), std::string::npos) << found[0].note;
+  EXPECT_EQ(found[1].name, "speedup_tf32_over_float32_vendor_cpu_n64");
+  EXPECT_DOUBLE_EQ(found[1].value.value_or(0), 4.0);
+  EXPECT_EQ(found[1].note.find("error"), std::string::npos) << "no error measured, none quoted";
+}
+
 TEST(CommonKeys, DevicesListedOnceGpuMeaningTryGpu) {
   ConfigNode given(YAML::Load("{devices: [gpu, cpu, gpu]}"), "in.yaml", "x");
   const std::vector<Device> want =
