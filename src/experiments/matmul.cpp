@@ -26,8 +26,8 @@
 #include "kernels/gemm.hpp"
 #include "kernels/matmul_check.hpp"
 #include "kernels/matmul_reference.hpp"
+#include "kernels/matmul_vendor.hpp"
 #include "kernels/matmul_widened.hpp"
-#include "kernels/vendor_precisions.hpp"
 
 #include <algorithm>
 

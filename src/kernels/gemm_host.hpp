@@ -189,24 +189,18 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
   }
 }
 
-// Packs and multiplies panels of operand type S into C of type T: the same type, or bfloat16
-// into float (gemm_host_bf16.hpp).
-template <class T, class S>
-void pack_a(S* dst, const S* a, std::int64_t lda, std::int64_t rows, std::int64_t kc) {
-  if constexpr (std::is_same_v<S, T>) {
-    pack_a_panel(dst, a, lda, rows, kc);
-  } else {
-    pack_a_panel_bf16<HostTile<T>::MR>(dst, a, lda, rows, kc);
-  }
+// bfloat16 operands, packed in pairs for float's tile (gemm_host_bf16.hpp): overloads the
+// templates above choose by the operands' type.
+inline void pack_a_panel(bfloat16* dst, const bfloat16* a, std::int64_t lda, std::int64_t rows,
+                         std::int64_t kc) {
+  pack_a_panel_bf16<HostTile<float>::MR>(dst, a, lda, rows, kc);
 }
-template <class T, class S>
-void pack_b(S* dst, const S* b, std::int64_t ldb, std::int64_t cols, std::int64_t kc) {
-  if constexpr (std::is_same_v<S, T>) {
-    pack_b_panel(dst, b, ldb, cols, kc);
-  } else {
-    pack_b_panel_bf16<HostTile<T>::NR>(dst, b, ldb, cols, kc);
-  }
+inline void pack_b_panel(bfloat16* dst, const bfloat16* b, std::int64_t ldb, std::int64_t cols,
+                         std::int64_t kc) {
+  pack_b_panel_bf16<HostTile<float>::NR>(dst, b, ldb, cols, kc);
 }
+
+// One tile of C of type T from panels of operand type S: the same type, or bfloat16 into float.
 template <bool DirectA, int NV, class S, class T>
 inline void tile_product(std::int64_t kc, const S* a, const S* b, T* c, std::int64_t ldc, int rows, int cols,
                          bool load_c, std::int64_t lda) {
@@ -288,16 +282,16 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
       const std::int64_t kc = std::min(kc_max, d.k - pc), kc_packed = (kc + KS - 1) / KS * KS;
       const bool load_c = accumulate || pc > 0;
       const auto pack_b = [=](const std::int64_t q) {
-        detail::pack_b<T>(b_pack + q * NR * kc_packed, bp + pc * d.ldb + jc + q * NR, d.ldb,
-                          std::min(NR, nc - q * NR), kc);
+        detail::pack_b_panel(b_pack + q * NR * kc_packed, bp + pc * d.ldb + jc + q * NR, d.ldb,
+                             std::min(NR, nc - q * NR), kc);
       };
       const auto row_block = [=](const std::int64_t blk) {
         const std::int64_t ic = blk * mc, rows = std::min(mc, d.m - ic), m_panels = (rows + MR - 1) / MR;
         S* const a_pack = detail::host_scratch<S, 0>(m_panels * MR * kc_packed);
         for (std::int64_t q = 0; q < m_panels; ++q) {
           if (direct_a && rows - q * MR >= MR) continue;  // read in place; only a ragged panel is packed
-          detail::pack_a<T>(a_pack + q * MR * kc_packed, ap + (ic + q * MR) * d.lda + pc, d.lda,
-                            std::min(MR, rows - q * MR), kc);
+          detail::pack_a_panel(a_pack + q * MR * kc_packed, ap + (ic + q * MR) * d.lda + pc, d.lda,
+                               std::min(MR, rows - q * MR), kc);
         }
         for (std::int64_t jr = 0; jr < n_panels; ++jr) {
           const int cols = static_cast<int>(std::min(NR, nc - jr * NR));

@@ -5,7 +5,9 @@
 //     very Kokkos that instantiates gemm for any type (not ETI-only).
 // has_vendor_gemm<MemorySpace>() says at compile time whether a space has one. Below float
 // (matmul_vendor_mixed): cuBLAS on GPU memory (16-bit storage, float32 through TF32), and oneDNN
-// on host memory for bfloat16 where the CPU has AVX512_BF16.
+// on host memory for bfloat16 where the CPU has AVX512_BF16. vendor_serves and vendor_refusal
+// say, for inputs, which precisions a device's vendor GEMM serves: a product no listed device
+// runs is refused, never skipped.
 #pragma once
 
 #include "core/backend.hpp"
@@ -24,10 +26,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace minigpu::kernels {
 
@@ -69,6 +73,37 @@ inline std::string vendor_gemm_refusal(Device d, const std::string& instead) {
   return "'vendor' has no GEMM for " + describe(d) + " memory in this build (" +
          (uses_host_memory(d) ? "no CBLAS" : kGpuBlasMissing) +
          ", and no KokkosKernels built against this Kokkos was found): use '" + instead + "'";
+}
+
+/// True when a vendor GEMM multiplies `dtype` on device d's memory, through TF32 when `tf32`
+/// (float32 only).
+inline bool vendor_serves(Device d, DType dtype, bool tf32) {
+  return tf32 ? dtype == DType::f32 && has_mixed_vendor_gemm(d) : has_vendor_gemm(d, dtype);
+}
+
+/// "" when, for each of `dtypes`, some device of `devices` has a vendor GEMM (and, with
+/// `tf32`, a TF32 one for float32), else the one-line reason an input asking for `vendor`
+/// (`vendor_tf32` when `tf32`) is refused: a product no listed device runs is never skipped.
+inline std::string vendor_refusal(const std::vector<DType>& dtypes, const std::vector<Device>& devices,
+                                  bool vendor, bool tf32) {
+  const auto served = [&](DType t, bool through_tf32) {
+    return std::any_of(devices.begin(), devices.end(),
+                       [&](Device d) { return vendor_serves(d, t, through_tf32); });
+  };
+  const std::string where = describe(devices.front()) + (devices.size() > 1 ? " and the other devices" : "");
+  if (vendor && !served(DType::f32, false)) return vendor_gemm_refusal(devices.front(), "tiled");
+  for (DType t : dtypes) {
+    if (vendor && !served(t, false))
+      return "vendor has no " + to_string(t) + " GEMM for " + where +
+             " in this build (cuBLAS on a CUDA GPU; oneDNN, bfloat16 only, on a CPU with AVX512_BF16): "
+             "list [tiled, reference]";
+  }
+  if (tf32 && std::find(dtypes.begin(), dtypes.end(), DType::f32) == dtypes.end())
+    return "vendor_tf32 is float32 through TF32 tensor cores: add float32 to dtypes";
+  if (tf32 && !served(DType::f32, true))
+    return "vendor_tf32 (cuBLAS's TF32 tensor cores) has no GEMM for " + where +
+           " in this build: it needs a CUDA GPU";
+  return "";
 }
 
 namespace detail {
