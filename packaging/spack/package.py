@@ -35,6 +35,7 @@ class Minigpu(CMakePackage, CudaPackage, ROCmPackage):
     variant("tests", default=False, description="Build the GoogleTest suite and register the ctest tests")
     variant("scalapack", default=False, description="ScaLAPACK for matmul_scaling's scalapack decomposition")
     variant("native", default=False, description="Compile host code with -march=native (Spack sets targets)")
+    variant("onednn", default=True, description="oneDNN for the host's vendor bfloat16 matmul (AVX512_BF16 CPUs)")
     variant("cxxstd", default="17", values=("17", "20"), multi=False, description="C++ standard")
 
     depends_on("cmake@3.16:", type="build")
@@ -46,6 +47,7 @@ class Minigpu(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("cli11")
     depends_on("nlohmann-json@3:")
     depends_on("scalapack", when="+scalapack")
+    depends_on("onednn", when="+onednn")
     depends_on("googletest", when="+tests")
     depends_on("python@3:", type=("build", "test"), when="+tests")
     depends_on("py-jsonschema", type="test", when="+tests")
@@ -71,6 +73,7 @@ class Minigpu(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("MINIGPU_ENABLE_TESTS", "tests"),
             self.define_from_variant("MINIGPU_ENABLE_SCALAPACK", "scalapack"),
             self.define_from_variant("MINIGPU_NATIVE_ARCH", "native"),
+            self.define_from_variant("MINIGPU_ONEDNN", "onednn"),
             self.define_from_variant("MINIGPU_CXX_STANDARD", "cxxstd"),
         ]
         if self.spec.satisfies("+cuda"):
