@@ -21,6 +21,7 @@
 #     logging step / PyTorch step, n = 100, 1000 steps, both modes   bar <= 0.80 (goal 0.60)
 #     miniGPU / PyTorch and / numpy GFLOP/s, matmul.yaml's n, cpu    goal >= 1.0 (shown, no bar)
 #     native bfloat16 GEMM / PyTorch's (oneDNN), n = 1024, 2048       bar >= 0.5 (goal 0.9)
+#     vendor bfloat16 GEMM (oneDNN) / PyTorch's, n = 1024, 2048        bar >= 0.9
 #       (scripts/dev/matmul_bf16.yaml; with bfloat16 and float16 / float32 and each row's error)
 #   MPI studies (findings of real runs):
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
