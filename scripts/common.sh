@@ -31,6 +31,7 @@ source "$MINIGPU_ROOT/scripts/signal_exit.sh"
 MINIGPU_RUN_PACKAGES=(
   cmake ninja-build g++ git patch python3 libgtest-dev  # patch: the vendored Kokkos's patch
   libopenblas-dev libdnnl-dev  # oneDNN: the host's vendor bfloat16 GEMM
+  ocl-icd-opencl-dev  # Debian's dnnl-config.cmake requires OpenCL (its GPU runtime): only Recommended
   libopenmpi-dev openmpi-bin libscalapack-openmpi-dev  # ScaLAPACK: matmul_scaling's scalapack decomposition
   libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
 )

@@ -60,7 +60,8 @@ std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::stri
     // both) gets the reason; where they are (matmul), the error is about another name.
     const std::string what = e.what();
     if (precisions != Precisions::full || what.find("float16") == std::string::npos) throw;
-    throw InputError(what + " (bfloat16 and float16 are measured by the matmul experiment only so far)");
+    throw InputError(
+        what + " (bfloat16 and float16 are measured by the matmul and logging experiments only so far)");
   }
   std::vector<DType> out;
   for (const auto& name : names) out.push_back(parse_dtype(name));

@@ -23,16 +23,24 @@
 namespace minigpu {
 
 namespace detail {
+// HIP's device compiler rejects std::memcpy (a host function) in device code; its builtin is the
+// same bit copy, and folds to a register move as memcpy does.
+#if defined(__HIP_DEVICE_COMPILE__)
+#define MINIGPU_BIT_COPY __builtin_memcpy
+#else
+#define MINIGPU_BIT_COPY std::memcpy
+#endif
 KOKKOS_INLINE_FUNCTION std::uint32_t float_bits(float f) {
   std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
+  MINIGPU_BIT_COPY(&u, &f, sizeof u);
   return u;
 }
 KOKKOS_INLINE_FUNCTION float bits_float(std::uint32_t u) {
   float f;
-  std::memcpy(&f, &u, sizeof f);
+  MINIGPU_BIT_COPY(&f, &u, sizeof f);
   return f;
 }
+#undef MINIGPU_BIT_COPY
 }  // namespace detail
 
 /// 1 sign, 8 exponent, 7 mantissa bits: float's range, 3 significant decimal digits.

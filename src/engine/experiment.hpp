@@ -138,27 +138,28 @@ class CaseList : public Experiment {
   /// The spec of the case being set up or run (set by setup()).
   const CaseSpec& current() const { return current_; }
   void set_current(const CaseSpec& spec) { current_ = spec; }
-  /// setup() for a case that runs as State<Mem, T>(case) on its device and dtype.
+  /// setup() for a case that runs as State<Mem, T>(case, extra...) on its device and dtype.
   /// With SixteenBit, a bfloat16 or float16 case runs as State<its device's memory, bfloat16
   /// or float16> too.
-  template <template <class, class> class State, bool SixteenBit = false>
-  void setup_state(const CaseSpec& spec) {
+  template <template <class, class> class State, bool SixteenBit = false, class... Extra>
+  void setup_state(const CaseSpec& spec, const Extra&... extra) {
     set_current(spec);
     if constexpr (SixteenBit) {
       if (is_low_precision(spec.dtype))
-        return void(state_ = uses_host_memory(spec.device) ? make_16bit_state<State, HostMemSpace>(spec)
-                                                           : make_16bit_state<State, GpuMemSpace>(spec));
+        return void(state_ = uses_host_memory(spec.device)
+                                 ? make_16bit_state<State, HostMemSpace>(spec, extra...)
+                                 : make_16bit_state<State, GpuMemSpace>(spec, extra...));
     }
-    state_ = make_case_state<State>(spec.device, spec.dtype, case_of(spec));
+    state_ = make_case_state<State>(spec.device, spec.dtype, case_of(spec), extra...);
   }
 
   std::unique_ptr<CaseState> state_;
 
  private:
-  template <template <class, class> class State, class Mem>
-  std::unique_ptr<CaseState> make_16bit_state(const CaseSpec& spec) const {
-    if (spec.dtype == DType::bf16) return std::make_unique<State<Mem, bfloat16>>(case_of(spec));
-    return std::make_unique<State<Mem, float16>>(case_of(spec));
+  template <template <class, class> class State, class Mem, class... Extra>
+  std::unique_ptr<CaseState> make_16bit_state(const CaseSpec& spec, const Extra&... extra) const {
+    if (spec.dtype == DType::bf16) return std::make_unique<State<Mem, bfloat16>>(case_of(spec), extra...);
+    return std::make_unique<State<Mem, float16>>(case_of(spec), extra...);
   }
 
   std::vector<Case> cases_;

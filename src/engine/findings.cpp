@@ -102,6 +102,47 @@ std::string cpu_threads_note() {
   return "; cpu = " + std::to_string(threads) + " host thread" + (threads == 1 ? "" : "s") + " of this rank";
 }
 
+namespace {
+
+// A row's dtype, device and parameters other than `param`: what two rows share to be compared.
+std::string held_fixed_key(const CaseResult& r, const std::string& param) {
+  std::string key = to_string(r.spec.dtype) + "|" + describe(r.spec.device);
+  for (const auto& [k, v] : r.spec.params)
+    if (k != param) key += "|" + k + "=" + v;
+  return key;
+}
+
+// `pattern` with each <p> replaced by row r's parameter p, and <dtype> by its dtype.
+std::string filled_name(const std::string& pattern, const CaseResult& r) {
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size();) {
+    const std::size_t open = pattern.find('<', i), close = pattern.find('>', open);
+    if (open == std::string::npos || close == std::string::npos) return out + pattern.substr(i);
+    const std::string key = pattern.substr(open + 1, close - open - 1);
+    out += pattern.substr(i, open - i) + (key == "dtype" ? to_string(r.spec.dtype) : r.spec.param(key));
+    i = close + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Finding> held_fixed_ratios(const std::vector<CaseResult>& results, const std::string& param,
+                                       const std::string& slow, const std::string& fast,
+                                       const std::string& name, const PairNote& note_of) {
+  std::map<std::string, const CaseResult*> fast_rows;
+  for (const CaseResult& r : results)
+    if (r.spec.param(param) == fast) fast_rows[held_fixed_key(r, param)] = &r;
+  std::vector<Finding> out;
+  for (const CaseResult& r : results) {
+    if (r.spec.param(param) != slow) continue;
+    const auto match = fast_rows.find(held_fixed_key(r, param));
+    if (match != fast_rows.end() && has_median(match->second))
+      out.push_back(ratio_finding(filled_name(name, r), r, *match->second, note_of(r, *match->second)));
+  }
+  return out;
+}
+
 std::vector<Finding> precision_speedup_findings(const std::vector<CaseResult>& results) {
   const std::string tf32 = "_tf32";
   const auto key_of = [&](const CaseResult& r) {  // {gpu, kernel, n, precision}

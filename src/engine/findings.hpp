@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <type_traits>
 #include <utility>
@@ -104,6 +105,15 @@ std::string cpu_threads_note();
 /// <kernel>_tf32 is float32 through TF32 on <kernel>. The note gives the row's error against
 /// float64, the price of the speed.
 std::vector<Finding> precision_speedup_findings(const std::vector<CaseResult>& results);
+/// What one choice costs with everything else held fixed: for each row whose parameter `param`
+/// is `slow` and the row that differs from it only there (`fast`: same dtype, device and other
+/// parameters), ratio_finding(name, slow row, fast row, note_of(slow, fast)), in the order the
+/// slow rows ran. In `name` "<dtype>" is the rows' dtype and "<p>" their parameter p
+/// ("sync_each_batch_over_on_device_loss.<dtype>.data_<data>").
+using PairNote = std::function<std::string(const CaseResult& slow, const CaseResult& fast)>;
+std::vector<Finding> held_fixed_ratios(const std::vector<CaseResult>& results, const std::string& param,
+                                       const std::string& slow, const std::string& fast,
+                                       const std::string& name, const PairNote& note_of);
 /// find_crossover of rows, each at size_of(row), on the second side where second_side(row).
 template <class SizeOf, class SecondSide>
 Crossover find_crossover(const ResultRows& rows, SizeOf size_of, SecondSide second_side) {

@@ -222,28 +222,16 @@ class LinearExperiment : public CaseList<LinearCase> {
   }
 
   std::vector<Finding> findings(const std::vector<CaseResult>& results) const override {
-    // Per dtype, the training rows by "data loss": each choice's cost with the other held fixed.
-    const auto by_dtype = rows_by_mode(results, row_dtype, [](const CaseResult& r) {
-      return r.spec.param("data") + " " + r.spec.param("loss");
-    });
-    std::vector<Finding> out;
-    for (DType dtype : dtypes_of(results)) {
-      const auto& modes = by_dtype.at(dtype);
-      const std::string t = to_string(dtype);
-      const auto ratio = [&](const std::string& name, const std::string& slow, const std::string& fast,
-                             const char* note) {
-        const CaseResult *a = row_of(modes, slow), *b = row_of(modes, fast);
-        if (a != nullptr && has_median(b)) out.push_back(ratio_finding(name, *a, *b, note));
-      };
-      for (const std::string loss : {"sync_each_batch", "on_device"}) {
-        ratio("per_batch_copy_over_on_device_data." + t + ".loss_" + loss, "per_batch_copy " + loss,
-              "on_device " + loss, "median time, dataset copied per batch vs resident on the device");
-      }
-      for (const std::string data : {"per_batch_copy", "on_device"}) {
-        ratio("sync_each_batch_over_on_device_loss." + t + ".data_" + data, data + " sync_each_batch",
-              data + " on_device", "median time, loss copied to the host per batch vs once at the end");
-      }
-    }
+    // Each choice's cost with the other held fixed, per dtype.
+    std::vector<Finding> out = held_fixed_ratios(
+        results, "data", "per_batch_copy", "on_device",
+        "per_batch_copy_over_on_device_data.<dtype>.loss_<loss>",
+        [](auto&&...) { return "median time, dataset copied per batch vs resident on the device"; });
+    for (Finding& f : held_fixed_ratios(
+             results, "loss", "sync_each_batch", "on_device",
+             "sync_each_batch_over_on_device_loss.<dtype>.data_<data>",
+             [](auto&&...) { return "median time, loss copied to the host per batch vs once at the end"; }))
+      out.push_back(f);
     return out;
   }
 

@@ -26,7 +26,6 @@
 #include "kernels/gemm.hpp"
 #include "kernels/matmul_check.hpp"
 #include "kernels/matmul_reference.hpp"
-#include "kernels/matmul_vendor.hpp"
 #include "kernels/matmul_widened.hpp"
 
 #include <algorithm>
@@ -59,11 +58,11 @@ class MatmulState : public CaseState {
         rounds_(k16Bit || c.variant == Variant::vendor_tf32),
         a_("minigpu::matmul::A", c.n * c.n),
         b_("minigpu::matmul::B", c.n * c.n),
-        c_("minigpu::matmul::C", c.n * c.n) {
+        c_("minigpu::matmul::C", c.n * c.n),
+        product_(c.variant == Variant::tiled ? GemmKernel::native : GemmKernel::vendor, c.n) {
     if (rounds_) {
       kernels::fill_uniform(a_, 1, 0.0f, 1.0f);
       kernels::fill_uniform(b_, 2, 0.0f, 1.0f);
-      if (k16Bit && c.variant == Variant::tiled) widened_ = kernels::WidenedMatmul<Mem, T>(c.n);
     } else {
       kernels::fill_small_integers(a_, 1);
       kernels::fill_small_integers(b_, 2);
@@ -72,16 +71,9 @@ class MatmulState : public CaseState {
 
   void run() override {
     const std::int64_t n = case_.n;
-    const bool tf32 = case_.variant == Variant::vendor_tf32;
-    if (tf32 || (k16Bit && case_.variant == Variant::vendor))
-      return kernels::matmul_vendor_mixed(c_, a_, b_, n, tf32);
-    if constexpr (k16Bit) {
-      if (case_.variant == Variant::tiled) return widened_(c_, a_, b_, n);
-    } else {
-      if (case_.variant == Variant::tiled) return kernels::matmul(GemmKernel::native, c_, a_, b_, n, n, n);
-      if (case_.variant == Variant::vendor) return kernels::matmul(GemmKernel::vendor, c_, a_, b_, n, n, n);
-    }
-    kernels::matmul_reference(c_, a_, b_, n, n, n);
+    if (case_.variant == Variant::vendor_tf32) return kernels::matmul_vendor_mixed(c_, a_, b_, n, true);
+    if (case_.variant == Variant::reference) return kernels::matmul_reference(c_, a_, b_, n, n, n);
+    product_(c_, a_, b_);  // tiled (native) or vendor, in any storage type
   }
 
   Check verify() override {
@@ -106,7 +98,7 @@ class MatmulState : public CaseState {
   MatmulCase case_;
   bool rounds_;  // products below the storage's precision: uniform inputs, checked to a bound
   View a_, b_, c_;
-  kernels::WidenedMatmul<Mem, T> widened_;
+  kernels::AnyMatmul<Mem, T> product_;
 };
 
 class MatmulExperiment : public CaseList<MatmulCase> {
@@ -143,7 +135,9 @@ class MatmulExperiment : public CaseList<MatmulCase> {
           spec.flops_estimate = spec.work.flops;
           // A, B, C, the identity check's four double vectors, and a 16-bit tiled product's float copies.
           spec.device_bytes = 3 * matrix_bytes + 4 * static_cast<std::uint64_t>(n) * 8 +
-                              (is_low_precision(dtype) && v == Variant::tiled ? 6 * matrix_bytes : 0);
+                              (is_low_precision(dtype) && v == Variant::tiled
+                                   ? kernels::widened_matmul_bytes(dtype, uses_host_memory(d), n)
+                                   : 0);
           add_case(spec, {v, n});
         },
         dtypes, variants, sizes, devices);

@@ -76,9 +76,9 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
                            std::int64_t k, const Share& share) {
   if (choice == GemmChoice::vendor) return {GemmKernel::vendor, "vendor: named in the input"};
   if (choice == GemmChoice::native) return {GemmKernel::native, "native: named in the input"};
-  if (!kernels::has_vendor_gemm(device)) {
-    return {GemmKernel::native,
-            "auto→native (no vendor GEMM on " + describe(device) + " memory in this build)"};
+  if (!kernels::has_vendor_gemm(device, dtype)) {
+    return {GemmKernel::native, "auto→native (no vendor " + to_string(dtype) + " GEMM on " +
+                                    describe(device) + " memory in this build)"};
   }
   load(share);
   const bool gpu_memory = !uses_host_memory(device);

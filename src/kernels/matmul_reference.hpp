@@ -68,4 +68,24 @@ inline double max_rel_diff(const std::vector<double>& x, const std::vector<doubl
   return worst;
 }
 
+/// The first `count` entries of x against a reference y: the largest error relative to each
+/// entry (what a check bounds) and, as a product's errors are reported (PyTorch's TF32 notes),
+/// the largest relative to the mean |y| and the relative 2-norm. Infinite where x is not finite.
+struct SequenceError {
+  double max_rel = 0, max_abs_rel = 0, norm_rel = 0;
+};
+inline SequenceError sequence_errors(const std::vector<double>& x, const std::vector<double>& y,
+                                     std::size_t count) {
+  SequenceError e{max_rel_diff(x, y, count), 0, 0};
+  double sum = 0, worst = 0, diff2 = 0, ref2 = 0;
+  for (std::size_t t = 0; t < count; ++t) {
+    const double d = std::abs(x[t] - y[t]);
+    sum += std::abs(y[t]), worst = std::max(worst, d), diff2 += d * d, ref2 += y[t] * y[t];
+  }
+  if (!std::isfinite(e.max_rel)) return {e.max_rel, e.max_rel, e.max_rel};
+  e.max_abs_rel = sum > 0 ? worst / (sum / static_cast<double>(count)) : worst;
+  e.norm_rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  return e;
+}
+
 }  // namespace minigpu::kernels

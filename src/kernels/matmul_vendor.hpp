@@ -83,9 +83,11 @@ inline bool vendor_serves(Device d, DType dtype, bool tf32) {
 
 /// "" when, for each of `dtypes`, some device of `devices` has a vendor GEMM (and, with
 /// `tf32`, a TF32 one for float32), else the one-line reason an input asking for `vendor`
-/// (`vendor_tf32` when `tf32`) is refused: a product no listed device runs is never skipped.
+/// (`vendor_tf32` when `tf32`) is refused, ending with what to ask `instead`: a product no
+/// listed device runs is never skipped.
 inline std::string vendor_refusal(const std::vector<DType>& dtypes, const std::vector<Device>& devices,
-                                  bool vendor, bool tf32) {
+                                  bool vendor, bool tf32,
+                                  const std::string& instead = "list [tiled, reference]") {
   const auto served = [&](DType t, bool through_tf32) {
     return std::any_of(devices.begin(), devices.end(),
                        [&](Device d) { return vendor_serves(d, t, through_tf32); });
@@ -95,8 +97,8 @@ inline std::string vendor_refusal(const std::vector<DType>& dtypes, const std::v
   for (DType t : dtypes) {
     if (vendor && !served(t, false))
       return "vendor has no " + to_string(t) + " GEMM for " + where +
-             " in this build (cuBLAS on a CUDA GPU; oneDNN, bfloat16 only, on a CPU with AVX512_BF16): "
-             "list [tiled, reference]";
+             " in this build (cuBLAS on a CUDA GPU; oneDNN, bfloat16 only, on a CPU with AVX512_BF16): " +
+             instead;
   }
   if (tf32 && std::find(dtypes.begin(), dtypes.end(), DType::f32) == dtypes.end())
     return "vendor_tf32 is float32 through TF32 tensor cores: add float32 to dtypes";

@@ -11,6 +11,7 @@
 #include "core/gemm_dims.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/matmul_vendor.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -59,6 +60,44 @@ class WidenedMatmul {
                                  typename Kokkos::View<float*, Mem>::memory_space>::accessible;
 
   Kokkos::View<float*, Mem> a_, b_, c_;
+};
+
+/// Bytes a WidenedMatmul of n×n `storage` in host (or GPU) memory holds: a float C, and float
+/// copies of A and B unless it multiplies the bfloat16 pairs themselves.
+inline std::uint64_t widened_matmul_bytes(DType storage, bool host_memory, std::int64_t n) {
+  const bool pairs = kHostBf16Dot && host_memory && storage == DType::bf16;
+  return (pairs ? 1 : 3) * static_cast<std::uint64_t>(n * n) * sizeof(float);
+}
+
+/// C = A·B (n×n) by `kernel` whatever the storage type T: float and double through matmul;
+/// 16-bit storage through the vendor's mixed GEMM (cuBLAS, oneDNN) or a WidenedMatmul (native),
+/// whose float buffers it holds. So an experiment takes 16-bit dtypes without a branch of its own.
+template <class Mem, class T>
+class AnyMatmul {
+ public:
+  static constexpr bool k16Bit = sizeof(T) == 2;
+
+  AnyMatmul() = default;
+  AnyMatmul(GemmKernel kernel, std::int64_t n) : kernel_(kernel), n_(n) {
+    if constexpr (k16Bit) {
+      if (kernel == GemmKernel::native) widened_ = WidenedMatmul<Mem, T>(n);
+    }
+  }
+
+  template <class View>
+  void operator()(const View& c, const View& a, const View& b) const {
+    if constexpr (k16Bit) {
+      if (kernel_ == GemmKernel::vendor) return matmul_vendor_mixed(c, a, b, n_, false);
+      widened_(c, a, b, n_);
+    } else {
+      matmul(kernel_, c, a, b, n_, n_, n_);
+    }
+  }
+
+ private:
+  GemmKernel kernel_ = GemmKernel::native;
+  std::int64_t n_ = 0;
+  std::conditional_t<k16Bit, WidenedMatmul<Mem, T>, int> widened_{};
 };
 
 }  // namespace minigpu::kernels

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/kokkos_compat.hpp"
+#include "core/low_precision.hpp"
 #include "kernels/elementwise.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -31,12 +32,16 @@ void sum_into(const InView& in, const OutView& out) {
 }
 
 /// Sum of squares whose final step takes the root (or its reciprocal): the norm in one
-/// reduction, one launch.
+/// reduction, one launch. It sums in the entries' accumulation type: float for 16-bit storage,
+/// as mixed precision does (a bfloat16 sum of 10^4 squares would stall near 2^8 times its first).
 template <class InView, bool Reciprocal = false>
 struct SquaredSumRoot {
-  using value_type = typename InView::non_const_value_type;
+  using value_type = accumulator_t<typename InView::non_const_value_type>;
   InView in;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, value_type& acc) const { acc += in(i)*in(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, value_type& acc) const {
+    const auto x = static_cast<value_type>(in(i));
+    acc += x * x;
+  }
   KOKKOS_INLINE_FUNCTION void final(value_type& acc) const {
     acc = Reciprocal ? value_type(1) / kmath::sqrt(acc) : kmath::sqrt(acc);
   }
@@ -49,7 +54,7 @@ struct SquaredSumRoot {
 template <class InView, bool Reciprocal = false>
 struct BlockedSquaredSumRoot {
   static constexpr std::int64_t kBlock = 512, kLanes = 16;
-  using value_type = typename InView::non_const_value_type;
+  using value_type = accumulator_t<typename InView::non_const_value_type>;
   InView in;
   std::int64_t n;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t block, value_type& acc) const {
@@ -57,15 +62,20 @@ struct BlockedSquaredSumRoot {
     const std::int64_t end = block * kBlock + kBlock < n ? block * kBlock + kBlock : n;
     std::int64_t i = block * kBlock;
     for (; i + kLanes <= end; i += kLanes) {
-      for (std::int64_t l = 0; l < kLanes; ++l) part[l] += in(i + l) * in(i + l);
+      for (std::int64_t l = 0; l < kLanes; ++l) part[l] += square(in(i + l));
     }
-    for (; i < end; ++i) part[0] += in(i)*in(i);
+    for (; i < end; ++i) part[0] += square(in(i));
     value_type sum = 0;
     for (std::int64_t l = 0; l < kLanes; ++l) sum += part[l];
     acc += sum;
   }
   KOKKOS_INLINE_FUNCTION void final(value_type& acc) const {
     acc = Reciprocal ? value_type(1) / kmath::sqrt(acc) : kmath::sqrt(acc);
+  }
+  template <class X>
+  KOKKOS_INLINE_FUNCTION static value_type square(X x) {
+    const auto v = static_cast<value_type>(x);
+    return v * v;
   }
 };
 
@@ -97,8 +107,8 @@ void frobenius_norm_into(const InView& in, const OutView& out) {
   const auto [range, functor] = squared_sum_root_launch<false>(in);
   if constexpr (on_host<InView>()) {
     if (one_thread_suffices(in, in.extent(0))) {
-      return Kokkos::parallel_reduce("reduce::frobenius_norm", OneThreadRange(range.begin(), range.end()), functor,
-                                     out);
+      return Kokkos::parallel_reduce("reduce::frobenius_norm", OneThreadRange(range.begin(), range.end()),
+                                     functor, out);
     }
   }
   Kokkos::parallel_reduce("reduce::frobenius_norm", range, functor, out);
@@ -112,8 +122,8 @@ void inverse_frobenius_norm_into(const InView& in, const OutView& out) {
   const auto [range, functor] = squared_sum_root_launch<true>(in);
   if constexpr (on_host<InView>()) {
     if (one_thread_suffices(in, in.extent(0))) {
-      return Kokkos::parallel_reduce("reduce::inverse_frobenius_norm", OneThreadRange(range.begin(), range.end()),
-                                     functor, out);
+      return Kokkos::parallel_reduce("reduce::inverse_frobenius_norm",
+                                     OneThreadRange(range.begin(), range.end()), functor, out);
     }
   }
   Kokkos::parallel_reduce("reduce::inverse_frobenius_norm", range, functor, out);

@@ -21,12 +21,14 @@ void divide_by_device_scalar(const OutView& out, const InView& in, const Divisor
       KOKKOS_LAMBDA(const std::int64_t i) { out(i) = in(i) / divisor(); });
 }
 
-/// v(i) *= factor(), with factor a rank-0 View in v's memory written by an earlier kernel.
+/// v(i) *= factor(), with factor a rank-0 View in v's memory written by an earlier kernel. 16-bit
+/// entries are multiplied in float (the factor's type) and rounded once.
 template <class View, class FactorView>
 void scale_by_device_scalar(const View& v, const FactorView& factor) {
   static_assert(FactorView::rank == 0, "the factor is a rank-0 View");
   static_assert(std::is_same_v<typename View::memory_space, typename FactorView::memory_space>,
                 "the factor must live in the memory space of the View");
+  using Value = typename View::non_const_value_type;
   const std::int64_t n = v.extent(0);
   if constexpr (Kokkos::SpaceAccessibility<typename View::execution_space, Kokkos::HostSpace>::accessible) {
     // The factor is read once per block of 1024: read per element, it might alias v (same
@@ -36,7 +38,7 @@ void scale_by_device_scalar(const View& v, const FactorView& factor) {
     const auto body = KOKKOS_LAMBDA(const std::int64_t block) {
       const auto f = factor();
       const std::int64_t end = block * kBlock + kBlock < n ? block * kBlock + kBlock : n;
-      for (std::int64_t i = block * kBlock; i < end; ++i) v(i) *= f;
+      for (std::int64_t i = block * kBlock; i < end; ++i) v(i) = Value(v(i) * f);
     };
     if (one_thread_suffices(v, n)) {
       Kokkos::parallel_for("scale::multiply_by_device_scalar", OneThreadRange(0, blocks), body);
@@ -46,7 +48,7 @@ void scale_by_device_scalar(const View& v, const FactorView& factor) {
   } else {
     Kokkos::parallel_for(
         "scale::multiply_by_device_scalar", RangeOf<View>(0, n),
-        KOKKOS_LAMBDA(const std::int64_t i) { v(i) *= factor(); });
+        KOKKOS_LAMBDA(const std::int64_t i) { v(i) = Value(v(i) * factor()); });
   }
 }
 

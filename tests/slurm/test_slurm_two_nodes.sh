@@ -279,7 +279,6 @@ elif [ "$mode" = netns ]; then
   mpirun_nodes run "$root/tests/inputs/two_nodes.yaml" --output-dir "$tmp/submit/mpirun" \
     > "$tmp/submit/mpirun.out" 2>&1
   rc=$?
-  cat "$tmp/submit/mpirun.out"
   [ "$rc" -eq 0 ] || fail "mpirun across the two nodes exited $rc"
   check_two_nodes "$tmp/submit/mpirun" || fail "the two-node mpirun run does not check out"
   say "mpirun run finished in $((SECONDS - mpirun_started))s"
@@ -344,12 +343,12 @@ kill -KILL $victims 2>/dev/null
 killed_at=$SECONDS
 say "killed node n2 (pids $victims) with $kept case(s) recorded"
 # Ranks on n1 are left waiting on dead peers (a direct launch has no daemon that notices); Slurm
-# ends the job when n2 stops answering its pings (SlurmdTimeout=8 above).
-wait_for 60 "job $job to end after losing n2" job_done "$job"
+# ends the job when n2 stops answering its pings (SlurmdTimeout=8 above), on its own ping cycle:
+# 35 s after the kill on an idle 2-core machine (2026-11-27), so the bound is Slurm's, not ours.
+wait_for 120 "job $job to end after losing n2" job_done "$job"
 state="$(job_field "$job" JobState)"
 exit_code="$(job_field "$job" ExitCode)"
 say "job $job: JobState=$state ExitCode=$exit_code $((SECONDS - killed_at))s after n2 was lost"
-cat "$tmp/submit/job-$job.out"
 case "$state" in
   NODE_FAIL|FAILED|CANCELLED) ;;
   *) fail "job $job ended $state after losing a node, expected NODE_FAIL or FAILED" ;;
@@ -418,7 +417,6 @@ if [ "$mode" = netns ]; then
   wait_for 60 "job $job to end after the cut" job_done "$job"
   took=$((SECONDS - cut_at))
   say "job $job: JobState=$(job_field "$job" JobState) ExitCode=$(job_field "$job" ExitCode) ${took}s after the cut"
-  cat "$tmp/submit/job-$job.out"
   [ "$took" -le $((budget + 20)) ] || fail "the cut job took ${took}s to end, more than its ${budget}s budget + 20s"
   grep -E "minigpu: rank [01]: error: no progress for .* rank 2 \(n2\) stopped answering .*rank 3 \(n2\) stopped answering" \
     "$tmp/submit/job-$job.out" || fail "no watchdog line from n1 naming ranks 2 and 3 on n2"
@@ -451,7 +449,6 @@ if [ "$mode" = netns ]; then
   rc=$?
   took=$((SECONDS - cut_at))
   ip -n "${ns[0]}" link set "${ns[0]}" up || fail "cannot bring the veth back"
-  cat "$tmp/submit/cut-mpirun.out"
   say "mpirun: exit $rc ${took}s after the cut"
   [ "$took" -le $((budget + 20)) ] || fail "mpirun took ${took}s to end after the cut"
   case "$rc" in

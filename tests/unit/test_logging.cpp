@@ -5,6 +5,7 @@
 #include "engine/registry.hpp"
 #include "experiment_harness.hpp"
 #include "kernels/matmul_reference.hpp"
+#include "kernels/matmul_vendor.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/scale.hpp"
 #include "kokkos_events.hpp"
@@ -13,6 +14,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -99,6 +101,16 @@ TEST(LoggingReference, MaxRelativeDifferenceOverTheFirstEntries) {
   EXPECT_EQ(kernels::max_rel_diff(x, y, 0), 0);
 }
 
+// A row's error columns for the log, worked out by hand: x = (1, 2.2, 3) against y = (1, 2, 4).
+TEST(LoggingReference, SequenceErrorsAsAProductsAreReported) {
+  const std::vector<double> x = {1, 2.2, 3, std::nan("")}, y = {1, 2, 4, 1};
+  const auto e = kernels::sequence_errors(x, y, 3);
+  EXPECT_EQ(e.max_rel, 0.25);                              // |3 - 4| / 4
+  EXPECT_NEAR(e.max_abs_rel, 1.0 / (7.0 / 3.0), 1e-15);    // max |x - y| / mean |y|
+  EXPECT_NEAR(e.norm_rel, std::sqrt(1.04 / 21.0), 1e-15);  // ‖(0, 0.2, 1)‖ / ‖(1, 2, 4)‖
+  EXPECT_TRUE(std::isinf(kernels::sequence_errors(x, y, 4).norm_rel)) << "NaN never passes";
+}
+
 void expect_input_error(const std::string& experiment_yaml, const std::string& key) {
   testing::expect_key_error("logging", experiment_yaml, key);
 }
@@ -107,7 +119,10 @@ TEST(LoggingConfig, BadValuesNameTheirKey) {
   expect_input_error("    n: 0\n", "n");
   expect_input_error("    n: ten\n", "n");
   expect_input_error("    steps: -5\n", "steps");
-  expect_input_error("    dtypes: [bfloat16]\n", "dtypes");
+  expect_input_error("    dtypes: [float8]\n", "dtypes");
+  // No vendor GEMM anywhere here takes float16 on the host: asked for by name, it is refused.
+  testing::expect_key_error("logging", "    device: cpu\n    kernel: vendor\n    dtypes: [float16]\n",
+                            "kernel", "vendor has no float16 GEMM for cpu");
   expect_input_error("    stride: 2\n", "stride");
 }
 
@@ -148,6 +163,39 @@ TEST_P(LoggingExperimentRun, BothModesVerifyAgreeAndReportTheRatio) {
     ++ratios;
   }
   EXPECT_EQ(ratios, 2);
+}
+
+// Mixed precision: bfloat16 and float16 storage with float sums and a float log, each row within
+// its precision's bound and with its error against the host's double recurrence, the errors in
+// the order of the storage types' roundoff (bfloat16 2^-8 > float16 2^-11 > float32 2^-24), so
+// a "16-bit" case that kept float (or a sum that ran in 16 bits) shows. `auto` picks per precision.
+TEST_P(LoggingExperimentRun, SixteenBitStorageVerifiesWithItsErrorAndPicksItsKernel) {
+  const auto outcome = testing::run_yaml(
+      "run: {warmups: 0, repetitions: 2}\n"
+      "experiments:\n"
+      "  - name: logging\n"
+      "    n: 48\n"
+      "    steps: 40\n"
+      "    dtypes: [float32, bfloat16, float16]\n" +
+      device_key());
+  ASSERT_EQ(outcome.results.size(), 6u);
+  std::map<DType, double> error;
+  for (const auto& r : outcome.results) {
+    EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+    ASSERT_TRUE(r.check.error) << r.spec.label;
+    error[r.spec.dtype] = std::max(error[r.spec.dtype], r.check.error->max_abs_rel);
+    const bool vendor_serves = kernels::has_vendor_gemm(device(), r.spec.dtype);
+    const std::string why = r.spec.param("kernel_choice");
+    if (!vendor_serves) {
+      EXPECT_EQ(r.spec.param("kernel"), "native") << r.spec.label;
+      EXPECT_NE(why.find("no vendor " + to_string(r.spec.dtype) + " GEMM"), std::string::npos) << why;
+    } else {
+      EXPECT_NE(why.find(", " + to_string(r.spec.dtype) + ", measured"), std::string::npos) << why;
+    }
+  }
+  EXPECT_LE(error[DType::bf16], 8 * unit_roundoff(DType::bf16));
+  EXPECT_GT(error[DType::bf16], error[DType::f16]);
+  EXPECT_GT(error[DType::f16], error[DType::f32]);
 }
 
 // The chapter's claim where the backend makes it true, at its size (exercise 3: a 100x100
