@@ -12,4 +12,6 @@ if [ ! -f "$RUN_INPUT" ]; then
   exit 2
 fi
 log "running $RUN_INPUT on $RUN_RANKS MPI rank(s)"
+# An interrupted run says how to finish it: with this script, as it was called, and its ranks.
+export MINIGPU_RESUME_WITH="$0 -n $RUN_RANKS"
 run_main_job "$RUN_RANKS" "$MINIGPU_BUILD/src/minigpu" run "$RUN_INPUT" "${RUN_ARGS[@]}"

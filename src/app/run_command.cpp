@@ -19,6 +19,7 @@
 #include "io/console_writer.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -27,6 +28,18 @@
 
 namespace minigpu {
 namespace {
+
+// `word` as a shell reads it back: as is when it holds nothing a shell would act on, else in
+// single quotes (a quote within written '\'').
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./=:,@+-%", c) != nullptr;
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 std::vector<std::string> joined(std::vector<std::string> first, const std::vector<std::string>& second) {
   first.insert(first.end(), second.begin(), second.end());
@@ -172,8 +185,11 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
       console.warnings({"the machine was loaded while this run ran: " + record.machine_load->describe() +
                         ": every figure may be slowed by it"});
     console.summary(outcome.results, dir, outcome.cases_planned, signal_name(outcome.stop_signal));
-    if (outcome.stop_signal != 0)
-      std::cout << "to finish it: minigpu run " << options.input << " --resume " << dir << '\n';
+    if (outcome.stop_signal != 0) {
+      std::cout << "to finish it:";
+      for (const auto& word : options.command) std::cout << ' ' << shell_word(word);
+      std::cout << " --resume " << shell_word(dir) << '\n';
+    }
   }
   if (outcome.stop_signal != 0) return kExitSignalBase + outcome.stop_signal;
   // 5. Figures, if asked for; a plotting failure is reported but leaves the results intact.

@@ -18,6 +18,9 @@ struct RunOptions {
   bool plot = false;          ///< run scripts/plot.py on the results directory when done
   std::string resume;         ///< a run directory of this input: its finished cases are not run again
   double case_timeout_s = 0;  ///< > 0: every case's watchdog budget (--case-timeout)
+  /// How to ask for this run again, less any --resume: what an interrupted run prints, with
+  /// --resume and its directory appended, for the user to copy.
+  std::vector<std::string> command;
 };
 
 /// Returns kExitOk when every case verified, kExitVerifyFailed otherwise.

@@ -117,7 +117,7 @@ class LoggingState : public CaseState {
     Check check =
         tolerance_check("first " + std::to_string(host_steps) + " steps vs host: ", e.max_rel,
                         32.0 * n * eps + 8.0 * unit_roundoff(dtype_of<T>::value) * (sizeof(T) == 2));
-    check.error = ReferenceError{e.max_abs_rel, e.norm_rel};
+    check.error = e.error;
     // The other mode ran the same kernels in the same order, so the logs should agree to rounding.
     if (book_->last && book_->last->first != c_.mode) {
       check.also(tolerance_check("all steps vs " + name_of(kModes, book_->last->first) + ": ",

@@ -90,7 +90,7 @@ class MatmulState : public CaseState {
     Check check = tolerance_check("max|C-AB|/(1+|AB|) on 8 rows in double = ", e.check,
                                   k16Bit ? kernels::low_precision_product_bound(dtype_of<T>::value, n)
                                          : kernels::tf32_product_bound(n));
-    check.error = ReferenceError{e.max_abs, e.frobenius};
+    check.error = e.error;
     return check;
   }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/device.hpp"
+#include "core/reference_error.hpp"
 #include "core/shape.hpp"
 #include "io/format.hpp"
 
@@ -61,13 +62,6 @@ struct CaseSpec {
     }
     return {};
   }
-};
-
-/// How far a result is from the same computation in float64, for rows whose precision rounds
-/// it (bfloat16, float16, TF32): the two measures users compare precisions by.
-struct ReferenceError {
-  double max_abs_rel = 0;    ///< max |C − R| / mean |R| (PyTorch's TF32 notes' "relative error")
-  double frobenius_rel = 0;  ///< ‖C − R‖_F / ‖R‖_F
 };
 
 /// Outcome of checking a case against an independent reference.

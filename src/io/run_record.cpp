@@ -102,6 +102,33 @@ std::optional<std::string> read_run_json(const std::string& dir) {
   return buffer.str();
 }
 
+namespace {
+
+// The first setting two resolved inputs disagree on, as "run.repetitions is 300 there, 3 here".
+std::string first_difference(const nlohmann::json& there, const nlohmann::json& here) {
+  const auto patch = nlohmann::json::diff(there, here);
+  if (patch.empty()) return "none";
+  const std::string pointer = patch.front().at("path").get<std::string>();
+  std::string key;  // "/experiments/0/sizes" -> "experiments[0].sizes"
+  for (std::size_t i = 1; i <= pointer.size();) {
+    const std::size_t end = std::min(pointer.find('/', i), pointer.size());
+    const std::string part = pointer.substr(i, end - i);
+    const bool index = !part.empty() && std::all_of(part.begin(), part.end(), ::isdigit);
+    key += index ? "[" + part + "]" : (key.empty() ? "" : ".") + part;
+    i = end + 1;
+  }
+  const nlohmann::json::json_pointer at(pointer);
+  const auto value = [&](const nlohmann::json& j) {
+    if (!j.contains(at)) return std::string("absent");
+    const std::string text = j.at(at).dump();
+    return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+  };
+  return key + " is " + value(there) + " there, " + value(here) +
+         " here (resume with the arguments that started it; its run.json's resolved_input has them all)";
+}
+
+}  // namespace
+
 std::map<std::string, CaseResult> resumable_results(const std::string& text, nlohmann::json resolved_input) {
   std::map<std::string, CaseResult> resumed;
   std::string error;
@@ -119,7 +146,8 @@ std::map<std::string, CaseResult> resumable_results(const std::string& text, nlo
           if (entry.is_object()) entry.erase("case_timeout");
       }
     }
-    if (before != resolved_input) error = "that run was of a different input (or other settings)";
+    if (before != resolved_input)
+      error = "that run was of other settings: " + first_difference(before, resolved_input);
     for (auto& [key, result] : recorded_results(record)) {
       if (result.check.passed) resumed.emplace(key, std::move(result));
     }

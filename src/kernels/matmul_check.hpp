@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/dispatch.hpp"
+#include "core/reference_error.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/matvec.hpp"
 
@@ -66,8 +67,7 @@ double matmul_identity_error(const CView& c, const AView& a, const BView& b, std
 /// How far C is from A·B computed in double, over the rows sampled_rows_errors visits.
 struct ProductError {
   double check = 0;      ///< max |C − R| / (1 + |R|): what the precision's bound applies to
-  double max_abs = 0;    ///< max |C − R| / mean |R|: PyTorch's TF32 notes' "relative error"
-  double frobenius = 0;  ///< ‖C − R‖_F / ‖R‖_F
+  ReferenceError error;  ///< what a row reports of it
 };
 
 /// ProductError of n×n row-major C against R = A·B, each R(i,j) a host inner product in
@@ -98,8 +98,8 @@ ProductError sampled_rows_errors(const CView& c, const AView& a, const BView& b,
     }
   }
   if (nan) return {std::nan(""), std::nan(""), std::nan("")};
-  e.max_abs = sum_ref > 0 ? max_diff / (sum_ref / count) : max_diff;
-  e.frobenius = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  e.error.max_abs_rel = sum_ref > 0 ? max_diff / (sum_ref / count) : max_diff;
+  e.error.frobenius_rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
   return e;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/low_precision.hpp"
+#include "core/reference_error.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -72,19 +73,20 @@ inline double max_rel_diff(const std::vector<double>& x, const std::vector<doubl
 /// entry (what a check bounds) and, as a product's errors are reported (PyTorch's TF32 notes),
 /// the largest relative to the mean |y| and the relative 2-norm. Infinite where x is not finite.
 struct SequenceError {
-  double max_rel = 0, max_abs_rel = 0, norm_rel = 0;
+  double max_rel = 0;    ///< max |x − y| / |y|: what a check bounds
+  ReferenceError error;  ///< what a row reports of it
 };
 inline SequenceError sequence_errors(const std::vector<double>& x, const std::vector<double>& y,
                                      std::size_t count) {
-  SequenceError e{max_rel_diff(x, y, count), 0, 0};
+  SequenceError e{max_rel_diff(x, y, count), {}};
   double sum = 0, worst = 0, diff2 = 0, ref2 = 0;
   for (std::size_t t = 0; t < count; ++t) {
     const double d = std::abs(x[t] - y[t]);
     sum += std::abs(y[t]), worst = std::max(worst, d), diff2 += d * d, ref2 += y[t] * y[t];
   }
-  if (!std::isfinite(e.max_rel)) return {e.max_rel, e.max_rel, e.max_rel};
-  e.max_abs_rel = sum > 0 ? worst / (sum / static_cast<double>(count)) : worst;
-  e.norm_rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  if (!std::isfinite(e.max_rel)) return {e.max_rel, {e.max_rel, e.max_rel}};
+  e.error.max_abs_rel = sum > 0 ? worst / (sum / static_cast<double>(count)) : worst;
+  e.error.frobenius_rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
   return e;
 }
 

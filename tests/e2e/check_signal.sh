@@ -118,9 +118,14 @@ PY
 }
 
 if [ "$only" != run_sh ]; then
-# Ctrl-C on a bare run, then its resume.
-interrupt bare INT group 130 "interrupted by SIGINT" "$minigpu" run "$input"
-resumed bare "$minigpu" run "$input"
+# Ctrl-C on a bare run, then its resume by the line the run printed for it, as a user copies it:
+# the same arguments (--warmups 0, the user's own override, with them), less --output-dir (a
+# resumed run completes in place), and --resume DIR.
+interrupt bare INT group 130 "interrupted by SIGINT" "$minigpu" run "$input" --warmups 0
+hint="$(sed -n 's/^to finish it: //p' "$out/bare.log")"
+want="$minigpu run $input --warmups 0 --resume $(ls -d "$out/bare"/*.interrupted 2>/dev/null)"
+[ "$hint" = "$want" ] || { echo "FAIL bare: the run says 'to finish it: $hint', expected '$want'"; status=1; }
+resumed bare bash -c 'eval "$0 \"\$@\""' "${hint% --resume *}"
 # Slurm's time limit: SIGTERM to the process.
 interrupt term TERM process 143 "interrupted by SIGTERM" "$minigpu" run "$input"
 # Ctrl-C on mpirun: Open MPI's mpirun SIGTERMs its ranks, kills them 1 s later and returns 1.

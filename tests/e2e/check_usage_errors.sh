@@ -35,7 +35,12 @@ expect "--resume: is empty (an unset shell variable?)" run "$work/in.yaml" --res
 expect "--output-dir: is empty (an unset shell variable?)" run "$work/in.yaml" --output-dir ""
 expect "--resume $work/none: cannot read run.json there" run "$work/in.yaml" --resume "$work/none"
 mkdir -p "$work/other" && echo '{"resolved_input": {"run": {}}, "results": []}' >"$work/other/run.json"
-expect "that run was of a different input" run "$work/in.yaml" --resume "$work/other"
+expect "that run was of other settings: run.dtype is absent there, \"float32\" here" run "$work/in.yaml" --resume "$work/other"
+# A run with other settings is refused naming the first that differs, both values beside it.
+"$minigpu" run "$work/in.yaml" --set run.repetitions=2 --output-dir "$work/twice" >/dev/null 2>&1 ||
+  { echo "FAIL: the run with --set run.repetitions=2 failed"; status=1; }
+expect "that run was of other settings: experiments[0].repetitions is 2 there, 1 here" \
+  run "$work/in.yaml" --resume "$(ls -d "$work"/twice/*/ | head -n 1)"
 [ -e "$work/other/run.json" ] || { echo "FAIL: a refused --resume moved $work/other"; status=1; }
 # A resumed run completes in its own directory: there is nowhere else for --output-dir to send it.
 expect "--resume continues the run in its own directory ($work/other); --output-dir cannot move it" \
