@@ -128,6 +128,9 @@ if not 1 <= done < record["cases_planned"] or not all(r["verified"] for r in rec
     sys.exit(f"{done} of {record['cases_planned']} results kept, or one not verified")
 print(f"{name} job: {dirs[0]}, {done} of {record['cases_planned']} cases kept, {record['stop_reason']}")
 PY
+  # The line that finishes it resubmits this script with the job's ranks and CPUs, the input, --resume.
+  grep -E "^to finish it: sbatch --ntasks=2 --cpus-per-task=[0-9]+ [^ ]*/minigpu\.sbatch [^ ]*/interruptible\.yaml --resume [^ ]*\.interrupted$" \
+    "$tmp/submit/job-$job.out" || { cat "$tmp/submit/job-$job.out"; fail "the $name job does not say how to finish it with sbatch"; }
 }
 sigterm_job time_limit --signal=TERM -- --batch --signal=TERM
 sigterm_job script_only --batch --signal=TERM
