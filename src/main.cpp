@@ -1,5 +1,6 @@
-// minigpu: MPI first, then each rank bound to its GPU and CPUs, then Kokkos, then the command line.
-// Errors end the whole job: input errors exit 2 on every rank, anything else aborts MPI.
+// minigpu: MPI first, then each rank bound to its GPU and CPUs, then Kokkos, then the command line;
+// tools that need no ranks alone, without MPI or Kokkos. Errors end the whole job: input errors
+// exit 2 on every rank, anything else aborts MPI.
 #include "app/cli.hpp"
 #include "app/job_setup.hpp"
 #include "comm/gpu_aware.hpp"  // the isolation warning asks MPI
@@ -21,11 +22,33 @@ void say(const std::string& line) {
   std::fflush(stderr);
 }
 
+// Runs `body`, ending the job on its errors: input errors exit 2 on every rank (each judged the
+// input alike), anything else aborts every rank.
+template <class Body>
+int ending_the_job_on_error(const minigpu::MpiSession& mpi, Body body) {
+  try {
+    return body();
+  } catch (const minigpu::InputError& e) {
+    if (mpi.is_root()) say(std::string("minigpu: error: ") + e.what());
+    return minigpu::kExitBadInput;
+  } catch (const std::exception& e) {
+    say("minigpu: rank " + std::to_string(mpi.rank()) + ": error: " + e.what());
+    if (mpi.size() > 1) mpi.abort(minigpu::kExitRuntimeError);
+    return minigpu::kExitRuntimeError;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A tool that reads files (compare, report, model, list, --help) needs no ranks: it runs alone,
+  // without MPI or Kokkos, so it starts at once and runs on a login node without a launcher.
+  if (minigpu::runs_without_ranks(argc, argv)) {
+    const minigpu::MpiSession alone(minigpu::MpiSession::Alone{});
+    return ending_the_job_on_error(alone, [&]() -> int { return minigpu::run_cli(argc, argv, alone, {}); });
+  }
   minigpu::MpiSession mpi(&argc, &argv);
-  try {
+  return ending_the_job_on_error(mpi, [&]() -> int {
     // The GPUs this process has when they are emulated (MINIGPU_EMULATE_GPUS, checked next).
     minigpu::GpuEmulation emulation;
     const auto& world = minigpu::comm::Communicator::world();
@@ -53,13 +76,5 @@ int main(int argc, char** argv) {
           " emulated GPU(s) from MINIGPU_EMULATE_GPUS; their memory is host memory");
     }
     return minigpu::run_cli(argc, argv, mpi, binding);
-  } catch (const minigpu::InputError& e) {
-    // Input is judged identically on every rank, so every rank fails the same way: no abort.
-    if (mpi.is_root()) say(std::string("minigpu: error: ") + e.what());
-    return minigpu::kExitBadInput;
-  } catch (const std::exception& e) {
-    say("minigpu: rank " + std::to_string(mpi.rank()) + ": error: " + e.what());
-    if (mpi.size() > 1) mpi.abort(minigpu::kExitRuntimeError);
-    return minigpu::kExitRuntimeError;
-  }
+  });
 }

@@ -84,6 +84,23 @@ std::vector<std::string> repeat_command(int argc, char** argv) {
 
 }  // namespace
 
+bool runs_without_ranks(int argc, char** argv) {
+  // Under a launcher (Open MPI's, Hydra, srun's PMI or PMIx) the process is one rank of a job:
+  // it joins it, so that rank 0 alone prints, as before.
+  for (const char* launched : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK"})
+    if (std::getenv(launched) != nullptr) return false;
+  std::string command;
+  bool help_or_version = false, keys = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    help_or_version = help_or_version || word == "-h" || word == "--help" || word == "--version";
+    keys = keys || word == "--keys";
+    if (command.empty() && !word.empty() && word[0] != '-') command = word;
+  }
+  if (command.empty()) return help_or_version;
+  return command == "compare" || command == "report" || command == "model" || (command == "list" && !keys);
+}
+
 int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& binding) {
   CLI::App app{
       "miniGPU: the GPU chapter of Dive into Deep Learning as Kokkos + MPI experiments.\n"

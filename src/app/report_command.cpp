@@ -62,6 +62,7 @@ int report_command(const std::vector<std::string>& run_dirs, const MpiSession& m
       code = std::max(code, one);
     }
   }
+  if (!mpi.initialized()) return code;  // alone: nobody to agree with
   return static_cast<int>(comm::max_over_ranks(static_cast<double>(code), comm::Communicator::world()));
 }
 

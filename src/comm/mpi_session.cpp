@@ -38,6 +38,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
 }
 
 MpiSession::~MpiSession() {
+  if (!initialized_) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
@@ -45,6 +46,7 @@ MpiSession::~MpiSession() {
 
 void MpiSession::abort(int exit_code) const {
   std::fflush(stderr);
+  if (!initialized_) std::exit(exit_code);
   wait_until_stderr_is_read();
   MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::exit(exit_code);  // MPI_Abort does not return; this satisfies [[noreturn]]

@@ -10,7 +10,12 @@ namespace minigpu {
 /// RAII MPI_Init/MPI_Finalize. Build it before any Kokkos object and let it die last.
 class MpiSession {
  public:
+  /// A process that needs no ranks (a tool reading files: compare, report, --help): rank 0 of
+  /// 1, and MPI never initialised, so it starts at once and runs where no launcher is.
+  struct Alone {};
+
   MpiSession(int* argc, char*** argv);
+  explicit MpiSession(Alone) : initialized_(false) {}
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
@@ -18,12 +23,15 @@ class MpiSession {
   int rank() const { return rank_; }
   int size() const { return size_; }
   bool is_root() const { return rank_ == 0; }
+  /// False for an Alone session: no collective may be called.
+  bool initialized() const { return initialized_; }
   /// Ends every rank of the job now: one rank's failure must never leave others hanging.
   [[noreturn]] void abort(int exit_code) const;
 
  private:
   int rank_ = 0;
   int size_ = 1;
+  bool initialized_ = true;
 };
 
 /// Name of the node this rank runs on (MPI_Get_processor_name).

@@ -5,6 +5,7 @@
 #include "core/shape.hpp"
 #include "experiment_harness.hpp"
 #include "io/run_record.hpp"
+#include "kernels/matmul_vendor.hpp"
 #include "test_support.hpp"
 
 #include <algorithm>
