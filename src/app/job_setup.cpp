@@ -19,7 +19,7 @@ EnvironmentCheck check_environment_everywhere(const comm::Communicator& world) {
   try {
     gpus_are_emulated();
     gpu_map_from_environment();
-    injected_delay_s("");  // a malformed test hook is a usage error before anything runs
+    FaultInjection::from_environment();  // a malformed test hook is a usage error before anything runs
   } catch (const InputError& e) {
     check.problem = e.what();
   }

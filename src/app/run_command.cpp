@@ -9,6 +9,7 @@
 #include "core/binding.hpp"
 #include "core/device.hpp"
 #include "core/errors.hpp"
+#include "core/fault_injection.hpp"
 #include "core/machine_load.hpp"
 #include "core/profile_region.hpp"
 #include "core/stopwatch.hpp"
@@ -71,6 +72,8 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   confirm_gpu_aware_mpi(comm::Communicator::world());
   RunContext ctx;
   ctx.binding = binding;
+  ctx.faults =
+      std::make_shared<FaultInjection>(FaultInjection::from_environment());  // tests' hooks, read once
   // `kernel: auto` may measure while configuring: its chooser caches beside the ceilings.
   ctx.gemm = std::make_shared<GemmChooser>(time_gemm_pair, host_build_cache_key(), ctx.rank() == 0);
   PlanOptions plan_options;

@@ -13,6 +13,24 @@ namespace minigpu {
 FaultInjection FaultInjection::from_environment() {
   FaultInjection f;
   if (const char* spec = std::getenv("MINIGPU_INJECT_FAULT")) f.spec_ = spec;
+  const char* delay = std::getenv("MINIGPU_INJECT_DELAY");
+  if (!delay || !*delay) return f;
+  const std::string text = delay;
+  const auto colon = text.rfind(':');
+  double seconds = -1;
+  std::size_t used = 0;
+  try {
+    if (colon != std::string::npos) seconds = std::stod(text.substr(colon + 1), &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (colon == std::string::npos || colon == 0 || used == 0 || colon + 1 + used != text.size() ||
+      !std::isfinite(seconds) || seconds < 0 || seconds > 10) {
+    throw InputError("MINIGPU_INJECT_DELAY='" + text +
+                     "' must be EXPERIMENT:SECONDS with 0 <= SECONDS <= 10");
+  }
+  f.delayed_ = text.substr(0, colon);
+  f.delay_s_ = seconds;
   return f;
 }
 
@@ -29,26 +47,6 @@ void FaultInjection::at(const char* point, int rank) {
   if (spec_ != here) return;
   throw std::runtime_error("injected fault (MINIGPU_INJECT_FAULT=" + spec_ + ") at " + point + " on rank " +
                            std::to_string(rank));
-}
-
-double injected_delay_s(const std::string& experiment) {
-  const char* spec = std::getenv("MINIGPU_INJECT_DELAY");
-  if (!spec || !*spec) return 0;
-  const std::string text = spec;
-  const auto colon = text.rfind(':');
-  double seconds = -1;
-  std::size_t used = 0;
-  try {
-    if (colon != std::string::npos) seconds = std::stod(text.substr(colon + 1), &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (colon == std::string::npos || colon == 0 || used == 0 || colon + 1 + used != text.size() ||
-      !std::isfinite(seconds) || seconds < 0 || seconds > 10) {
-    throw InputError("MINIGPU_INJECT_DELAY='" + text +
-                     "' must be EXPERIMENT:SECONDS with 0 <= SECONDS <= 10");
-  }
-  return text.substr(0, colon) == experiment ? seconds : 0;
 }
 
 }  // namespace minigpu

@@ -35,9 +35,9 @@ struct RunContext {
   /// experiments one that caches beside the ceilings.
   std::shared_ptr<GemmChooser> gemm =
       std::make_shared<GemmChooser>(time_gemm_pair, nullptr, comm.rank() == 0);
-  /// The test hook MINIGPU_INJECT_FAULT as this run read it; the context's copies share its count.
-  std::shared_ptr<FaultInjection> faults =
-      std::make_shared<FaultInjection>(FaultInjection::from_environment());
+  /// The test hooks (MINIGPU_INJECT_*) as `minigpu run` read them once; none by default. The
+  /// context's copies share its count.
+  std::shared_ptr<FaultInjection> faults = std::make_shared<FaultInjection>();
   /// Where this rank sits on its node and the GPU and CPUs it is bound to: main's, from
   /// bind_rank (by default a lone rank without a GPU, as in a unit test).
   DeviceBinding binding;

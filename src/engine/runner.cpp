@@ -116,7 +116,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
     Kokkos::fence();
   }
   ctx.faults->at("run", ctx.rank());
-  const double delay = injected_delay_s(planned.name);
+  const double delay = ctx.faults->delay_s(planned.name);
   const auto stopped = [&] {
     if (agreed_stop(stop, ctx.comm) == 0) return false;
     e.attach_phase_clock(nullptr);

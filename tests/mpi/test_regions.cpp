@@ -155,9 +155,12 @@ TEST(ProfilingRegions, AFailingPhaseLeavesNoRegionOpen) {
     RunPlan plan = testing::plan_yaml(yaml_for("matmul"));
     KokkosRegionTrace trace;
     const std::string fault = std::to_string(rank) + ":" + point;
+    RunContext ctx = world();
+    ctx.faults = std::make_shared<FaultInjection>();
     ::setenv("MINIGPU_INJECT_FAULT", fault.c_str(), 1);
-    EXPECT_THROW(run_plan(plan, world(), nullptr), std::runtime_error) << point;
+    *ctx.faults = FaultInjection::from_environment();
     ::unsetenv("MINIGPU_INJECT_FAULT");
+    EXPECT_THROW(run_plan(plan, ctx, nullptr), std::runtime_error) << point;
     EXPECT_FALSE(KokkosRegionTrace::regions().empty()) << point;
     EXPECT_EQ(KokkosRegionTrace::open(), 0u) << "failing at " << point;
     EXPECT_EQ(KokkosRegionTrace::unmatched_pops(), 0) << point;
