@@ -68,14 +68,16 @@ struct HostBlocking {
 // MC: the packed A block (MC×KC) in half of L2. NC: the packed B block (KC×NC) in half of L3,
 // capped because some hypervisors report the whole socket's L3 and a larger NC only delays the
 // first reuse.
-template <class T>
+// Operands of S (bfloat16 into a float C) take as many bytes per block: a KC twice as deep for
+// 2-byte operands, up to 1024, so C's tile is loaded and stored half as often.
+template <class T, class S = T>
 HostBlocking host_blocking() {
   using Tile = HostTile<T>;
   const CpuCaches& caches = cpu_caches();
-  const std::int64_t bytes = sizeof(T);
+  const std::int64_t bytes = sizeof(S);
   auto round_down = [](std::int64_t v, std::int64_t unit) { return std::max(unit, v / unit * unit); };
   HostBlocking b;
-  b.kc = round_down(std::min<std::int64_t>(caches.l2 / 8 / (Tile::NR * bytes), 512), 8);
+  b.kc = round_down(std::min<std::int64_t>(caches.l2 / 8 / (Tile::NR * bytes), bytes == 2 ? 1024 : 512), 8);
   b.mc = round_down(caches.l2 / 2 / (b.kc * bytes), Tile::MR);
   b.nc = round_down(std::min<std::int64_t>(caches.l3 / 2 / (b.kc * bytes), 4096), Tile::NR);
   return b;
@@ -243,7 +245,7 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
     }
     return;
   }
-  static const detail::HostBlocking blocking = detail::host_blocking<T>();
+  static const detail::HostBlocking blocking = detail::host_blocking<T, S>();
   // Blocks of equal size under each cap: k = KC + 1 as KC and 1 would make a second pass over C
   // for a single rank-1 update.
   auto balanced = [](std::int64_t total, std::int64_t cap, std::int64_t unit) {
