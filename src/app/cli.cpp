@@ -93,6 +93,8 @@ bool runs_without_ranks(int argc, char** argv) {
   bool help_or_version = false, keys = false;
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
+    // Kokkos options are Kokkos's to take (and strip): that needs Kokkos, so the usual path.
+    if (word.rfind("--kokkos-", 0) == 0) return false;
     help_or_version = help_or_version || word == "-h" || word == "--help" || word == "--version";
     keys = keys || word == "--keys";
     if (command.empty() && !word.empty() && word[0] != '-') command = word;

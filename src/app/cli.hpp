@@ -11,8 +11,9 @@ int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& b
 
 /// True for a command line that needs no ranks, devices or Kokkos: compare, report, model,
 /// list (but list --keys, which configures every experiment), and --help or --version without a
-/// command, when no launcher started the process. main runs these alone (MpiSession::Alone): no
-/// MPI_Init, so they start at once and run on a login node whose MPI cannot start a job.
+/// command, when no launcher started the process and no --kokkos-* option is given. main runs
+/// these alone (MpiSession::Alone): no MPI_Init, so they start at once and run on a login node
+/// whose MPI cannot start a job.
 bool runs_without_ranks(int argc, char** argv);
 
 }  // namespace minigpu

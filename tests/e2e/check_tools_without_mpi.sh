@@ -34,6 +34,9 @@ alone list_json list --json
 alone compare compare "$run_dir" "$run_dir"
 alone model model --profile "$root/inputs/hardware/h100_sxm.yaml" --max-p 16
 alone report report "$run_dir"
+# Kokkos's options take the usual path (Kokkos strips them): still accepted.
+"$minigpu" --kokkos-num-threads=1 list >"$work/kokkos.log" 2>&1 ||
+  { echo "FAIL: minigpu --kokkos-num-threads=1 list refused its Kokkos option:"; cat "$work/kokkos.log"; status=1; }
 # The control: a command that needs ranks fails there, so the tools above did not start MPI.
 if OPAL_PREFIX=/nonexistent timeout 60 "$minigpu" devices >"$work/devices.log" 2>&1; then
   echo "FAIL: minigpu devices ran with an MPI that cannot start: the check proves nothing"
