@@ -61,7 +61,7 @@ std::vector<DType> read_dtypes(ConfigNode& node, DType fallback, const std::stri
     const std::string what = e.what();
     if (precisions != Precisions::full || what.find("float16") == std::string::npos) throw;
     throw InputError(
-        what + " (bfloat16 and float16 are measured by the matmul and logging experiments only so far)");
+        what + " (bfloat16 and float16 are measured by the matmul, logging and linear experiments only so far)");
   }
   std::vector<DType> out;
   for (const auto& name : names) out.push_back(parse_dtype(name));

@@ -18,11 +18,17 @@
 //                          are reported
 //     loss sync_each_batch each batch's loss is copied to the host (a sync, like printing it);
 //                          loss on_device: losses stay in a device log copied once at the end
+// dtypes bfloat16 and float16 train in mixed precision: X and y stored in 16 bits, the weights
+// rounded to 16 bits where they meet X in the forward product, and float master weights,
+// residuals, gradients and losses; native kernels only. They list the training cases (their
+// float parameters obey the rules float32's case checks), and verify against the host's SGD,
+// which rounds its forward weights the same way.
 // Accounting per repetition (steps = epochs·ceil(samples/B)):
 //   flops = epochs·samples·(4·in + 5) + steps·2·(in + 1)  (forward+residual 2·in+2 per row,
 //           gradient and loss 2·in+3 per row, update 2 per parameter); parameters: B·(2·in + 1)
 //   bytes = host↔device traffic only: per_batch_copy epochs·samples·(in+1)·sizeof(T), plus
-//           steps·sizeof(T) of losses in either loss mode (one copy each, or one copy in all)
+//           steps·sizeof(loss) of losses in either loss mode (one copy each, or one copy in
+//           all); a loss is float for 16-bit data
 #include "config/common_keys.hpp"
 #include "core/errors.hpp"
 #include "engine/case_grid.hpp"
@@ -30,16 +36,14 @@
 #include "engine/registry.hpp"
 #include "io/format.hpp"
 #include "kernels/matmul_vendor.hpp"
+#include "ops/linear_check.hpp"
 #include "ops/linear_sgd.hpp"
 #include "ops/tensor_factory.hpp"
 
-#include <cmath>
 #include <memory>
 
 namespace minigpu {
 namespace {
-
-constexpr double kTolerance = 0.05;  // max |w - w*| and |b - b*| to call them recovered
 
 struct Settings {
   std::int64_t in = 8, samples = 4096;
@@ -48,12 +52,15 @@ struct Settings {
   std::int64_t steps() const { return sgd_steps(samples, sgd.batch_size, sgd.epochs); }
 };
 
-/// Elements a case allocates on its device.
-std::uint64_t device_elements(const Settings& s, bool parameters, bool copy) {
-  const std::int64_t params = s.in + 1, batch = s.sgd.batch_size;
-  if (parameters) return params + batch * s.in + batch;
-  const std::int64_t data = copy ? batch * (s.in + 1) : s.samples * (s.in + 1);
-  return params + data + batch + (s.in + 2) + s.steps();
+/// Bytes a case allocates on its device: data of `data_size` bytes an entry, the rest
+/// (parameters, residuals, gradient, loss log) of `size` bytes.
+std::uint64_t device_bytes(const Settings& s, bool parameters, bool copy, std::uint64_t data_size,
+                           std::uint64_t size) {
+  const std::int64_t params = s.in + 1, batch = s.sgd.batch_size,
+                     data = (copy ? batch : s.samples) * (s.in + 1);
+  if (parameters) return size * static_cast<std::uint64_t>(params + batch * s.in + batch);
+  return data_size * static_cast<std::uint64_t>(data) +
+         size * static_cast<std::uint64_t>(params + batch + (s.in + 2) + s.steps());
 }
 
 struct LinearCase {
@@ -100,53 +107,42 @@ class ParameterRule : public CaseState {
   Tensor<T> x_, out_;
 };
 
+/// Training on data of type T: parameters, residuals and losses in P (float for 16-bit data).
 template <class T, class Space>
 class Training : public CaseState {
  public:
+  using P = accumulator_t<T>;
   Training(const Settings& s, const RegressionData<T>& data)
       : s_(s), data_(data), layer_(s.in, s.device), trainer_(layer_, data, s.sgd) {}
 
   void run() override { trainer_.train(); }
 
   Check verify() override {
-    // The reference is the host's own SGD in double from the same data and initialisation:
-    // the device must end where it ends, and the losses the host received must be the
-    // device's own log (same math either way). Recovering w* and b* is reported, not
-    // required, since a short training (little data, few epochs, small lr) honestly stops
-    // short of them.
-    const std::vector<T> w = layer_.weight_values(), w_true = chapter_weights<T>(s_.in);
-    const T b = layer_.bias_value();
-    const SgdComparison c = compare_with_reference(w, b, trainer_.losses().data(), trainer_.device_losses(),
-                                                   s_.sgd.epochs, reference_sgd(data_, s_.sgd));
-    const double tol = sizeof(T) == 4 ? 1e-3 : 1e-9;
-    double w_err = 0;
-    for (std::size_t j = 0; j < w.size(); ++j)
-      w_err = std::max(w_err, std::abs(double(w[j]) - double(w_true[j])));
-    const double b_err = std::abs(double(b) - kChapterBias);
-    // NaN compares false: parameters that overflowed (a diverging lr) are no result.
-    const bool passed = c.parameters <= tol && c.same_log && c.losses <= tol;
-    if (!std::isfinite(c.parameters))
-      return {false, "parameters are not finite: training diverged (lower lr)"};
-    std::string detail = io::formatted("parameters vs host SGD max rel err %.1e; mean loss %.3g -> %.3g; ",
-                                       c.parameters, c.first_mean, c.last_mean);
-    detail += io::formatted("loss log vs host SGD max rel err %.1e; ", c.losses);
-    const bool recovered = w_err <= kTolerance && b_err <= kTolerance;
-    detail += io::formatted(recovered ? "recovered w*, b* (max|w-w*| %.1e, |b-b*| %.1e)"
-                                      : "stopped short of w*, b* (max|w-w*| %.1e, |b-b*| %.1e): train longer",
-                            w_err, b_err);
-    if (s_.sgd.sync_loss || !c.same_log)
-      detail += c.same_log ? "; host copies = device log" : "; host copies DIFFER from device log";
-    return {passed, detail};
+    const SgdVerdict v =
+        judge_training<T>(layer_.weight_values(), layer_.bias_value(), trainer_.losses().data(),
+                          trainer_.device_losses(), s_.sgd, reference_sgd(data_, s_.sgd));
+    return {v.passed, v.detail};
   }
 
  private:
   Settings s_;
   RegressionData<T> data_;
-  Linear<T> layer_;
+  Linear<P> layer_;
   SgdTrainer<T, Space> trainer_;
 };
 
+/// Training on bfloat16 or float16 data in Mem.
+template <class Mem>
+std::unique_ptr<CaseState> make_mixed_training(const Settings& s, DType dtype) {
+  if (dtype == DType::bf16)
+    return std::make_unique<Training<bfloat16, Mem>>(s, chapter_regression_data<bfloat16>(s.samples, s.in));
+  return std::make_unique<Training<float16, Mem>>(s, chapter_regression_data<float16>(s.samples, s.in));
+}
+
 std::unique_ptr<CaseState> make_case(const Settings& s, DType dtype, bool parameters) {
+  if (is_low_precision(dtype))
+    return uses_host_memory(s.device) ? make_mixed_training<HostMemSpace>(s, dtype)
+                                      : make_mixed_training<GpuMemSpace>(s, dtype);
   return dispatch(s.device, dtype, [&](auto place) -> std::unique_ptr<CaseState> {
     using T = typename decltype(place)::value_type;
     using Mem = typename decltype(place)::memory_space;
@@ -170,12 +166,20 @@ class LinearExperiment : public CaseList<LinearCase> {
     // Past a few units every input here diverges to inf: a typo, not an experiment.
     constexpr double kMaxLearningRate = 100;
     s_.sgd.lr = node.get_number("lr", 0.2, 0, kMaxLearningRate, /*open_min=*/true);
-    const std::vector<DType> dtypes = read_dtypes(node, ctx.default_dtype);
+    const std::vector<DType> dtypes = read_dtypes(node, ctx.default_dtype, "dtypes", Precisions::low_too);
     s_.device = read_device(node);
     const GemmChoice choice = read_gemm_kernel(node, kernels::vendor_gemm_refusal(s_.device, "native"));
+    const bool low = std::any_of(dtypes.begin(), dtypes.end(), is_low_precision);
+    if (choice == GemmChoice::vendor && low)
+      node.fail("kernel",
+                "vendor trains in float32 and float64 only: 16-bit data trains with the native kernels "
+                "(use native or auto)");
     const auto add = [&](DType dtype, LinearCase lc) {
       // The products are batch×in by in×1: auto picks by their size class.
-      const GemmPick pick = ctx.pick_gemm(choice, s_.device, dtype, s_.sgd.batch_size, 1, s_.in);
+      const GemmPick pick =
+          is_low_precision(dtype) && choice == GemmChoice::automatic
+              ? GemmPick{GemmKernel::native, "auto→native (16-bit data trains with the native kernels)"}
+              : ctx.pick_gemm(choice, s_.device, dtype, s_.sgd.batch_size, 1, s_.in);
       lc.kernel = pick.kernel;
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";
       const char* loss = lc.parameters ? "-" : lc.sync ? "sync_each_batch" : "on_device";
@@ -189,14 +193,16 @@ class LinearExperiment : public CaseList<LinearCase> {
            {"samples", s_.samples},
            {"in_features", s_.in}},
           pick, s_.device, dtype, "samples");
-      c.device_bytes = size_of(dtype) * device_elements(s_, lc.parameters, lc.copy);
-      c.work = work_of(lc, static_cast<double>(size_of(dtype)));
+      const std::uint64_t size = size_of(dtype), param_size = is_low_precision(dtype) ? sizeof(float) : size;
+      c.device_bytes = device_bytes(s_, lc.parameters, lc.copy, size, param_size);
+      c.work = work_of(lc, static_cast<double>(size), static_cast<double>(param_size));
       add_case(c, lc);
     };
     // Per dtype: the parameter rules, then training with data {per batch, resident} x loss
-    // {synced per batch, logged on the device}.
+    // {synced per batch, logged on the device}. 16-bit data keeps float parameters, whose rules
+    // float32's case checks: it trains only.
     for (DType dtype : dtypes) {
-      add(dtype, {true, false, false});
+      if (!is_low_precision(dtype)) add(dtype, {true, false, false});
       for (bool copy : {true, false}) {
         for (bool sync : {true, false}) add(dtype, {false, copy, sync});
       }
@@ -212,12 +218,13 @@ class LinearExperiment : public CaseList<LinearCase> {
     state_ = make_case(s, spec.dtype, c.parameters);
   }
 
-  /// One repetition's accounting (the top comment's), T of `size` bytes.
-  Work work_of(const LinearCase& c, double size) const {
+  /// One repetition's accounting (the top comment's): data of `size` bytes an entry, losses of
+  /// `loss_size`.
+  Work work_of(const LinearCase& c, double size, double loss_size) const {
     const double in = static_cast<double>(s_.in), rows = static_cast<double>(s_.samples);
     if (c.parameters) return {0, static_cast<double>(s_.sgd.batch_size) * (2 * in + 1)};
     const double epochs = static_cast<double>(s_.sgd.epochs), steps = static_cast<double>(s_.steps());
-    return {(c.copy ? epochs * rows * (in + 1) * size : 0) + steps * size,
+    return {(c.copy ? epochs * rows * (in + 1) * size : 0) + steps * loss_size,
             epochs * rows * (4 * in + 5) + steps * 2 * (in + 1)};
   }
 

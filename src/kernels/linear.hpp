@@ -1,6 +1,8 @@
 // Kernels of a Linear(in, 1) layer trained by minibatch SGD on the squared loss
 //   L = Σ_i (x_i·w + b − y_i)² / (2B),  grad_w = Xᵀ·err / B,  grad_b = Σ_i err_i / B,
 // with err = X·w + b − y. X is row-major B×in in a flat View; w has `in` entries, b one.
+// X and y may be stored in bfloat16 or float16: err, the gradient and the parameters are then
+// float (mixed precision's master weights), and every sum runs in err's type.
 // Pure Kokkos: each kernel runs in the execution space of the View it writes.
 #pragma once
 
@@ -25,16 +27,20 @@ void linear_forward(const OutView& out, const XView& x, const WView& w, const BV
       });
 }
 
-/// err(i) = x(i,:)·w + b(0) − y(i): the forward pass fused with the residual.
+/// err(i) = x(i,:)·w + b(0) − y(i): the forward pass fused with the residual. Each weight
+/// enters the product rounded to x's storage type, as mixed-precision training casts its
+/// master weights for the forward matmul (a no-op when x holds float or double); the sum,
+/// the bias and the residual stay in err's type.
 template <class EView, class XView, class YView, class WView, class BView>
 void linear_residual(const EView& err, const XView& x, const YView& y, const WView& w, const BView& b,
                      std::int64_t rows, std::int64_t in) {
   using T = typename EView::non_const_value_type;
+  using Stored = typename XView::non_const_value_type;
   Kokkos::parallel_for(
       "linear::residual", RangeOf<EView>(0, rows), KOKKOS_LAMBDA(const std::int64_t i) {
         T acc = 0;
-        for (std::int64_t j = 0; j < in; ++j) acc += x(i * in + j) * w(j);
-        err(i) = acc + b(0) - y(i);
+        for (std::int64_t j = 0; j < in; ++j) acc += T(x(i * in + j)) * T(Stored(w(j)));
+        err(i) = acc + b(0) - T(y(i));
       });
 }
 
@@ -66,7 +72,7 @@ void mse_gradient(const GView& grad, const XView& x, const EView& err, std::int6
             Kokkos::TeamThreadRange(team, rows),
             [&](const std::int64_t i, T& acc) {
               const T e = err(i);
-              acc += j < in ? x(i * in + j) * e : (j == in ? e : e * e);
+              acc += j < in ? T(x(i * in + j)) * e : (j == in ? e : e * e);
             },
             total);
         Kokkos::single(Kokkos::PerTeam(team),

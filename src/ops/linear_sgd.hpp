@@ -2,8 +2,12 @@
 // the two choices the chapter discusses: where the data lives (copied per batch, or placed on
 // the device once) and when the loss reaches the host (every batch, or once at the end).
 // Every buffer is allocated in the constructor; train() only launches kernels and copies.
+// Data stored in bfloat16 or float16 trains in mixed precision: float parameters (the master
+// weights), residuals, gradients and losses (P = accumulator_t<T>), with the weights rounded
+// to T where they meet the data in the forward product, and native kernels only.
 #pragma once
 
+#include "core/low_precision.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/linear.hpp"
@@ -14,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -26,20 +31,21 @@ struct RegressionData {
   std::int64_t samples = 0, in = 0;
 };
 
-/// x ~ U[-1, 1), y = x·w + b + U[-noise, noise): deterministic in `seed`.
-template <class T>
-RegressionData<T> make_regression_data(std::int64_t samples, const std::vector<T>& w, T b, T noise,
+/// x ~ U[-1, 1), y = x·w + b + U[-noise, noise): deterministic in `seed`. The label is computed
+/// in P from x as stored, then stored in T (16-bit labels round to 3 or 4 digits).
+template <class T, class P = accumulator_t<T>>
+RegressionData<T> make_regression_data(std::int64_t samples, const std::vector<P>& w, P b, P noise,
                                        std::uint64_t seed) {
   const auto in = static_cast<std::int64_t>(w.size());
   RegressionData<T> d{Kokkos::View<T*, Kokkos::HostSpace>("minigpu::linear::x_host", samples * in),
                       Kokkos::View<T*, Kokkos::HostSpace>("minigpu::linear::y_host", samples), samples, in};
-  kernels::fill_uniform(d.x, seed, T(-1), T(1));
+  kernels::fill_uniform(d.x, seed, P(-1), P(1));
   kernels::fill_uniform(d.y, seed + 1, -noise, noise);
   Kokkos::fence();
   for (std::int64_t i = 0; i < samples; ++i) {
-    T acc = 0;
-    for (std::int64_t j = 0; j < in; ++j) acc += d.x(i * in + j) * w[j];
-    d.y(i) += acc + b;
+    P acc = 0;
+    for (std::int64_t j = 0; j < in; ++j) acc += P(d.x(i * in + j)) * w[j];
+    d.y(i) = T(P(d.y(i)) + (acc + b));
   }
   return d;
 }
@@ -53,9 +59,9 @@ std::vector<T> chapter_weights(std::int64_t in) {
   for (std::size_t j = 0; j < w.size(); ++j) w[j] = j % 2 == 0 ? T(2) : T(-3.4);
   return w;
 }
-template <class T>
+template <class T, class P = accumulator_t<T>>
 RegressionData<T> chapter_regression_data(std::int64_t samples, std::int64_t in) {
-  return make_regression_data<T>(samples, chapter_weights<T>(in), T(kChapterBias), T(0.01), 2024);
+  return make_regression_data<T>(samples, chapter_weights<P>(in), P(kChapterBias), P(0.01), 2024);
 }
 
 struct SgdOptions {
@@ -76,33 +82,40 @@ inline std::int64_t sgd_steps(std::int64_t samples, std::int64_t batch, std::int
 
 /// The same minibatch SGD in double on the host, from the weights SgdTrainer starts from (the
 /// same draw of `init_seed`) and a zero bias: the independent reference a device run must match.
+/// For 16-bit data its forward product rounds the weights to T as the device does.
 struct SgdReference {
   std::vector<double> w;
   double b = 0;
   std::vector<double> losses;  ///< each batch's loss, in step order
 };
 
-template <class T>
+template <class T, class P = accumulator_t<T>>
 SgdReference reference_sgd(const RegressionData<T>& d, const SgdOptions& o) {
   const std::int64_t in = d.in;
-  Kokkos::View<T*, Kokkos::HostSpace> w0("minigpu::linear::w0_host", in);
-  kernels::fill_uniform(w0, o.init_seed, T(-0.01), T(0.01));
+  Kokkos::View<P*, Kokkos::HostSpace> w0("minigpu::linear::w0_host", in);
+  kernels::fill_uniform(w0, o.init_seed, P(-0.01), P(0.01));
   Kokkos::fence();
   SgdReference f{std::vector<double>(w0.data(), w0.data() + in), 0.0, {}};
-  std::vector<double> gw(static_cast<std::size_t>(in));
+  std::vector<double> gw(static_cast<std::size_t>(in)), forward(gw.size());
+  // The weight the forward product sees: the master weight, rounded as the device rounds it.
+  const auto as_stored = [](double v) {
+    if constexpr (!std::is_same_v<T, P>) return double(P(T(P(v))));
+    return v;
+  };
   for (std::int64_t epoch = 0; epoch < o.epochs; ++epoch) {
     for (std::int64_t start = 0; start < d.samples; start += o.batch_size) {
       const std::int64_t rows = std::min(o.batch_size, d.samples - start);
       const double n = static_cast<double>(rows);
       double loss = 0, gb = 0;
       std::fill(gw.begin(), gw.end(), 0.0);
+      for (std::int64_t j = 0; j < in; ++j) forward[j] = as_stored(f.w[j]);
       for (std::int64_t i = 0; i < rows; ++i) {
         const T* x = d.x.data() + (start + i) * in;
-        double e = f.b - d.y(start + i);
-        for (std::int64_t j = 0; j < in; ++j) e += x[j] * f.w[j];
+        double e = f.b - double(P(d.y(start + i)));
+        for (std::int64_t j = 0; j < in; ++j) e += double(P(x[j])) * forward[j];
         loss += e * e / (2.0 * n);
         gb += e / n;
-        for (std::int64_t j = 0; j < in; ++j) gw[j] += x[j] * e / n;
+        for (std::int64_t j = 0; j < in; ++j) gw[j] += double(P(x[j])) * e / n;
       }
       for (std::int64_t j = 0; j < in; ++j) f.w[j] -= o.lr * gw[j];
       f.b -= o.lr * gb;
@@ -112,49 +125,17 @@ SgdReference reference_sgd(const RegressionData<T>& d, const SgdOptions& o) {
   return f;
 }
 
-/// How a trained run compares with reference_sgd from the same data and start.
-struct SgdComparison {
-  double parameters = 0;  ///< max relative error of w and b, each over max(1, |reference|)
-  double losses = 0;      ///< max relative error of the losses, each over |reference| + 1e-4
-  bool same_log = true;   ///< the host's losses are the device's own log, bit for bit
-  /// The mean loss of the first and of the last epoch (of the halves for one epoch).
-  double first_mean = 0, last_mean = 0;
-};
-
-/// A run's parameters w and b, the losses the host received (`host_losses`, one per step) and
-/// the device's own loss log, against `ref`. The loss floor sits near the noise level of the
-/// loss, where relative error stops meaning anything.
-template <class T>
-SgdComparison compare_with_reference(const std::vector<T>& w, T b, const T* host_losses,
-                                     const std::vector<T>& device_log, std::int64_t epochs,
-                                     const SgdReference& ref) {
-  SgdComparison c;
-  c.parameters = std::abs(double(b) - ref.b) / std::max(1.0, std::abs(ref.b));
-  for (std::size_t j = 0; j < w.size(); ++j)
-    c.parameters =
-        std::max(c.parameters, std::abs(double(w[j]) - ref.w[j]) / std::max(1.0, std::abs(ref.w[j])));
-  const auto steps = static_cast<std::int64_t>(device_log.size());
-  for (std::int64_t i = 0; i < steps; ++i) {
-    c.same_log = c.same_log && host_losses[i] == device_log[i];
-    c.losses =
-        std::max(c.losses, std::abs(host_losses[i] - ref.losses[i]) / (std::abs(ref.losses[i]) + 1e-4));
-  }
-  const std::int64_t window = epochs > 1 ? steps / epochs : std::max<std::int64_t>(1, steps / 2);
-  for (std::int64_t i = 0; i < window; ++i) {
-    c.first_mean += host_losses[i] / double(window);
-    c.last_mean += host_losses[steps - window + i] / double(window);
-  }
-  return c;
-}
-
-/// Trains `layer` in place; Space is the memory space of the layer's device.
+/// Trains `layer` in place; Space is the memory space of the layer's device. T is the data's
+/// type, P the parameters', residuals' and losses' (float for 16-bit data, else T).
 template <class T, class Space>
 class SgdTrainer {
  public:
+  using P = accumulator_t<T>;
   using View = Kokkos::View<T*, Space>;
-  using HostView = Kokkos::View<T*, Kokkos::HostSpace>;
+  using ParamView = Kokkos::View<P*, Space>;
+  using HostView = Kokkos::View<P*, Kokkos::HostSpace>;
 
-  SgdTrainer(const Linear<T>& layer, const RegressionData<T>& data, const SgdOptions& o)
+  SgdTrainer(const Linear<P>& layer, const RegressionData<T>& data, const SgdOptions& o)
       : o_(o),
         in_(data.in),
         samples_(data.samples),
@@ -181,9 +162,9 @@ class SgdTrainer {
   /// Re-initialises the parameters (small uniform weights, zero bias), then runs every epoch.
   void train() {
     using Range = std::pair<std::int64_t, std::int64_t>;
-    kernels::fill_uniform(w_, o_.init_seed, T(-0.01), T(0.01));
-    Kokkos::deep_copy(b_, T(0));
-    const T lr = static_cast<T>(o_.lr);
+    kernels::fill_uniform(w_, o_.init_seed, P(-0.01), P(0.01));
+    Kokkos::deep_copy(b_, P(0));
+    const P lr = static_cast<P>(o_.lr);
     std::int64_t step = 0;
     for (std::int64_t epoch = 0; epoch < o_.epochs; ++epoch) {
       for (std::int64_t start = 0; start < samples_; start += o_.batch_size, ++step) {
@@ -195,17 +176,17 @@ class SgdTrainer {
           Kokkos::deep_copy(x, Kokkos::subview(x_host_, xr));
           Kokkos::deep_copy(y, Kokkos::subview(y_host_, yr));
         }
-        if (o_.kernel == GemmKernel::native) {
+        if (o_.kernel == GemmKernel::native || kMixed) {
           kernels::linear_residual(err_, x, y, w_, b_, rows, in_);
           kernels::mse_gradient(grad_, x, err_, rows, in_);
           kernels::sgd_step(w_, b_, grad_, loss_log_, step, lr, lr, in_);
-        } else {
+        } else if constexpr (!kMixed) {
           // err = x·w (rows×in times in×1), then + b − y; grad_w = errᵀ·x (1×rows times rows×in).
           kernels::gemm(GemmKernel::vendor, err_, x, w_, {rows, 1, in_, in_, 1, 1}, false);
           kernels::add_bias_residual(err_, y, b_, rows);
           kernels::gemm(GemmKernel::vendor, grad_, err_, x, {1, in_, rows, rows, in_, in_}, false);
           kernels::mse_gradient(grad_, x, err_, rows, in_, in_);
-          kernels::sgd_step(w_, b_, grad_, loss_log_, step, lr, lr / static_cast<T>(rows), in_);
+          kernels::sgd_step(w_, b_, grad_, loss_log_, step, lr, lr / static_cast<P>(rows), in_);
         }
         if (o_.sync_loss) Kokkos::deep_copy(Kokkos::subview(losses_, step), Kokkos::subview(grad_, in_ + 1));
       }
@@ -217,22 +198,24 @@ class SgdTrainer {
   /// Each batch's loss as the host received it (valid after train() and a fence).
   const HostView& losses() const { return losses_; }
   /// The device's own loss log, copied to the host now.
-  std::vector<T> device_losses() const {
-    std::vector<T> out(static_cast<std::size_t>(steps_));
-    Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(out.data(), out.size()),
+  std::vector<P> device_losses() const {
+    std::vector<P> out(static_cast<std::size_t>(steps_));
+    Kokkos::deep_copy(Kokkos::View<P*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(out.data(), out.size()),
                       loss_log_);
     return out;
   }
 
  private:
   using Sub = decltype(Kokkos::subview(View(), std::pair<std::int64_t, std::int64_t>(0, 0)));
+  /// 16-bit data: native kernels only (the vendor path multiplies P by P).
+  static constexpr bool kMixed = !std::is_same_v<T, P>;
 
   SgdOptions o_;
   std::int64_t in_, samples_, steps_;
-  View w_, b_;
-  HostView x_host_, y_host_;
+  ParamView w_, b_;
+  Kokkos::View<T*, Kokkos::HostSpace> x_host_, y_host_;
   View x_, y_;  ///< the whole dataset (on_device) or one batch (per_batch_copy)
-  View err_, grad_, loss_log_;
+  ParamView err_, grad_, loss_log_;
   HostView losses_;
 };
 

@@ -2,6 +2,7 @@
 // loops on every device, configuration errors, and a tiny run through the runner on each device.
 #include "core/errors.hpp"
 #include "experiment_harness.hpp"
+#include "ops/linear_check.hpp"
 #include "ops/linear_sgd.hpp"
 #include "ops/tensor_factory.hpp"
 #include "test_support.hpp"
@@ -254,7 +255,7 @@ TEST(LinearConfig, BadValuesNameTheirKey) {
   expect_input_error("    in_features: 0\n", "in_features");
   expect_input_error("    epochs: 0\n", "epochs");
   expect_input_error("    lr: -0.1\n", "lr");
-  expect_input_error("    dtypes: [float16]\n", "dtypes");
+  expect_input_error("    dtypes: [float8]\n", "dtypes");
   expect_input_error("    device: tpu\n", "device");
   expect_input_error("    device: gpu:7\n", "device");
   expect_input_error("    samples: 16\n    batch_size: 32\n", "batch_size");
