@@ -27,13 +27,15 @@ std::string copy_ceiling(Device device, bool host_to_device, bool device_to_host
 
 std::string stream_ceiling(Device device) { return uses_host_memory(device) ? "host_triad" : "gpu_triad"; }
 
+bool host_sbgemm_measured() { return host_has_bf16_gemm() && kernels::kHostBf16Dot; }
+
 std::string gemm_ceiling(Device device, DType dtype) {
   // bfloat16 on the host where measured (host_sbgemm: oneDNN and vdpbf16ps both run). Elsewhere
   // on the host a 16-bit product computes in float (no AVX512_FP16 kernel here; bfloat16 widened
   // where its pairs cannot be multiplied), so float's GEMM bounds it. No GPU 16-bit or TF32 GEMM
   // is measured: the datasheet's peak stands for them in the GPU report.
   if (is_low_precision(dtype) && uses_host_memory(device))
-    return dtype == DType::bf16 && host_has_bf16_gemm() && kernels::kHostBf16Dot ? "host_sbgemm" : "host_sgemm";
+    return dtype == DType::bf16 && host_sbgemm_measured() ? "host_sbgemm" : "host_sgemm";
   if (is_low_precision(dtype)) return "";
   const std::string kind = dtype == DType::f32 ? "sgemm" : "dgemm";
   return (uses_host_memory(device) ? "host_" : "gpu_") + kind;

@@ -32,6 +32,9 @@ namespace minigpu {
 std::string copy_ceiling(Device device, bool host_to_device, bool device_to_host);
 std::string stream_ceiling(Device device);
 std::string gemm_ceiling(Device device, DType dtype);
+/// True where `minigpu ceilings` measures host_sbgemm: both bfloat16 GEMMs run (oneDNN, and
+/// vdpbf16ps in this build).
+bool host_sbgemm_measured();
 
 /// Measures every ceiling this process's build and devices have (about two seconds on a host).
 /// The table is doubtful (CeilingTable::doubt) when its figures contradict each other or the

@@ -269,9 +269,9 @@ CeilingTable measure_all() {
         in_cache, passes_for(3 * in_cache)));
   }
   for (const std::string kind : {"sgemm", "dgemm"}) add_host_gemm(t, kind, false);
-  // bfloat16 where both of its GEMMs run (oneDNN, and vdpbf16ps in this build), at the rank's
-  // threads only: oneDNN takes OpenMP's, which the one-core pass below does not cap.
-  if (host_has_bf16_gemm() && kernels::kHostBf16Dot) add_host_gemm(t, "sbgemm", false);
+  // bfloat16 at the rank's threads only: oneDNN takes OpenMP's, which the one-core pass below
+  // does not cap.
+  if (host_sbgemm_measured()) add_host_gemm(t, "sbgemm", false);
   if (per_core) {
     const int blas_threads = host_blas_info().threads;
     set_host_blas_threads(1);

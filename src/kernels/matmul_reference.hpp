@@ -78,13 +78,17 @@ struct SequenceError {
 };
 inline SequenceError sequence_errors(const std::vector<double>& x, const std::vector<double>& y,
                                      std::size_t count) {
-  SequenceError e{max_rel_diff(x, y, count), {}};
+  SequenceError e;
   double sum = 0, worst = 0, diff2 = 0, ref2 = 0;
   for (std::size_t t = 0; t < count; ++t) {
     const double d = std::abs(x[t] - y[t]);
+    if (!std::isfinite(x[t]) || !std::isfinite(y[t])) {
+      const double inf = std::numeric_limits<double>::infinity();
+      return {inf, {inf, inf}};
+    }
+    e.max_rel = std::max(e.max_rel, d / std::max(std::abs(y[t]), 1e-300));  // as max_rel_diff
     sum += std::abs(y[t]), worst = std::max(worst, d), diff2 += d * d, ref2 += y[t] * y[t];
   }
-  if (!std::isfinite(e.max_rel)) return {e.max_rel, {e.max_rel, e.max_rel}};
   e.error.max_abs_rel = sum > 0 ? worst / (sum / static_cast<double>(count)) : worst;
   e.error.frobenius_rel = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
   return e;

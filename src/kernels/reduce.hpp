@@ -31,16 +31,22 @@ void sum_into(const InView& in, const OutView& out) {
       KOKKOS_LAMBDA(const std::int64_t i, T& acc) { acc += in(i); }, out);
 }
 
+/// x² in Acc, the type a sum of squares runs in: float for 16-bit storage, as mixed precision
+/// does (a bfloat16 sum of 10^4 squares would stall near 2^8 times its first).
+template <class Acc, class X>
+KOKKOS_INLINE_FUNCTION Acc square_in(X x) {
+  const auto v = static_cast<Acc>(x);
+  return v * v;
+}
+
 /// Sum of squares whose final step takes the root (or its reciprocal): the norm in one
-/// reduction, one launch. It sums in the entries' accumulation type: float for 16-bit storage,
-/// as mixed precision does (a bfloat16 sum of 10^4 squares would stall near 2^8 times its first).
+/// reduction, one launch, summed in the entries' accumulation type (square_in).
 template <class InView, bool Reciprocal = false>
 struct SquaredSumRoot {
   using value_type = accumulator_t<typename InView::non_const_value_type>;
   InView in;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, value_type& acc) const {
-    const auto x = static_cast<value_type>(in(i));
-    acc += x * x;
+    acc += square_in<value_type>(in(i));
   }
   KOKKOS_INLINE_FUNCTION void final(value_type& acc) const {
     acc = Reciprocal ? value_type(1) / kmath::sqrt(acc) : kmath::sqrt(acc);
@@ -62,20 +68,15 @@ struct BlockedSquaredSumRoot {
     const std::int64_t end = block * kBlock + kBlock < n ? block * kBlock + kBlock : n;
     std::int64_t i = block * kBlock;
     for (; i + kLanes <= end; i += kLanes) {
-      for (std::int64_t l = 0; l < kLanes; ++l) part[l] += square(in(i + l));
+      for (std::int64_t l = 0; l < kLanes; ++l) part[l] += square_in<value_type>(in(i + l));
     }
-    for (; i < end; ++i) part[0] += square(in(i));
+    for (; i < end; ++i) part[0] += square_in<value_type>(in(i));
     value_type sum = 0;
     for (std::int64_t l = 0; l < kLanes; ++l) sum += part[l];
     acc += sum;
   }
   KOKKOS_INLINE_FUNCTION void final(value_type& acc) const {
     acc = Reciprocal ? value_type(1) / kmath::sqrt(acc) : kmath::sqrt(acc);
-  }
-  template <class X>
-  KOKKOS_INLINE_FUNCTION static value_type square(X x) {
-    const auto v = static_cast<value_type>(x);
-    return v * v;
   }
 };
 
