@@ -67,7 +67,8 @@ struct CaseSpec {
 /// Outcome of checking a case against an independent reference.
 struct Check {
   Check() = default;
-  Check(bool passed_, std::string detail_) : passed(passed_), detail(std::move(detail_)) {}
+  Check(bool passed_, std::string detail_, std::optional<ReferenceError> error_ = std::nullopt)
+      : passed(passed_), detail(std::move(detail_)), error(error_) {}
 
   bool passed = false;
   std::string detail;  ///< e.g. "max rel err 3e-7 <= 1e-5"

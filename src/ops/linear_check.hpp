@@ -5,6 +5,8 @@
 #pragma once
 
 #include "core/low_precision.hpp"
+#include "core/reference_error.hpp"
+#include "kernels/matmul_reference.hpp"
 #include "ops/linear_sgd.hpp"
 
 #include <algorithm>
@@ -82,20 +84,31 @@ double residual_gap(const std::vector<double>& w_true) {
 struct SgdVerdict {
   bool passed = false;
   std::string detail;
+  /// The trained w and b against float64's SGD from the same stored data with unrounded
+  /// forward weights, as a product's error is given: what the precision costs.
+  ReferenceError error;
 };
 
-/// Trained parameters w, b (of type P) from data of type T, the losses the host received and
-/// the device's own log, against `ref` from the options `o` the run trained with. Recovering
-/// the chapter's w* and b* (to 0.05) is reported, since a short training (little data, few
-/// epochs, small lr) honestly stops short of them.
+/// Trained parameters w, b (of type P), the losses the host received and the device's own log,
+/// from `data` and the options `o` the run trained with, against reference_sgd of the same.
+/// Recovering the chapter's w* and b* (to 0.05) is reported, since a short training (little
+/// data, few epochs, small lr) honestly stops short of them.
 template <class T, class P>
 SgdVerdict judge_training(const std::vector<P>& w, P b, const P* host_losses,
-                          const std::vector<P>& device_log, const SgdOptions& o, const SgdReference& ref) {
+                          const std::vector<P>& device_log, const SgdOptions& o,
+                          const RegressionData<T>& data) {
   const auto in = static_cast<std::int64_t>(w.size());
-  const SgdComparison c = compare_with_reference(w, b, host_losses, device_log, o.epochs, ref,
-                                                 residual_gap<T>(chapter_weights<double>(in)));
+  const SgdComparison c =
+      compare_with_reference(w, b, host_losses, device_log, o.epochs, reference_sgd(data, o),
+                             residual_gap<T>(chapter_weights<double>(in)));
+  const SgdReference exact = reference_sgd(data, o, /*round_forward=*/false);
+  std::vector<double> got(w.begin(), w.end()), want(exact.w);
+  got.push_back(double(b));
+  want.push_back(exact.b);
+  const ReferenceError error = kernels::sequence_errors(got, want, got.size()).error;
   // NaN compares false: parameters that overflowed (a diverging lr) are no result.
-  if (!std::isfinite(c.parameters)) return {false, "parameters are not finite: training diverged (lower lr)"};
+  if (!std::isfinite(c.parameters))
+    return {false, "parameters are not finite: training diverged (lower lr)", error};
   constexpr double kRecovered = 0.05;
   const std::vector<P> w_true = chapter_weights<P>(in);
   double w_err = 0;
@@ -113,7 +126,7 @@ SgdVerdict judge_training(const std::vector<P>& w, P b, const P* host_losses,
   std::string detail = line;
   if (o.sync_loss || !c.same_log)
     detail += c.same_log ? "; host copies = device log" : "; host copies DIFFER from device log";
-  return {c.parameters <= tol && c.same_log && c.losses <= tol, detail};
+  return {c.parameters <= tol && c.same_log && c.losses <= tol, detail, error};
 }
 
 }  // namespace minigpu

@@ -82,7 +82,9 @@ inline std::int64_t sgd_steps(std::int64_t samples, std::int64_t batch, std::int
 
 /// The same minibatch SGD in double on the host, from the weights SgdTrainer starts from (the
 /// same draw of `init_seed`) and a zero bias: the independent reference a device run must match.
-/// For 16-bit data its forward product rounds the weights to T as the device does.
+/// For 16-bit data its forward product rounds the weights to T as the device does, unless
+/// `round_forward` is false (float64 throughout from the stored data: what a 16-bit run's error
+/// is measured against).
 struct SgdReference {
   std::vector<double> w;
   double b = 0;
@@ -90,7 +92,7 @@ struct SgdReference {
 };
 
 template <class T, class P = accumulator_t<T>>
-SgdReference reference_sgd(const RegressionData<T>& d, const SgdOptions& o) {
+SgdReference reference_sgd(const RegressionData<T>& d, const SgdOptions& o, bool round_forward = true) {
   const std::int64_t in = d.in;
   Kokkos::View<P*, Kokkos::HostSpace> w0("minigpu::linear::w0_host", in);
   kernels::fill_uniform(w0, o.init_seed, P(-0.01), P(0.01));
@@ -98,8 +100,8 @@ SgdReference reference_sgd(const RegressionData<T>& d, const SgdOptions& o) {
   SgdReference f{std::vector<double>(w0.data(), w0.data() + in), 0.0, {}};
   std::vector<double> gw(static_cast<std::size_t>(in)), forward(gw.size());
   // The weight the forward product sees: the master weight, rounded as the device rounds it.
-  const auto as_stored = [](double v) {
-    if constexpr (!std::is_same_v<T, P>) return double(P(T(P(v))));
+  const auto as_stored = [round_forward](double v) {
+    if constexpr (!std::is_same_v<T, P>) return round_forward ? double(P(T(P(v)))) : v;
     return v;
   };
   for (std::int64_t epoch = 0; epoch < o.epochs; ++epoch) {

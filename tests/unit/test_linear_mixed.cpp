@@ -9,6 +9,7 @@
 #include "test_support.hpp"
 
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -108,9 +109,14 @@ TEST_P(LinearMixedRun, SixteenBitDataTrainsOnTheNativeKernelsAndVerifies) {
   ASSERT_EQ(out.results.size(), 13u) << "float32: the rules and four trainings; 16-bit: four trainings each";
   EXPECT_TRUE(out.all_verified);
   int sixteen = 0;
+  std::map<DType, double> error;  // the trained parameters against float64's unrounded SGD
   for (const auto& r : out.results) {
     EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
     EXPECT_EQ(r.spec.device, device());
+    if (r.spec.param("rule") == "train") {
+      ASSERT_TRUE(r.check.error) << r.spec.label;
+      error[r.spec.dtype] = r.check.error->max_abs_rel;
+    }
     if (!is_low_precision(r.spec.dtype)) continue;
     ++sixteen;
     EXPECT_EQ(r.spec.param("rule"), "train");
@@ -123,6 +129,10 @@ TEST_P(LinearMixedRun, SixteenBitDataTrainsOnTheNativeKernelsAndVerifies) {
     EXPECT_DOUBLE_EQ(r.work.flops, 2 * 512.0 * 37 + 32 * 2.0 * 9) << r.spec.label;
   }
   EXPECT_EQ(sixteen, 8);
+  // The precision's cost, in the storage types' order (bfloat16 2^-8 > float16 2^-11 > float32 2^-24).
+  EXPECT_LE(error[DType::bf16], 8 * unit_roundoff(DType::bf16));
+  EXPECT_GT(error[DType::bf16], error[DType::f16]);
+  EXPECT_GT(error[DType::f16], error[DType::f32]);
 }
 
 TEST(LinearMixedConfig, VendorIsRefusedForSixteenBitData) {
