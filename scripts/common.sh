@@ -57,6 +57,9 @@ MINIGPU_TEST_PACKAGES=(
   python3-torch python3-yaml  # scripts/torch_reference.py (the chapter in PyTorch; ~160 packages, ~80 s)
 )
 MINIGPU_PACKAGES=("${MINIGPU_RUN_PACKAGES[@]}" "${MINIGPU_TEST_BUILD_PACKAGES[@]}" "${MINIGPU_TEST_PACKAGES[@]}")
+# scripts/dev/bench.sh's references for the machine's limits (likwid-bench's peakflops and stream
+# kernels, HPC Challenge's PingPong): the benchmark installs them, CI does not need them.
+MINIGPU_BENCH_PACKAGES=(likwid hpcc)
 
 log() { echo "[minigpu] $*" >&2; }
 

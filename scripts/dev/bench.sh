@@ -23,6 +23,9 @@
 #     native bfloat16 GEMM / PyTorch's (oneDNN), n = 1024, 2048       bar >= 0.5 (goal 0.9)
 #     vendor bfloat16 GEMM (oneDNN) / PyTorch's, n = 1024, 2048        bar >= 0.9
 #       (scripts/dev/matmul_bf16.yaml; with bfloat16 and float16 / float32 and each row's error)
+#   the machine's limits (scripts/dev/bench_peak.sh; Debian's likwid, installed here):
+#     miniGPU's FMA peak (minigpu ceilings) / likwid-bench peakflops_*_fma, 1 and every core,
+#       float32 and float64                                          bar >= 0.95
 #   MPI studies (findings of real runs):
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
 #     matmul_scaling strong, n = 2048: 2 ranks vs 1 rank             target efficiency >= 75 %
@@ -35,7 +38,7 @@
 # MINIGPU_BENCH_REPETITIONS (default 5) sets Google Benchmark's repetitions per row.
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 ranks="${1:-2}"
-install_packages "${MINIGPU_PACKAGES[@]}"
+install_packages "${MINIGPU_PACKAGES[@]}" "${MINIGPU_BENCH_PACKAGES[@]}"
 configure_and_build
 out="$(mktemp -d)"
 status=0
@@ -56,6 +59,8 @@ log "kernel pairs: $MINIGPU_BUILD/tests/minigpu_bench -> $out/kernels.json (1 th
   --benchmark_report_aggregates_only=true --benchmark_out="$out/kernels_all.json" --benchmark_out_format=json \
   >"$out/kernels_all.txt" || status=1
 python3 "$MINIGPU_ROOT/scripts/dev/bench_report.py" "$out/kernels.json" --threads "$out/kernels_all.json" || status=1
+log "the machine's FMA peak: minigpu ceilings against likwid-bench, 1 and $cores thread(s)"
+bash "$MINIGPU_ROOT/scripts/dev/bench_peak.sh" "$MINIGPU_BUILD/src/minigpu" "$out/peak" || status=1
 # One rank on the CPU against the same loops in PyTorch and numpy (Debian's python, where apt puts
 # them), over the same OpenBLAS kernels, at one thread and again at every core: same threads each.
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then

@@ -27,6 +27,12 @@ std::string copy_ceiling(Device device, bool host_to_device, bool device_to_host
 
 std::string stream_ceiling(Device device) { return uses_host_memory(device) ? "host_triad" : "gpu_triad"; }
 
+std::string arithmetic_peak_for(const std::string& gemm_ceiling) {
+  if (gemm_ceiling == "host_sgemm") return "host_fma_f32";
+  if (gemm_ceiling == "host_dgemm") return "host_fma_f64";
+  return "";
+}
+
 bool host_sbgemm_measured() { return host_has_bf16_gemm() && kernels::kHostBf16Dot; }
 
 std::string gemm_ceiling(Device device, DType dtype) {
@@ -45,7 +51,7 @@ nlohmann::json ceilings_cache_key(const nlohmann::json& build) {
   const HostInfo host = host_info();
   const HostBlasInfo blas = host_blas_info();
   // Bump kFormat when the set of ceilings changes, so older cache files are not taken.
-  constexpr int kFormat = 5;
+  constexpr int kFormat = 6;
   nlohmann::json key = {{"format", kFormat},
                         {"build", build},
                         {"hostname", host.hostname},

@@ -3,6 +3,8 @@
 //   host_memcpy      std::memcpy of a buffer well beyond the last-level cache (bytes copied once,
 //                    the transfer experiment's accounting)
 //   host_triad       STREAM's triad a = b + s·c on the host execution space (3 arrays of doubles)
+//   host_fma_f32/f64 the arithmetic peak: independent FMA chains in vector registers
+//                    (kernels/fma_peak.hpp), what no GEMM can exceed
 //   blas_sgemm/dgemm the host vendor BLAS (the one the `vendor` kernels call) at n = 1024
 //   native_sgemm/…   miniGPU's own host GEMM (`tiled`, `native`) at n = 1024
 //   host_sgemm/dgemm the faster of those two: what host GEMM rows are a share of
@@ -32,6 +34,10 @@ namespace minigpu {
 std::string copy_ceiling(Device device, bool host_to_device, bool device_to_host);
 std::string stream_ceiling(Device device);
 std::string gemm_ceiling(Device device, DType dtype);
+/// The arithmetic peak a GEMM ceiling's rows are also a share of: host_fma_f32 for host_sgemm
+/// (float32 and float16 rows, which compute in float), host_fma_f64 for host_dgemm; "" for the
+/// others (bfloat16's vdpbf16ps peak and the GPUs' are not measured).
+std::string arithmetic_peak_for(const std::string& gemm_ceiling);
 /// True where `minigpu ceilings` measures host_sbgemm: both bfloat16 GEMMs run (oneDNN, and
 /// vdpbf16ps in this build).
 bool host_sbgemm_measured();

@@ -10,6 +10,7 @@
 #include "io/format.hpp"
 #include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
+#include "kernels/fma_peak.hpp"
 #include "kernels/gemm_block.hpp"
 #include "kernels/matmul_widened.hpp"
 #include "kernels/triad.hpp"
@@ -17,8 +18,10 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 
 namespace minigpu {
 namespace {
@@ -86,6 +89,28 @@ Ceiling triad_ceiling(const std::string& name, const std::string& label, std::in
               (passes > 1 ? ", " + std::to_string(passes) + " passes per timing" : "") + ", best of " +
               std::to_string(kRepetitions),
           3 * array_bytes};
+}
+
+// The FMA peak of T on Exec's threads: the recurrence long enough that a timing lasts tens of ms
+// (2^22 steps: 12·16·2 flops each in AVX-512 float32, 0.8 GFLOP a thread), checked against its
+// fixed point: a compiler that dropped or reordered the chains would not land there.
+template <class Exec, class T>
+Ceiling fma_ceiling(const std::string& name, const std::string& dtype) {
+  constexpr std::int64_t kSteps = std::int64_t(1) << 22;
+  const int threads = Exec().concurrency();
+  double sum = 0;
+  const double s = best_seconds([&] { sum = kernels::fma_peak_on_host<Exec, T>(kSteps); });
+  const double lanes = kernels::fma_lanes<T>(), values = threads * kernels::kFmaChains * lanes;
+  const double off = std::abs(sum / values - kernels::kFmaFixedPoint) / kernels::kFmaFixedPoint;
+  if (!(off <= 1e-3))
+    throw std::runtime_error("the FMA peak kernel (" + dtype + ") ended " + io::significant(off, 2) +
+                             " away from its fixed point: the compiler broke its chains");
+  return {name, dtype + " FMA peak, " + threads_text(threads),
+          values * 2.0 * static_cast<double>(kSteps) / s / 1e9, "GFLOP/s",
+          "x = a*x + b in " + std::to_string(kernels::kFmaChains) + " independent chains of " +
+              std::to_string(kernels::fma_lanes<T>()) + " lanes (" + kernels::kFmaVectorIsa +
+              ") in registers, 2^22 steps, " + threads_text(threads) + ", best of " +
+              std::to_string(kRepetitions) + " (likwid-bench's peakflops_*_fma)"};
 }
 
 // Which GEMM a ceiling times: the vendor BLAS on the host or the GPU, or miniGPU's own host kernel.
@@ -217,7 +242,8 @@ CeilingTable measure_all();
 
 std::string ceiling_contradictions(const CeilingTable& t) {
   std::string out;
-  for (const std::string name : {"host_memcpy", "host_triad", "host_sgemm", "host_dgemm"}) {
+  for (const std::string name :
+       {"host_memcpy", "host_triad", "host_fma_f32", "host_fma_f64", "host_sgemm", "host_dgemm"}) {
     const Ceiling *all = t.find(name), *one = t.find(name + "_1core");
     // Below by more than the noise of two measurements: on a core or two, a bandwidth that one
     // thread already saturates measures within a few % either way on two.
@@ -267,6 +293,12 @@ CeilingTable measure_all() {
         "host_triad" + at,
         "host triad, " + threads_text(threads) + ", " + io::human_bytes(static_cast<std::uint64_t>(in_cache)),
         in_cache, passes_for(3 * in_cache)));
+  }
+  t.ceilings.push_back(fma_ceiling<HostExecSpace, float>("host_fma_f32", "float32"));
+  t.ceilings.push_back(fma_ceiling<HostExecSpace, double>("host_fma_f64", "float64"));
+  if (per_core) {
+    t.ceilings.push_back(fma_ceiling<OneThreadExecSpace, float>("host_fma_f32_1core", "float32"));
+    t.ceilings.push_back(fma_ceiling<OneThreadExecSpace, double>("host_fma_f64_1core", "float64"));
   }
   for (const std::string kind : {"sgemm", "dgemm"}) add_host_gemm(t, kind, false);
   // bfloat16 at the rank's threads only: oneDNN takes OpenMP's, which the one-core pass below

@@ -1,6 +1,7 @@
 // One timing discipline for every experiment.
 #include "engine/runner.hpp"
 
+#include "ceilings/ceilings.hpp"
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"
 #include "core/binding.hpp"
@@ -91,6 +92,18 @@ void attach_ceiling(CaseResult& r, const CeilingTable& table) {
   const int scale = std::max(1, r.spec.ceiling_scale);
   const std::string of = (scale > 1 ? std::to_string(scale) + " x " : "") + c->label;
   r.ceiling = CeilingShare{c->name, of, 100 * rate / (scale * c->value), scale};
+  if (const Ceiling* peak = table.find(arithmetic_peak_for(c->name)); peak && peak->value > 0) {
+    r.peak = CeilingShare{peak->name, (scale > 1 ? std::to_string(scale) + " x " : "") + peak->label,
+                          100 * rate / (scale * peak->value), scale};
+    if (r.peak->percent > 100) {
+      r.peak->above_because =
+          "no GEMM passes the FMA units' peak: noise, or a peak measured on a busier machine (minigpu "
+          "ceilings "
+          "measures again)";
+      r.mark_unreliable(io::significant(r.peak->percent, 3) + " % of " + r.peak->label + ": " +
+                        r.peak->above_because);
+    }
+  }
   if (r.ceiling->percent <= 100) return;
   r.ceiling->above_because =
       bandwidth

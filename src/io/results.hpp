@@ -151,6 +151,9 @@ struct CaseResult {
   std::vector<std::pair<std::string, std::optional<double>>> values;
   /// The rate (gbps or gflops, whichever the case does) as a share of its ceiling, if any.
   std::optional<CeilingShare> ceiling;
+  /// A GEMM row's GFLOP/s as a share of the arithmetic peak of the type it computes in (the
+  /// FMA units', ceilings/ceilings.hpp), where measured: what no kernel can pass.
+  std::optional<CeilingShare> peak;
   /// False when the row's own spread or the machine makes its figure doubtful.
   bool reliable = true;
   std::string unreliable_because{};
@@ -216,10 +219,12 @@ struct Finding {
 
 /// ", 41 % of host memcpy" for a finding that quotes a row's rate, "" when it has no ceiling.
 inline std::string ceiling_note(const CaseResult& r) {
-  if (!r.ceiling) return "";
-  const double p = r.ceiling->percent;
-  return ", " + (p >= 10 ? std::to_string(static_cast<long long>(p + 0.5)) : io::significant(p, 2)) +
-         " % of " + r.ceiling->label;
+  const auto share = [](const CeilingShare& c) {
+    const double p = c.percent;
+    return ", " + (p >= 10 ? std::to_string(static_cast<long long>(p + 0.5)) : io::significant(p, 2)) +
+           " % of " + c.label;
+  };
+  return (r.ceiling ? share(*r.ceiling) : "") + (r.peak ? share(*r.peak) : "");
 }
 
 /// median(numerator) / median(denominator), flagged unreliable when the two medians' 95 %

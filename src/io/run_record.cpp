@@ -187,7 +187,7 @@ std::string results_csv(const std::vector<CaseResult>& results) {
         "rank_mean_s,rank_max_s,work_bytes,work_"
         "flops,gbps,"
         "gflops,pct_of_ceiling,ceiling,reliable,unreliable_because,verified,check,error_max_abs_rel,"
-        "error_frobenius_rel";
+        "error_frobenius_rel,pct_of_peak,peak";
   for (const auto& p : phases) os << ',' << csv_field(p + "_median_s");
   for (const auto& v : values) os << ',' << csv_field(v);
   os << '\n';
@@ -206,6 +206,7 @@ std::string results_csv(const std::vector<CaseResult>& results) {
     os << ',' << (r.check.passed ? "true" : "false") << ',' << csv_field(r.check.detail);
     os << ',' << (r.check.error ? csv_number(r.check.error->max_abs_rel) : "") << ','
        << (r.check.error ? csv_number(r.check.error->frobenius_rel) : "");
+    os << ',' << (r.peak ? csv_number(r.peak->percent) : "") << ',' << csv_field(r.peak ? r.peak->label : "");
     for (const auto& p : phases) {
       const auto median = r.phase_median(p);
       os << ',' << (median ? csv_number(*median) : "");
@@ -316,6 +317,7 @@ nlohmann::json run_json(const RunRecord& run, const std::vector<CaseResult>& res
                                  {"phase_seconds", phases},
                                  {"values", values},
                                  {"ceiling", ceiling_json(r.ceiling)},
+                                 {"peak", ceiling_json(r.peak)},
                                  {"reliable", r.reliable},
                                  {"unreliable_because", r.unreliable_because},
                                  {"verified", r.check.passed},

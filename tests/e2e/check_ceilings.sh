@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `minigpu ceilings` measures host memcpy, triad and BLAS gemm peaks (bfloat16's too where the CPU
+# `minigpu ceilings` measures host memcpy, triad, the FMA peak and BLAS gemm peaks (bfloat16's too where the CPU
 # and the build have it), caches them per host and build, and `--cached` reuses that file; a
 # damaged cache file is measured again and replaced.
 # Figures are checked for sanity against each other, not against fixed numbers (machines differ).
@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$minigpu" ceilings > "$dir/first" 2>&1 || { cat "$dir/first"; fail "minigpu ceilings exited $?"; }
 cat "$dir/first"
 grep -q "^ceilings (measured .* by rank 0 alone; cached in $MINIGPU_CEILINGS_DIR/" "$dir/first" || fail "no measured-and-cached source line"
-for name in host_memcpy host_triad blas_sgemm blas_dgemm native_sgemm native_dgemm host_sgemm host_dgemm; do
+for name in host_memcpy host_triad host_fma_f32 host_fma_f64 blas_sgemm blas_dgemm native_sgemm native_dgemm host_sgemm host_dgemm; do
   grep -Eq "^  $name +[0-9]+\.[0-9] (GB/s|GFLOP/s) " "$dir/first" || fail "no $name row"
 done
 files=("$MINIGPU_CEILINGS_DIR"/ceilings-*.json)
@@ -41,7 +41,7 @@ done
 # (No order between the two is asserted: under ctest -j2 the other core may be busy.)
 threads=$(awk '$1 == "host_triad" { for (i = 1; i < NF; ++i) if ($(i + 1) ~ /^threads?[,):]?$/) print $i }' "$dir/first" | head -n 1)
 if [ "${threads:-1}" -gt 1 ]; then
-  for name in host_memcpy host_triad host_sgemm host_dgemm; do
+  for name in host_memcpy host_triad host_fma_f32 host_fma_f64 host_sgemm host_dgemm; do
     grep -Eq "^  ${name}_1core +[0-9]+\.[0-9] (GB/s|GFLOP/s) .*1 (thread|core)" "$dir/first" ||
       fail "$threads threads but no one-thread ${name}_1core row"
   done

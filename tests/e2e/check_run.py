@@ -40,6 +40,19 @@ def check_ceilings(record):
             errors.append(f"{where}: {share['percent']:.0f} % of its ceiling, and no reason why")
         if share["scale"] > 1 and not share["of"].startswith(f"{share['scale']} x "):
             errors.append(f"{where}: a ceiling counted {share['scale']} times does not say so: {share['of']}")
+        # A host GEMM row is also a share of the FMA peak of the type it computes in, where measured;
+        # past it is past what the silicon does: a reason, and the row flagged.
+        peak_name = {"host_sgemm": "host_fma_f32", "host_dgemm": "host_fma_f64"}.get(share["name"])
+        peak = r.get("peak")
+        if peak_name in ceilings and peak is None:
+            errors.append(f"{where}: a {share['name']} row without its share of {peak_name}")
+        if peak is not None:
+            p = ceilings.get(peak["name"])
+            expected = 100 * r["gflops"] / (peak["scale"] * p["value"]) if p else None
+            if p is None or peak["name"] != peak_name or abs(peak["percent"] - expected) > 1e-6 * max(1.0, expected):
+                errors.append(f"{where}: peak share {peak} does not match {peak_name} in the run's ceilings")
+            elif peak["percent"] > 100 and (not peak.get("above_because") or r["reliable"]):
+                errors.append(f"{where}: {peak['percent']:.0f} % of the FMA peak, not flagged with a reason")
     # A finding that quotes a row's best rate quotes that row's share of its ceiling too.
     # A share past its ceiling is a bound the row cannot pass: never quoted as ok.
     for f in record["findings"]:
@@ -157,7 +170,7 @@ def check_results(out_dir, ranks=None):
             errors.append(f"{where}: the model predicts {model.group(1)} %, above its ideal: {f['note']}")
     errors += check_ceilings(record)
     errors += check_scaling_model(record, rows)
-    for column in ("cv", "median_ci95_low_s", "median_ci95_high_s", "pct_of_ceiling", "ceiling"):
+    for column in ("cv", "median_ci95_low_s", "median_ci95_high_s", "pct_of_ceiling", "ceiling", "pct_of_peak", "peak"):
         if rows and column not in rows[0]:
             errors.append(f"results.csv lacks {column}")
     if record["mpi"]["size"] != len(record["mpi"]["ranks"]):

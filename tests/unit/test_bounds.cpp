@@ -1,10 +1,12 @@
 // The bounds a figure is set against, and when they can be trusted: a bandwidth ceiling matched
 // to the bytes a case touches, ceilings that contradict each other, a machine loaded while it
-// measured, and the scaling model held at its own ideal.
+// measured, the FMA peak's kernel, and the scaling model held at its own ideal.
 #include "ceilings/ceilings.hpp"
+#include "core/backend.hpp"
 #include "core/machine_load.hpp"
 #include "distributed/calibration.hpp"
 #include "io/ceiling_table.hpp"
+#include "kernels/fma_peak.hpp"
 
 #include <gtest/gtest.h>
 
@@ -64,6 +66,23 @@ TEST(Ceilings, ThreadsBelowOneThreadAreAContradiction) {
 }
 
 // Other processes' share of the node: busy time not the job's own, over the node's CPU time.
+// The FMA peak's kernel computes what it says: one step of x = a·x + b from each chain's start,
+// and, run long, every lane at the fixed point (a compiler that broke the chains would not be).
+TEST(FmaPeak, OneStepIsTheRecurrenceAndALongRunEndsAtItsFixedPoint) {
+  const float a = float(kernels::kFmaFactor), b = float(kernels::kFmaFixedPoint * (1 - kernels::kFmaFactor));
+  double want = 0;
+  for (int c = 0; c < kernels::kFmaChains; ++c)
+    want += kernels::fma_lanes<float>() * double(a * float(c) + b);
+  EXPECT_NEAR(kernels::fma_chains_on_host<float>(1), want, 1e-6 * want);
+  const double values = kernels::kFmaChains * kernels::fma_lanes<double>();
+  EXPECT_NEAR(kernels::fma_chains_on_host<double>(1 << 16) / values, kernels::kFmaFixedPoint, 1e-12);
+  EXPECT_EQ(kernels::fma_lanes<float>(), 2 * kernels::fma_lanes<double>());
+  // Every thread runs the same chains: the sum over threads is threads times one thread's.
+  const int threads = HostExecSpace().concurrency();
+  EXPECT_DOUBLE_EQ((kernels::fma_peak_on_host<HostExecSpace, double>(1 << 12)),
+                   threads * kernels::fma_chains_on_host<double>(1 << 12));
+}
+
 TEST(MachineLoad, OthersAndStealAreSharesOfTheNode) {
   CpuSample before, after;
   before.cpus = after.cpus = 2;
