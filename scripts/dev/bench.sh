@@ -25,7 +25,7 @@
 #       (scripts/dev/matmul_bf16.yaml; with bfloat16 and float16 / float32 and each row's error)
 #   the machine's limits (scripts/dev/bench_peak.sh; Debian's likwid, installed here):
 #     miniGPU's FMA peak (minigpu ceilings) / likwid-bench peakflops_*_fma, 1 and every core,
-#       float32 and float64                                          bar >= 0.95
+#       float32 and float64                                          bar 0.95 .. 1.05
 #   MPI studies (findings of real runs):
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
 #     matmul_scaling strong, n = 2048: 2 ranks vs 1 rank             target efficiency >= 75 %
