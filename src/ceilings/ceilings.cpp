@@ -30,6 +30,8 @@ std::string stream_ceiling(Device device) { return uses_host_memory(device) ? "h
 std::string arithmetic_peak_for(const std::string& gemm_ceiling) {
   if (gemm_ceiling == "host_sgemm") return "host_fma_f32";
   if (gemm_ceiling == "host_dgemm") return "host_fma_f64";
+  if (gemm_ceiling == "gpu_sgemm") return "gpu_fma_f32";
+  if (gemm_ceiling == "gpu_dgemm") return "gpu_fma_f64";
   return "";
 }
 

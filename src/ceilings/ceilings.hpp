@@ -14,6 +14,7 @@
 //   gpu_d2d, gpu_h2d_pinned, gpu_d2h_pinned   deep_copy of 256 MiB
 //   gpu_triad                                 the triad on the GPU
 //   gpu_sgemm/dgemm                           the GPU's vendor BLAS (cuBLAS) at n = 4096
+//   gpu_fma_f32/f64                           the FMA peak of the CUDA cores (kernels/fma_peak.hpp)
 // Each is the best of several repetitions after a warm-up: a ceiling is what is reachable.
 // Measured once per host and build and cached (ceilings_cache_dir()).
 #pragma once
@@ -35,8 +36,9 @@ std::string copy_ceiling(Device device, bool host_to_device, bool device_to_host
 std::string stream_ceiling(Device device);
 std::string gemm_ceiling(Device device, DType dtype);
 /// The arithmetic peak a GEMM ceiling's rows are also a share of: host_fma_f32 for host_sgemm
-/// (float32 and float16 rows, which compute in float), host_fma_f64 for host_dgemm; "" for the
-/// others (bfloat16's vdpbf16ps peak and the GPUs' are not measured).
+/// (float32 and float16 rows, which compute in float), host_fma_f64 for host_dgemm, and
+/// gpu_fma_f32/f64 (the CUDA cores') for gpu_sgemm/dgemm; "" for the others (bfloat16's
+/// vdpbf16ps peak and the tensor cores' are not measured: the datasheet stands for them).
 std::string arithmetic_peak_for(const std::string& gemm_ceiling);
 /// True where `minigpu ceilings` measures host_sbgemm: both bfloat16 GEMMs run (oneDNN, and
 /// vdpbf16ps in this build).

@@ -113,6 +113,25 @@ Ceiling fma_ceiling(const std::string& name, const std::string& dtype) {
               std::to_string(kRepetitions) + " (likwid-bench's peakflops_*_fma)"};
 }
 
+// The GPU's FMA peak: 2^20 threads of 2^14 steps (2.7·10^11 flops, ~5 ms at 60 TFLOP/s), checked
+// against the fixed point like the host's.
+template <class T>
+Ceiling gpu_fma_ceiling(const std::string& name, const std::string& dtype) {
+  constexpr std::int64_t kThreads = std::int64_t(1) << 20, kSteps = std::int64_t(1) << 14;
+  double sum = 0;
+  const double s =
+      best_seconds([&] { sum = kernels::fma_peak_on_device<GpuExecSpace, T>(kSteps, kThreads); });
+  const double values = static_cast<double>(kThreads) * kernels::kFmaGpuChains;
+  const double off = std::abs(sum / values - kernels::kFmaFixedPoint) / kernels::kFmaFixedPoint;
+  if (!(off <= 1e-3))
+    throw std::runtime_error("the GPU FMA peak kernel (" + dtype + ") ended " + io::significant(off, 2) +
+                             " away from its fixed point");
+  return {name, "GPU " + dtype + " FMA peak", values * 2.0 * static_cast<double>(kSteps) / s / 1e9, "GFLOP/s",
+          "x = a*x + b in " + std::to_string(kernels::kFmaGpuChains) +
+              " independent chains per thread, 2^20 threads, 2^14 steps, best of " +
+              std::to_string(kRepetitions)};
+}
+
 // Which GEMM a ceiling times: the vendor BLAS on the host or the GPU, or miniGPU's own host kernel.
 enum class GemmSource { host_vendor, gpu_vendor, host_native };
 
@@ -317,6 +336,8 @@ CeilingTable measure_all() {
     t.ceilings.push_back(
         copy_ceiling_of<PinnedHostMemSpace, GpuMemSpace>("gpu_d2h_pinned", "pinned D2H copy"));
     t.ceilings.push_back(triad_ceiling<GpuExecSpace>("gpu_triad", "GPU triad", kGpuCopyBytes));
+    t.ceilings.push_back(gpu_fma_ceiling<float>("gpu_fma_f32", "float32"));
+    t.ceilings.push_back(gpu_fma_ceiling<double>("gpu_fma_f64", "float64"));
     if (kHasGpuVendorGemm) {
       t.ceilings.push_back(
           gemm_ceiling_of<float>(GemmSource::gpu_vendor, std::string(kGpuBlasName) + " sgemm"));

@@ -37,19 +37,32 @@ constexpr int fma_lanes() {
 /// One thread's chains for `steps` steps; returns the sum of every lane's final value.
 template <class T>
 T fma_chains_on_host(std::int64_t steps) {
-  using Vec [[gnu::vector_size(kFmaVectorBytes)]] = T;
-  const Vec a = Vec{} + T(kFmaFactor), b = Vec{} + T(kFmaFixedPoint * (1 - kFmaFactor));
+  const T a = T(kFmaFactor), b = T(kFmaFixedPoint * (1 - kFmaFactor));
   // Starts the compiler cannot know: with constant ones GCC 12 proved that the chain starting
   // at x* = 2 stays there and dropped its FMAs from the loop (11 of 12 ran; 9 % over-counted).
   volatile T unknown_one = T(1);
   const T one = unknown_one;
+  T sum = 0;
+#if defined(__NVCC__)
+  // nvcc's front end crashes on GCC's vector types: plain lanes, which the host compiler
+  // vectorises (a CUDA build's host peak, so its label says how it was measured).
+  T x[kFmaChains][fma_lanes<T>()];
+  for (int c = 0; c < kFmaChains; ++c)
+    for (int l = 0; l < fma_lanes<T>(); ++l) x[c][l] = one * T(c);
+  for (std::int64_t s = 0; s < steps; ++s) {
+    for (int c = 0; c < kFmaChains; ++c)
+      for (int l = 0; l < fma_lanes<T>(); ++l) x[c][l] = x[c][l] * a + b;
+  }
+#else
+  typedef T Vec __attribute__((vector_size(kFmaVectorBytes)));
+  const Vec av = Vec{} + a, bv = Vec{} + b;
   Vec x[kFmaChains];
   for (int c = 0; c < kFmaChains; ++c) x[c] = Vec{} + one * T(c);  // distinct: no chain is a copy
   for (std::int64_t s = 0; s < steps; ++s) {
 #pragma GCC unroll 16
-    for (int c = 0; c < kFmaChains; ++c) x[c] = x[c] * a + b;  // contracted to one FMA
+    for (int c = 0; c < kFmaChains; ++c) x[c] = x[c] * av + bv;  // contracted to one FMA
   }
-  T sum = 0;
+#endif
   for (int c = 0; c < kFmaChains; ++c) {
     for (int l = 0; l < fma_lanes<T>(); ++l) sum += x[c][l];
   }
@@ -69,6 +82,36 @@ double fma_peak_on_host(std::int64_t steps) {
   double total = 0;
   Kokkos::fence();
   for (int t = 0; t < threads; ++t) total += sums(t);
+  return total;
+}
+
+/// Scalar chains per GPU thread: the FMA units' latency (4 cycles) is covered by the warps an SM
+/// interleaves; a few chains per thread add the independent work the scheduler needs.
+inline constexpr int kFmaGpuChains = 8;
+
+/// The same recurrence on a GPU: `threads` threads (enough to fill every SM several times) of
+/// kFmaGpuChains scalar chains each; returns the sum of every chain's final value. flops =
+/// threads · steps · kFmaGpuChains · 2 (nvcc and hipcc contract a·x + b to one FMA by default).
+template <class Exec, class T>
+double fma_peak_on_device(std::int64_t steps, std::int64_t threads) {
+  Kokkos::View<T*, typename Exec::memory_space> sums("minigpu::ceilings::fma_sums_gpu", threads);
+  const T a = T(kFmaFactor), b = T(kFmaFixedPoint * (1 - kFmaFactor));
+  Kokkos::parallel_for(
+      "ceilings::fma_peak_gpu", Kokkos::RangePolicy<Exec>(0, threads), KOKKOS_LAMBDA(const std::int64_t t) {
+        const T one = sums(t) + T(1);  // the View starts at zero: a start the compiler cannot know
+        T x[kFmaGpuChains];
+        for (int c = 0; c < kFmaGpuChains; ++c) x[c] = one * T(c);
+        for (std::int64_t s = 0; s < steps; ++s) {
+          for (int c = 0; c < kFmaGpuChains; ++c) x[c] = x[c] * a + b;
+        }
+        T sum = 0;
+        for (int c = 0; c < kFmaGpuChains; ++c) sum += x[c];
+        sums(t) = sum;
+      });
+  double total = 0;
+  Kokkos::parallel_reduce(
+      "ceilings::fma_peak_gpu_sum", Kokkos::RangePolicy<Exec>(0, threads),
+      KOKKOS_LAMBDA(const std::int64_t t, double& acc) { acc += static_cast<double>(sums(t)); }, total);
   return total;
 }
 

@@ -81,6 +81,15 @@ TEST(FmaPeak, OneStepIsTheRecurrenceAndALongRunEndsAtItsFixedPoint) {
   const int threads = HostExecSpace().concurrency();
   EXPECT_DOUBLE_EQ((kernels::fma_peak_on_host<HostExecSpace, double>(1 << 12)),
                    threads * kernels::fma_chains_on_host<double>(1 << 12));
+  // The GPU's kernel, run here on the host space: 64 threads of kFmaGpuChains chains, each at x*.
+  EXPECT_NEAR(
+      (kernels::fma_peak_on_device<HostExecSpace, double>(1 << 16, 64)) / (64 * kernels::kFmaGpuChains),
+      kernels::kFmaFixedPoint, 1e-12);
+  const double one_step = kernels::fma_peak_on_device<HostExecSpace, double>(1, 1);
+  double want_step = 0;
+  for (int c = 0; c < kernels::kFmaGpuChains; ++c)
+    want_step += kernels::kFmaFactor * c + kernels::kFmaFixedPoint * (1 - kernels::kFmaFactor);
+  EXPECT_NEAR(one_step, want_step, 1e-12 * want_step);
 }
 
 TEST(MachineLoad, OthersAndStealAreSharesOfTheNode) {
