@@ -108,7 +108,7 @@ Ceiling fma_ceiling(const std::string& name, const std::string& dtype) {
   return {name, dtype + " FMA peak, " + threads_text(threads),
           values * 2.0 * static_cast<double>(kSteps) / s / 1e9, "GFLOP/s",
           "x = a*x + b in " + std::to_string(kernels::kFmaChains) + " independent chains of " +
-              std::to_string(kernels::fma_lanes<T>()) + " lanes (" + kernels::kFmaVectorIsa +
+              std::to_string(kernels::fma_lanes<T>()) + " lanes (" + kHostVectorIsa +
               ") in registers, 2^22 steps, " + threads_text(threads) + ", best of " +
               std::to_string(kRepetitions) + " (likwid-bench's peakflops_*_fma)"};
 }

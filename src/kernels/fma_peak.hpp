@@ -8,22 +8,16 @@
 // can be checked: every lane ends at x* to rounding.
 #pragma once
 
+#include "core/cpu_info.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 
 namespace minigpu::kernels {
 
-#if defined(__AVX512F__)
-inline constexpr int kFmaVectorBytes = 64;
-inline constexpr const char* kFmaVectorIsa = "AVX-512";
-#elif defined(__AVX__)
-inline constexpr int kFmaVectorBytes = 32;
-inline constexpr const char* kFmaVectorIsa = "AVX";
-#else
-inline constexpr int kFmaVectorBytes = 16;
-inline constexpr const char* kFmaVectorIsa = "128-bit";
-#endif
+/// The build's widest vector register (core/cpu_info.hpp) holds each chain.
+inline constexpr int kFmaVectorBytes = kHostVectorBytes;
 inline constexpr int kFmaChains = 12;
 /// The recurrence's fixed point, and its factor: 1 − 2^-10 contracts a start's distance from x*
 /// below float's roundoff within 2·10^4 steps, far fewer than a timing runs.
