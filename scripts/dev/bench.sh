@@ -26,6 +26,7 @@
 #   the machine's limits (scripts/dev/bench_peak.sh; Debian's likwid, installed here):
 #     miniGPU's FMA peak (minigpu ceilings) / likwid-bench peakflops_*_fma, 1 and every core,
 #       float32 and float64                                          bar 0.95 .. 1.05
+#     native GEMM / that peak, n >= 1024 (and n = 256), both dtypes    bar >= 0.85 (>= 0.80), goal 0.90
 #   MPI studies (findings of real runs):
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
 #     matmul_scaling strong, n = 2048: 2 ranks vs 1 rank             target efficiency >= 75 %

@@ -4,10 +4,11 @@
 # best of 3 runs of each; bar: 0.95 <= miniGPU / likwid <= 1.05 (above it, miniGPU counts flops
 # it did not do: a compiler once dropped a chain it proved constant). Exits 1 when a ratio misses
 # it, 77 when likwid-bench is not installed (apt-get install likwid; scripts/dev/bench.sh does).
+# Then native GEMM's share of that peak: n >= 1024 bar >= 85 %, n = 256 bar >= 80 %.
 # Usage: scripts/dev/bench_peak.sh MINIGPU [OUT_DIR]
 set -euo pipefail
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || [ $# -lt 1 ]; then
-  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 minigpu="$1"
@@ -52,5 +53,29 @@ for dtype in f32 f64; do
       "${verdict% *}" "0.95-1.05" "${verdict#* }"
     [ "${verdict#* }" = PASS ] || status=1
   done
+done
+# Native GEMM (`tiled`) as a share of that peak, from its rows' pct_of_peak (issue 44):
+# n >= 1024 bar >= 85 % (goal 90 %), n = 256 bar >= 80 %, float32 and float64, 1 and every core.
+cat >"$out/gemm_peak.yaml" <<'YAML'
+run: {name: gemm_peak, warmups: 2, repetitions: 10}
+experiments:
+  - {name: matmul, sizes: [256, 1024, 2048], devices: [cpu], dtypes: [float32, float64], variants: [tiled]}
+YAML
+for threads in 1 "$cores"; do
+  env -u MINIGPU_EMULATE_GPUS OMP_NUM_THREADS="$threads" OPENBLAS_NUM_THREADS="$threads" \
+    MINIGPU_CEILINGS_DIR="$out/cache_gemm_$threads" "$minigpu" run "$out/gemm_peak.yaml" \
+    --output-dir "$out/gemm_peak_$threads" >"$out/gemm_peak_$threads.txt" 2>&1 || status=1
+  python3 - "$out"/gemm_peak_"$threads"/*/results.csv "$threads" <<'PY' || status=1
+import csv, sys
+ok = True
+for r in csv.DictReader(open(sys.argv[1])):
+    n, share = int(r["n"]), float(r["pct_of_peak"] or 0)
+    bar = 85 if n >= 1024 else 80
+    verdict = "PASS" if share >= bar else "FAIL"
+    ok = ok and verdict == "PASS"
+    print(f"{'native GEMM / FMA peak':34} {sys.argv[2]:>8} {r['dtype']:>10} n={n:<5} {share:6.1f} % "
+          f"bar >= {bar} %  {verdict}{'' if r['reliable'] == 'true' else ' (unreliable: ' + r['unreliable_because'] + ')'}")
+sys.exit(0 if ok else 1)
+PY
 done
 exit "$status"
