@@ -97,9 +97,8 @@ void attach_ceiling(CaseResult& r, const CeilingTable& table) {
                           100 * rate / (scale * peak->value), scale};
     if (r.peak->percent > 100) {
       r.peak->above_because =
-          "no GEMM passes the FMA units' peak: noise, or a peak measured on a busier machine (minigpu "
-          "ceilings "
-          "measures again)";
+          "no GEMM passes the FMA units' peak: noise, or a peak measured on a "
+          "busier machine (minigpu ceilings measures again)";
       r.mark_unreliable(io::significant(r.peak->percent, 3) + " % of " + r.peak->label + ": " +
                         r.peak->above_because);
     }
