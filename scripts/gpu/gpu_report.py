@@ -131,9 +131,41 @@ def ceiling_lines(runs, gpu_name):
         share = f"{100 * c['value'] / peak:.1f} %" if c and peak else "—"
         lines.append(f"| {name} ({c['how'] if c else 'not measured'}) | {fmt(c['value'] if c else None)} "
                      f"| {fmt(peak)} | {share} | {note} |")
+    fma = (sheet or {}).get("fma_tflops", {})
+    lines += ["", f"| GPU FMA peak (measured by miniGPU) | TFLOP/s | datasheet, CUDA cores | share | how |",
+              "|---|---|---|---|---|"]
+    for dtype in ("float32", "float64"):
+        c = measured.get("gpu_fma_" + dtype.replace("float", "f"))
+        peak = fma.get(dtype, {}).get("value")
+        mine = c["value"] / 1000 if c else None
+        share = f"{100 * mine / peak:.1f} %" if mine and peak else "—"
+        if mine and peak and mine > peak:
+            share += " ! above the datasheet peak: a clock or timing that cannot be right"
+        lines.append(f"| {dtype} | {fmt(mine)} | {fmt(peak)} | {share} | {c['how'] if c else 'not measured'} |")
     if sheet:
         lines.append("")
         lines += [f"- {key}: {sheet[key]['source']}" for key in ("hbm_gbps", "host_link_gbps")]
+        lines += [f"- FMA {dtype}: {p['source']}" for dtype, p in fma.items()]
+    return lines
+
+
+def peak_share_lines(runs):
+    """Every GPU GEMM row bounded by the measured FMA peak: its share of it beside its share of
+    the best GEMM (the vendor's), flagged where it is above the peak."""
+    lines = ["", "| GPU GEMM row | TFLOP/s | share of the measured FMA peak | share of the best GEMM |",
+             "|---|---|---|---|"]
+    for name in ("matmul_gpu", "matmul_low_precision_gpu"):
+        for r in runs.get(name, {}).get("results", []):
+            peak, best = r.get("peak"), r.get("ceiling")
+            if not peak or not str(r.get("device", "")).startswith("gpu"):
+                continue
+            p = r.get("params", {})
+            flag = f" ! {peak['above_because']}" if peak.get("above_because") else ""
+            of_best = f"{best['percent']:.1f} % of {best['name']}" if best else "—"
+            lines.append(f"| {p.get('variant')} {r.get('dtype')} n={p.get('n')} | {fmt(r['gflops'] / 1000)} "
+                         f"| {peak['percent']:.1f} % of {peak['name']}{flag} | {of_best} |")
+    if len(lines) == 2:
+        lines.append("| no GPU GEMM row carries a peak share (gpu_fma not measured) | — | — | — |")
     return lines
 
 
@@ -269,6 +301,7 @@ def main():
         results = record.get("results", [])
         lines.append(f"| {name} | {len(results)} | {sum(1 for r in results if r.get('verified'))} |")
     lines += ceiling_lines(runs, gpus[0][1] if gpus else "")
+    lines += peak_share_lines(runs)
     shared, problems = shared_gpu_lines(out)
     lines += shared
     print("\n".join(lines))

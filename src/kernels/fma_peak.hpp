@@ -95,6 +95,11 @@ double fma_peak_on_device(std::int64_t steps, std::int64_t threads) {
         const T one = sums(t) + T(1);  // the View starts at zero: a start the compiler cannot know
         T x[kFmaGpuChains];
         for (int c = 0; c < kFmaGpuChains; ++c) x[c] = one * T(c);
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#pragma unroll 8
+#endif
+        // Unrolled on the GPU: the loop's counter and branch take issue slots of their own there,
+        // and come once per 64 FMAs rather than once per 8.
         for (std::int64_t s = 0; s < steps; ++s) {
           for (int c = 0; c < kFmaGpuChains; ++c) x[c] = x[c] * a + b;
         }

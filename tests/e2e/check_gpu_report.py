@@ -4,6 +4,9 @@
     (H100 SXM: 3.35 TB/s HBM, PCIe 5.0 x16 63.0 GB/s per direction; computed by hand below);
   - each precision's GEMM rate as a share of that precision's dense datasheet peak (H100 SXM:
     989.5 TFLOP/s bfloat16, 494.5 TF32), a rate above it flagged, never printed as a plain share;
+  - the measured FMA peaks as a share of the CUDA cores' datasheet FP32 / FP64 (H100 SXM: 67 / 34
+    TFLOP/s), above it flagged, and each GPU GEMM row's share of the measured peak beside its share
+    of the best GEMM;
   - the runs with two ranks on one GPU: the report fails (exit 1, naming the run) when a GPU
     row is not flagged as sharing the GPU or a case is unverified, and passes when all are.
     check_gpu_report.py scripts/gpu/gpu_report.py"""
@@ -22,7 +25,9 @@ def make_check(out, gpu_name, shared_flags):
         f.write(f"0, {gpu_name}, 9.0, 550.54, 81559 MiB\n")
     ceilings = [{"name": "gpu_d2d", "value": 1340.0, "how": "deep_copy of 256 MiB"},
                 {"name": "gpu_triad", "value": 3015.0, "how": "triad"},
-                {"name": "gpu_h2d_pinned", "value": 50.4, "how": "deep_copy of 256 MiB"}]
+                {"name": "gpu_h2d_pinned", "value": 50.4, "how": "deep_copy of 256 MiB"},
+                {"name": "gpu_fma_f32", "value": 60300.0, "how": "8 chains"},
+                {"name": "gpu_fma_f64", "value": 35700.0, "how": "8 chains"}]
     write_run(os.path.join(out, "runs", "lazy_gpu"), "lazy_gpu", ceilings=ceilings)
     rows = [{"device": "gpu:0", "verified": True, "reliable": not flag,
              "unreliable_because": "ranks 0 and 1 share one GPU (n1, device 0)" if flag else ""}
@@ -31,6 +36,13 @@ def make_check(out, gpu_name, shared_flags):
     gemm = [{"experiment": "matmul", "params": {"n": 4096, "variant": variant}, "dtype": dtype, "gflops": gflops,
              "verified": True, "check": "ok"}
             for dtype, variant, gflops in [("bfloat16", "vendor", 791600.0), ("float32", "vendor_tf32", 600000.0)]]
+    gemm.append({"experiment": "matmul", "params": {"n": 4096, "variant": "tiled"}, "dtype": "float32",
+                 "device": "gpu:0", "gflops": 40900.0, "verified": True, "check": "ok",
+                 "peak": {"name": "gpu_fma_f32", "percent": 67.8}, "ceiling": {"name": "gpu_sgemm", "percent": 80.2}})
+    gemm.append({"experiment": "matmul", "params": {"n": 4096, "variant": "tiled"}, "dtype": "float64",
+                 "device": "gpu:0", "gflops": 37000.0, "verified": False, "check": "ok",
+                 "peak": {"name": "gpu_fma_f64", "percent": 103.6, "above_because": "above its peak"},
+                 "ceiling": None})
     write_run(os.path.join(out, "runs", "matmul_low_precision_gpu"), "matmul_low_precision_gpu", gemm)
 
 
@@ -46,7 +58,12 @@ def main():
         for want in ("| bfloat16 | 4096 | vendor | 792 | — | — | — | 990 | 80.0 % | yes |",
                      "| TF32 | 4096 | vendor_tf32 | 600 | — | — | — | 494 | 121.3 % ! above the datasheet peak",
                      "- bfloat16 peak: NVIDIA H100 Tensor Core GPU datasheet (2023)", "| 1.34e+03 | 3.35e+03 | 40.0 % |", "| 3.02e+03 | 3.35e+03 | 90.0 % |", "| 50.4 | 63 | 80.0 % |",
-                     "datasheet (NVIDIA H100 SXM5 80GB)", "| transfer_gpu | 3 | 3 | 2 of 2 |"):
+                     "datasheet (NVIDIA H100 SXM5 80GB)", "| transfer_gpu | 3 | 3 | 2 of 2 |",
+                     # 60.3 / 67 = 90.0 %; 35.7 / 34 = 105.0 %, above the CUDA cores' FP64, flagged.
+                     "| float32 | 60.3 | 67 | 90.0 % | 8 chains |",
+                     "| float64 | 35.7 | 34 | 105.0 % ! above the datasheet peak",
+                     "| tiled float32 n=4096 | 40.9 | 67.8 % of gpu_fma_f32 | 80.2 % of gpu_sgemm |",
+                     "| tiled float64 n=4096 | 37 | 103.6 % of gpu_fma_f64 ! above its peak | — |"):
             if want not in proc.stdout:
                 errors.append(f"missing {want!r}:\n{proc.stdout}{proc.stderr}")
         if proc.returncode != 0:
