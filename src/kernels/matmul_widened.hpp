@@ -20,6 +20,20 @@
 
 namespace minigpu::kernels {
 
+/// x converted to To: the widening and the rounding of a WidenedMatmul, as a functor. Not a
+/// KOKKOS_LAMBDA: nvcc wraps a host-device lambda in an __nv_hdl_wrapper_t that map<> copies on
+/// the host through a function pointer of an anonymous-namespace helper, one per translation
+/// unit and set only by the unit that made the wrapper. map<>'s instantiation is merged across
+/// units, so where the linker kept another unit's, the pointer was null: `kernel: auto` timing
+/// a 16-bit product (gemm/timing.cpp) called address 0 on an H200 (2026-11-27).
+template <class To>
+struct ConvertTo {
+  template <class From>
+  KOKKOS_INLINE_FUNCTION To operator()(From x) const {
+    return static_cast<To>(x);
+  }
+};
+
 /// One n×n product of 16-bit storage S in Mem through float: its float buffers, made once.
 template <class Mem, class S>
 class WidenedMatmul {
@@ -37,20 +51,11 @@ class WidenedMatmul {
     if constexpr (kDotProduct) {
       gemm_native(c_, a, b, dense_gemm(n, n, n), false);
     } else {
-      widen_and_multiply(a, b, n);
+      map(a_, a, ConvertTo<float>{});
+      map(b_, b, ConvertTo<float>{});
+      matmul(GemmKernel::native, c_, a_, b_, n, n, n);
     }
-    map(
-        c, c_, KOKKOS_LAMBDA(float x) { return S(x); });
-  }
-
-  // Public only because nvcc takes no device lambda inside a private member function.
-  template <class View>
-  void widen_and_multiply(const View& a, const View& b, std::int64_t n) const {
-    map(
-        a_, a, KOKKOS_LAMBDA(S x) { return static_cast<float>(x); });
-    map(
-        b_, b, KOKKOS_LAMBDA(S x) { return static_cast<float>(x); });
-    matmul(GemmKernel::native, c_, a_, b_, n, n, n);
+    map(c, c_, ConvertTo<S>{});
   }
 
  private:
