@@ -35,6 +35,11 @@ std::string arithmetic_peak_for(const std::string& gemm_ceiling) {
   return "";
 }
 
+std::string gemm_peak(Device device, DType dtype, GemmKernel kernel) {
+  if (kernel == GemmKernel::vendor && dtype == DType::f64 && !uses_host_memory(device)) return "";
+  return arithmetic_peak_for(gemm_ceiling(device, dtype));
+}
+
 bool host_sbgemm_measured() { return host_has_bf16_gemm() && kernels::kHostBf16Dot; }
 
 std::string gemm_ceiling(Device device, DType dtype) {

@@ -94,6 +94,17 @@ Ceiling triad_ceiling(const std::string& name, const std::string& label, std::in
 // The FMA peak of T on Exec's threads: the recurrence long enough that a timing lasts tens of ms
 // (2^22 steps: 12·16·2 flops each in AVX-512 float32, 0.8 GFLOP a thread), checked against its
 // fixed point: a compiler that dropped or reordered the chains would not land there.
+// GFLOP/s of `values` FMA chains of `steps` steps each in `s` seconds (two flops a step), once
+// their `sum` is checked against the fixed point every chain converges to.
+double checked_fma_gflops(double sum, double values, std::int64_t steps, double s,
+                          const std::string& kernel) {
+  const double off = std::abs(sum / values - kernels::kFmaFixedPoint) / kernels::kFmaFixedPoint;
+  if (!(off <= 1e-3))
+    throw std::runtime_error(kernel + " ended " + io::significant(off, 2) +
+                             " away from its fixed point: the compiler broke its chains");
+  return values * 2.0 * static_cast<double>(steps) / s / 1e9;
+}
+
 template <class Exec, class T>
 Ceiling fma_ceiling(const std::string& name, const std::string& dtype) {
   constexpr std::int64_t kSteps = std::int64_t(1) << 22;
@@ -101,12 +112,8 @@ Ceiling fma_ceiling(const std::string& name, const std::string& dtype) {
   double sum = 0;
   const double s = best_seconds([&] { sum = kernels::fma_peak_on_host<Exec, T>(kSteps); });
   const double lanes = kernels::fma_lanes<T>(), values = threads * kernels::kFmaChains * lanes;
-  const double off = std::abs(sum / values - kernels::kFmaFixedPoint) / kernels::kFmaFixedPoint;
-  if (!(off <= 1e-3))
-    throw std::runtime_error("the FMA peak kernel (" + dtype + ") ended " + io::significant(off, 2) +
-                             " away from its fixed point: the compiler broke its chains");
   return {name, dtype + " FMA peak, " + threads_text(threads),
-          values * 2.0 * static_cast<double>(kSteps) / s / 1e9, "GFLOP/s",
+          checked_fma_gflops(sum, values, kSteps, s, "the FMA peak kernel (" + dtype + ")"), "GFLOP/s",
           "x = a*x + b in " + std::to_string(kernels::kFmaChains) + " independent chains of " +
               std::to_string(kernels::fma_lanes<T>()) + " lanes (" + kHostVectorIsa +
               ") in registers, 2^22 steps, " + threads_text(threads) + ", best of " +
@@ -122,11 +129,8 @@ Ceiling gpu_fma_ceiling(const std::string& name, const std::string& dtype) {
   const double s =
       best_seconds([&] { sum = kernels::fma_peak_on_device<GpuExecSpace, T>(kSteps, kThreads); });
   const double values = static_cast<double>(kThreads) * kernels::kFmaGpuChains;
-  const double off = std::abs(sum / values - kernels::kFmaFixedPoint) / kernels::kFmaFixedPoint;
-  if (!(off <= 1e-3))
-    throw std::runtime_error("the GPU FMA peak kernel (" + dtype + ") ended " + io::significant(off, 2) +
-                             " away from its fixed point");
-  return {name, "GPU " + dtype + " FMA peak", values * 2.0 * static_cast<double>(kSteps) / s / 1e9, "GFLOP/s",
+  return {name, "GPU " + dtype + " FMA peak",
+          checked_fma_gflops(sum, values, kSteps, s, "the GPU FMA peak kernel (" + dtype + ")"), "GFLOP/s",
           "x = a*x + b in " + std::to_string(kernels::kFmaGpuChains) +
               " independent chains per thread, 2^20 threads, 2^14 steps, best of " +
               std::to_string(kRepetitions)};

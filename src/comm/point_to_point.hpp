@@ -71,10 +71,31 @@ inline void acknowledge(int from, int to, const Communicator& comm) {
 /// OSU's patterns between this rank and `peer` (kNoRank: this rank sits the pattern out), the
 /// lower rank of the pair `leading`. ping_pong: `messages` round trips, the leader sending and
 /// the peer echoing what it received (so both end holding the leader's data in `recv`).
+/// The direct path is hpcc's and OSU's loop, blocking MPI_Send and MPI_Recv with nothing between
+/// them: one fence and one watchdog mark for all the round trips, not per message (a fence, a
+/// request vector and two marks per message cost 0.2 µs of a 0.4 µs one-way latency).
 template <class View>
 void ping_pong(const View& send, const View& recv, int peer, bool leading, int messages,
                const Communicator& comm, const Transport<typename View::non_const_value_type>& t) {
+  using T = typename View::non_const_value_type;
   if (peer == kNoRank) return;
+  if (t.path == CommPath::direct) {
+    constexpr int kTag = 7;
+    Kokkos::fence();
+    const int count = int_count(static_cast<std::int64_t>(send.extent(0)));
+    const MPI_Datatype type = byte_or_datatype<T>();
+    const progress::Wait waiting("MPI ping-pong");
+    for (int k = 0; k < messages; ++k) {
+      if (leading) {
+        MPI_Send(send.data(), count, type, peer, kTag, comm.raw());
+        MPI_Recv(recv.data(), count, type, peer, kTag, comm.raw(), MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(recv.data(), count, type, peer, kTag, comm.raw(), MPI_STATUS_IGNORE);
+        MPI_Send(recv.data(), count, type, peer, kTag, comm.raw());
+      }
+    }
+    return;
+  }
   for (int k = 0; k < messages; ++k) {
     if (leading) {
       exchange_window(send, peer, recv, kNoRank, 1, comm, t);

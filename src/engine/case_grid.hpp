@@ -68,6 +68,7 @@ inline CaseSpec case_spec(std::string label, CaseParams params, Device device, D
   spec.device = device;
   spec.dtype = dtype;
   spec.ceiling = std::move(ceiling);
+  spec.peak = arithmetic_peak_for(spec.ceiling);
   spec.size_key = std::move(size_key);
   return spec;
 }
@@ -78,8 +79,10 @@ inline CaseSpec gemm_case_spec(std::string label, CaseParams params, const GemmP
                                DType dtype, std::string size_key) {
   params.emplace_back("kernel", to_string(pick.kernel));
   params.emplace_back("kernel_choice", pick.why);
-  return case_spec(std::move(label), std::move(params), device, dtype, gemm_ceiling(device, dtype),
-                   std::move(size_key));
+  CaseSpec spec = case_spec(std::move(label), std::move(params), device, dtype, gemm_ceiling(device, dtype),
+                            std::move(size_key));
+  spec.peak = gemm_peak(device, dtype, pick.kernel);
+  return spec;
 }
 
 }  // namespace minigpu

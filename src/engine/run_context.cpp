@@ -5,10 +5,11 @@
 namespace minigpu {
 
 GemmPick RunContext::pick_gemm(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
-                               std::int64_t k) const {
+                               std::int64_t k, const std::string& no_vendor) const {
   const comm::Communicator& c = comm;
-  return gemm->pick(choice, device, dtype, m, n, k,
-                    [&c](const std::string& mine) { return comm::allgather_strings(mine, c).at(0); });
+  return gemm->pick(
+      choice, device, dtype, m, n, k,
+      [&c](const std::string& mine) { return comm::allgather_strings(mine, c).at(0); }, no_vendor);
 }
 
 std::optional<io::GemmChoiceRecord> RunContext::gemm_record() const {

@@ -92,7 +92,7 @@ void attach_ceiling(CaseResult& r, const CeilingTable& table) {
   const int scale = std::max(1, r.spec.ceiling_scale);
   const std::string of = (scale > 1 ? std::to_string(scale) + " x " : "") + c->label;
   r.ceiling = CeilingShare{c->name, of, 100 * rate / (scale * c->value), scale};
-  if (const Ceiling* peak = table.find(arithmetic_peak_for(c->name)); peak && peak->value > 0) {
+  if (const Ceiling* peak = table.find(r.spec.peak); peak && peak->value > 0) {
     r.peak = CeilingShare{peak->name, (scale > 1 ? std::to_string(scale) + " x " : "") + peak->label,
                           100 * rate / (scale * peak->value), scale};
     if (r.peak->percent > 100) {

@@ -70,19 +70,32 @@ struct LinearCase {
   GemmKernel kernel = GemmKernel::vendor;
 };
 
-/// Parameters and outputs live on the chosen device; the host reads and writes parameters.
+/// The settings a case runs with: the experiment's, with the case's kernel, data and loss modes.
+Settings settings_of(Settings s, const LinearCase& c) {
+  s.sgd.kernel = c.kernel;
+  s.sgd.copy_batches = c.copy;
+  s.sgd.sync_loss = c.sync;
+  return s;
+}
+
 template <class T>
+std::vector<T> first_batch(const RegressionData<T>& data, const Settings& s) {
+  return {data.x.data(), data.x.data() + s.sgd.batch_size * s.in};
+}
+
+/// Parameters and outputs live on the chosen device; the host reads and writes parameters.
+template <class Mem, class T>
 class ParameterRule : public CaseState {
  public:
-  ParameterRule(const Settings& s, const RegressionData<T>& data)
-      : s_(s),
-        layer_(s.in, s.device),
-        w_(chapter_weights<T>(s.in)),
-        x_host_(data.x.data(), data.x.data() + s.sgd.batch_size * s.in) {
+  ParameterRule(const LinearCase& c, const Settings& settings)
+      : s_(settings_of(settings, c)),
+        layer_(s_.in, s_.device),
+        w_(chapter_weights<T>(s_.in)),
+        x_host_(first_batch(chapter_regression_data<T>(s_.samples, s_.in), s_)) {
     layer_.set_weight(w_);
     layer_.set_bias(T(kChapterBias));
-    x_ = from_vector<T>(x_host_, {s.sgd.batch_size, s.in}, s.device);
-    out_ = Tensor<T>({s.sgd.batch_size, 1}, s.device, "minigpu::linear::output");
+    x_ = from_vector<T>(x_host_, {s_.sgd.batch_size, s_.in}, s_.device);
+    out_ = Tensor<T>({s_.sgd.batch_size, 1}, s_.device, "minigpu::linear::output");
   }
 
   void run() override { layer_.forward_into(x_, out_); }
@@ -107,13 +120,17 @@ class ParameterRule : public CaseState {
   Tensor<T> x_, out_;
 };
 
-/// Training on data of type T: parameters, residuals and losses in P (float for 16-bit data).
-template <class T, class Space>
+/// Training on data of type T in Space: parameters, residuals and losses in P (float for 16-bit
+/// data).
+template <class Space, class T>
 class Training : public CaseState {
  public:
   using P = accumulator_t<T>;
-  Training(const Settings& s, const RegressionData<T>& data)
-      : s_(s), data_(data), layer_(s.in, s.device), trainer_(layer_, data, s.sgd) {}
+  Training(const LinearCase& c, const Settings& settings)
+      : s_(settings_of(settings, c)),
+        data_(chapter_regression_data<T>(s_.samples, s_.in)),
+        layer_(s_.in, s_.device),
+        trainer_(layer_, data_, s_.sgd) {}
 
   void run() override { trainer_.train(); }
 
@@ -129,27 +146,6 @@ class Training : public CaseState {
   Linear<P> layer_;
   SgdTrainer<T, Space> trainer_;
 };
-
-/// Training on bfloat16 or float16 data in Mem.
-template <class Mem>
-std::unique_ptr<CaseState> make_mixed_training(const Settings& s, DType dtype) {
-  if (dtype == DType::bf16)
-    return std::make_unique<Training<bfloat16, Mem>>(s, chapter_regression_data<bfloat16>(s.samples, s.in));
-  return std::make_unique<Training<float16, Mem>>(s, chapter_regression_data<float16>(s.samples, s.in));
-}
-
-std::unique_ptr<CaseState> make_case(const Settings& s, DType dtype, bool parameters) {
-  if (is_low_precision(dtype))
-    return uses_host_memory(s.device) ? make_mixed_training<HostMemSpace>(s, dtype)
-                                      : make_mixed_training<GpuMemSpace>(s, dtype);
-  return dispatch(s.device, dtype, [&](auto place) -> std::unique_ptr<CaseState> {
-    using T = typename decltype(place)::value_type;
-    using Mem = typename decltype(place)::memory_space;
-    const auto data = chapter_regression_data<T>(s.samples, s.in);
-    if (parameters) return std::make_unique<ParameterRule<T>>(s, data);
-    return std::make_unique<Training<T, Mem>>(s, data);
-  });
-}
 
 class LinearExperiment : public CaseList<LinearCase> {
  public:
@@ -176,9 +172,8 @@ class LinearExperiment : public CaseList<LinearCase> {
     const auto add = [&](DType dtype, LinearCase lc) {
       // The products are batch×in by in×1: auto picks by their size class.
       const GemmPick pick =
-          is_low_precision(dtype) && choice == GemmChoice::automatic
-              ? GemmPick{GemmKernel::native, "auto→native (16-bit data trains with the native kernels)"}
-              : ctx.pick_gemm(choice, s_.device, dtype, s_.sgd.batch_size, 1, s_.in);
+          ctx.pick_gemm(choice, s_.device, dtype, s_.sgd.batch_size, 1, s_.in,
+                        is_low_precision(dtype) ? "16-bit data trains with the native kernels" : "");
       lc.kernel = pick.kernel;
       const char* data = lc.parameters ? "-" : lc.copy ? "per_batch_copy" : "on_device";
       const char* loss = lc.parameters ? "-" : lc.sync ? "sync_each_batch" : "on_device";
@@ -209,12 +204,8 @@ class LinearExperiment : public CaseList<LinearCase> {
   }
 
   void setup(const CaseSpec& spec) override {
-    const LinearCase& c = case_of(spec);
-    Settings s = s_;
-    s.sgd.kernel = c.kernel;
-    s.sgd.copy_batches = c.copy;
-    s.sgd.sync_loss = c.sync;
-    state_ = make_case(s, spec.dtype, c.parameters);
+    if (case_of(spec).parameters) return setup_state<ParameterRule>(spec, s_);
+    setup_state<Training, /*SixteenBit=*/true>(spec, s_);
   }
 
   /// One repetition's accounting (the top comment's): data of `size` bytes an entry, losses of

@@ -130,6 +130,7 @@ class MatmulExperiment : public CaseList<MatmulCase> {
           CaseSpec spec = case_spec(name_of(kVariants, v) + " n=" + std::to_string(n),
                                     {{"n", n}, {"variant", name_of(kVariants, v)}}, d, dtype,
                                     tf32 ? "" : gemm_ceiling(d, dtype), "sizes");
+          if (v == Variant::vendor) spec.peak = gemm_peak(d, dtype, GemmKernel::vendor);
           const std::uint64_t matrix_bytes = static_cast<std::uint64_t>(n * n) * size_of(dtype);
           spec.work = {3.0 * static_cast<double>(matrix_bytes), gemm_flops(n, n, n)};
           spec.flops_estimate = spec.work.flops;

@@ -171,6 +171,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
                                                                : "auto"}},
                            device_, dt, gemm_ceiling(device_, dt), "n");
     if (sl) c.params.emplace_back("block_size", std::to_string(block_size_));
+    if (!sl) c.peak = gemm_peak(device_, dt, picks_.at(dt).kernel);
     c.ceiling_scale = sc.p;  // p ranks, each bounded by one device's
     c.this_rank_works = ctx_.rank() < sc.p;
     c.work = {received_elements(d, sc.n, sc.grid) * static_cast<double>(size_of(dt)),

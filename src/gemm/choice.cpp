@@ -73,9 +73,10 @@ void GemmChooser::load(const Share& share) {
 }
 
 GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
-                           std::int64_t k, const Share& share) {
+                           std::int64_t k, const Share& share, const std::string& no_vendor) {
   if (choice == GemmChoice::vendor) return {GemmKernel::vendor, "vendor: named in the input"};
   if (choice == GemmChoice::native) return {GemmKernel::native, "native: named in the input"};
+  if (!no_vendor.empty()) return {GemmKernel::native, "auto→native (" + no_vendor + ")"};
   if (!kernels::has_vendor_gemm(device, dtype)) {
     return {GemmKernel::native, "auto→native (no vendor " + to_string(dtype) + " GEMM on " +
                                     describe(device) + " memory in this build)"};

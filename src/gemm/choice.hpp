@@ -56,9 +56,11 @@ class GemmChooser {
   /// `cache_key` null: nothing is read or written. `root`: this rank measures and caches.
   GemmChooser(Measure measure, nlohmann::json cache_key, bool root);
 
-  /// The named kernel, or for `automatic` the faster measured one for this product.
+  /// The named kernel, or for `automatic` the faster measured one for this product; native
+  /// without measuring where the build has no vendor GEMM for it or the caller says why this
+  /// product cannot take one (`no_vendor`).
   GemmPick pick(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
-                const Share& share);
+                const Share& share, const std::string& no_vendor = "");
 
   /// Every class measured or read so far, and where the figures came from.
   io::GemmChoiceRecord record() const;

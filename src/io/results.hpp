@@ -43,6 +43,8 @@ struct CaseSpec {
   /// and how many of it the case may reach (p ranks each on its own device: p).
   std::string ceiling;
   int ceiling_scale = 1;
+  /// The arithmetic peak (ceilings' FMA peak) the rate is also a share of, "" for none.
+  std::string peak;
   /// Flops the busiest rank does per repetition, where cheap to know before setup(): for
   /// --dry-run's run-time estimate only (0: estimated from device_bytes alone).
   double flops_estimate = 0;

@@ -127,14 +127,20 @@ void pack_b_panel(T* dst, const T* b, std::int64_t ldb, std::int64_t cols, std::
 
 // One MR×NR tile of C from packed panels: C = acc, or C += acc when load_c. Only rows×cols of
 // the tile are written, so the padded lanes never touch memory beyond C. DirectA: A is read in
-// place, MR whole rows lda apart, instead of from a packed panel. NV: the vectors of B's panel it
-// multiplies (fewer for a last panel of at most one vector's columns: n = 100 in float32 then
-// computes 112 columns, not 128).
-template <class T, bool DirectA = false, int NV = HostTile<T>::NV>
+// place, MR whole rows lda apart, instead of from a packed panel. DirectB: B is read in place,
+// rows ldb apart, instead of from a packed panel. NV: the vectors of B's panel it multiplies
+// (fewer for a last panel of at most one vector's columns: n = 100 in float32 then computes 112
+// columns, not 128). MT: the rows it computes, MR or a shorter tile for the last rows of C (m =
+// 64 is 5 tiles of 12 and one of 4, where a tile of 12 would compute 72 rows).
+template <class T, bool DirectA = false, int NV = HostTile<T>::NV, int MT = HostTile<T>::MR,
+          bool DirectB = false>
 inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __restrict__ b, T* c,
-                         std::int64_t ldc, int rows, int cols, bool load_c, std::int64_t lda = 0) {
+                         std::int64_t ldc, int rows, int cols, bool load_c, std::int64_t lda = 0,
+                         std::int64_t ldb = HostTile<T>::NR) {
   constexpr std::int64_t a_step = DirectA ? 1 : HostTile<T>::MR;
-  constexpr int MR = HostTile<T>::MR, NR = HostTile<T>::NR;
+  const std::int64_t b_step = DirectB ? ldb : HostTile<T>::NR;
+  constexpr int MR = MT, NR = HostTile<T>::NR;
+  static_assert(MT >= 1 && MT <= HostTile<T>::MR, "a tile of at most MR rows");
   alignas(64) T tile[MR * NR];
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
   using V = typename HostVec<T>::type;
@@ -146,7 +152,7 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
     __builtin_prefetch(c + r * ldc + cols - 1, 1);
   }
   V acc[MR][NV] = {};
-  for (std::int64_t p = 0; p < kc; ++p, a += a_step, b += NR) {
+  for (std::int64_t p = 0; p < kc; ++p, a += a_step, b += b_step) {
     V bv[NV];
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) __builtin_memcpy(&bv[v], b + v * W, sizeof(V));
@@ -179,7 +185,7 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
   }
 #else
   for (int e = 0; e < MR * NR; ++e) tile[e] = T(0);
-  for (std::int64_t p = 0; p < kc; ++p, a += a_step, b += NR) {
+  for (std::int64_t p = 0; p < kc; ++p, a += a_step, b += b_step) {
     for (int r = 0; r < MR; ++r) {
       for (int j = 0; j < NR; ++j) tile[r * NR + j] += (DirectA ? a[r * lda] : a[r]) * b[j];
     }
@@ -202,18 +208,39 @@ inline void pack_b_panel(bfloat16* dst, const bfloat16* b, std::int64_t ldb, std
   pack_b_panel_bf16<HostTile<float>::NR>(dst, b, ldb, cols, kc);
 }
 
-// One tile of C of type T from panels of operand type S: the same type, or bfloat16 into float.
-template <bool DirectA, int NV, class S, class T>
-inline void tile_product(std::int64_t kc, const S* a, const S* b, T* c, std::int64_t ldc, int rows, int cols,
-                         bool load_c, std::int64_t lda) {
+// One tile of C of type T from panels of operand type S: the same type, or bfloat16 into float
+// (packed B and tiles of MR rows only).
+template <bool DirectA, int NV, int MT, bool DirectB, class S, class T>
+inline void tile_product(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
+                         int rows, int cols, bool load_c, std::int64_t lda) {
   if constexpr (std::is_same_v<S, T>) {
-    micro_kernel<T, DirectA, NV>(kc, a, b, c, ldc, rows, cols, load_c, lda);
-  } else {
+    micro_kernel<T, DirectA, NV, MT, DirectB>(kc, a, b, c, ldc, rows, cols, load_c, lda, ldb);
+  } else if constexpr (!DirectB && MT == HostTile<T>::MR) {
 #if defined(MINIGPU_HOST_BF16_DOT)
     micro_kernel_bf16<HostTile<T>::MR, HostTile<T>::NR, DirectA, NV>(kc, a, b, c, ldc, rows, cols, load_c,
                                                                      lda);
 #endif
   }
+}
+
+// The tile for `rows` × `cols` of C: one vector of B's panel where `cols` fit in one; for the
+// last rows of C (packed A), a tile of MR/3 or 2·MR/3 rows where they fit in one.
+template <bool DirectA, bool DirectB, class S, class T>
+inline void tile_for(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
+                     int rows, int cols, bool load_c, std::int64_t lda) {
+  constexpr int MR = HostTile<T>::MR, NV = HostTile<T>::NV, M1 = MR / 3, M2 = 2 * MR / 3;
+  constexpr bool tails = !DirectA && std::is_same_v<S, T>;
+  const bool narrow = cols <= HostTile<T>::W;
+  if (tails && rows <= M1) {
+    return narrow ? tile_product<DirectA, 1, M1, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda)
+                  : tile_product<DirectA, NV, M1, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+  }
+  if (tails && rows <= M2) {
+    return narrow ? tile_product<DirectA, 1, M2, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda)
+                  : tile_product<DirectA, NV, M2, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+  }
+  narrow ? tile_product<DirectA, 1, MR, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda)
+         : tile_product<DirectA, NV, MR, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
 }
 
 }  // namespace detail
@@ -271,6 +298,11 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // product, and is only repaid when a panel is reused from cache across many column panels.
   const bool direct_a = kc_max == d.k && d.k % KS == 0 &&
                         d.m * d.k * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 4;
+  // And B's full NR-column panels in place too, when all of B fits there as well: the unpacked
+  // path a BLAS takes for small products (OpenBLAS's AVX-512 small-matrix kernels). Only a
+  // ragged last panel is packed, so that no load reads past a row of B.
+  const bool direct_b = direct_a && std::is_same_v<S, T> && nc_max == d.n &&
+                        d.k * d.n * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 4;
   // B's packed block is shared by all workers; it belongs to the calling thread and is only read
   // inside the parallel loops that follow its packing.
   S* const b_pack = detail::host_scratch<S, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
@@ -284,6 +316,7 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
       const std::int64_t kc = std::min(kc_max, d.k - pc), kc_packed = (kc + KS - 1) / KS * KS;
       const bool load_c = accumulate || pc > 0;
       const auto pack_b = [=](const std::int64_t q) {
+        if (direct_b && nc - q * NR >= NR) return;  // read in place
         detail::pack_b_panel(b_pack + q * NR * kc_packed, bp + pc * d.ldb + jc + q * NR, d.ldb,
                              std::min(NR, nc - q * NR), kc);
       };
@@ -300,23 +333,22 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
           for (std::int64_t ir = 0; ir < m_panels; ++ir) {
             const int tile_rows = static_cast<int>(std::min(MR, rows - ir * MR));
             T* const c_tile = cp + (ic + ir * MR) * d.ldc + jc + jr * NR;
-            const S* const b_panel = b_pack + jr * NR * kc_packed;
-            const S* const a_panel = a_pack + ir * MR * kc_packed;
-            const bool narrow = cols <= Tile::W;
+            const bool b_in_place = direct_b && cols == NR;
+            const S* const b_panel =
+                b_in_place ? bp + pc * d.ldb + jc + jr * NR : b_pack + jr * NR * kc_packed;
+            const std::int64_t ldb = b_in_place ? d.ldb : NR;
             if (direct_a && tile_rows == MR) {
               const S* const a_rows = ap + (ic + ir * MR) * d.lda + pc;
-              if (narrow) {
-                detail::tile_product<true, 1>(kc, a_rows, b_panel, c_tile, d.ldc, tile_rows, cols, load_c,
-                                              d.lda);
-              } else {
-                detail::tile_product<true, Tile::NV>(kc, a_rows, b_panel, c_tile, d.ldc, tile_rows, cols,
-                                                     load_c, d.lda);
-              }
-            } else if (narrow) {
-              detail::tile_product<false, 1>(kc, a_panel, b_panel, c_tile, d.ldc, tile_rows, cols, load_c, 0);
+              b_in_place ? detail::tile_for<true, true>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
+                                                        cols, load_c, d.lda)
+                         : detail::tile_for<true, false>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
+                                                         cols, load_c, d.lda);
             } else {
-              detail::tile_product<false, Tile::NV>(kc, a_panel, b_panel, c_tile, d.ldc, tile_rows, cols,
-                                                    load_c, 0);
+              const S* const a_panel = a_pack + ir * MR * kc_packed;
+              b_in_place ? detail::tile_for<false, true>(kc, a_panel, b_panel, ldb, c_tile, d.ldc, tile_rows,
+                                                         cols, load_c, 0)
+                         : detail::tile_for<false, false>(kc, a_panel, b_panel, ldb, c_tile, d.ldc, tile_rows,
+                                                          cols, load_c, 0);
             }
           }
         }

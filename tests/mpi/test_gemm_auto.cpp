@@ -86,6 +86,18 @@ TEST(GemmAuto, ANamedKernelIsTakenWithoutMeasuring) {
   EXPECT_TRUE(fake.calls.empty());
 }
 
+TEST(GemmAuto, AProductThatCannotTakeTheVendorGemmIsNativeWithoutMeasuring) {
+  FakeTimings fake;
+  GemmChooser chooser(fake.measure(), nullptr, true);
+  // 1000^3 float64: where the measurement would take vendor.
+  const GemmPick pick = chooser.pick(GemmChoice::automatic, cpu(), DType::f64, 1000, 1000, 1000, kAlone,
+                                     "16-bit data trains with the native kernels");
+  EXPECT_EQ(pick.kernel, GemmKernel::native);
+  EXPECT_EQ(pick.why, "auto→native (16-bit data trains with the native kernels)");
+  EXPECT_TRUE(fake.calls.empty());
+  EXPECT_FALSE(chooser.used()) << "nothing was measured or read for it";
+}
+
 TEST(GemmAuto, OtherRanksTakeRankZerosFigures) {
   GemmChooser chooser(
       [](bool, DType, GemmShape) -> GemmPairTiming {

@@ -94,6 +94,17 @@ TEST(CaseGrid, GemmCasesSayTheirKernelLastAndAreBoundByTheGemmCeiling) {
   EXPECT_EQ(s.dtype, DType::f64);
   EXPECT_EQ(s.size_key, "n");
   EXPECT_EQ(gemm_case_spec("x", {}, pick, cpu(), DType::f32, "n").ceiling, "host_sgemm");
+  EXPECT_EQ(s.peak, "host_fma_f64") << "and by the FMA units' peak";
+  EXPECT_EQ(gemm_case_spec("x", {}, pick, cpu(), DType::f32, "n").peak, "host_fma_f32");
+}
+
+TEST(CaseGrid, TheGpuVendorsDoublePrecisionGemmIsNotBoundByTheCudaCoresPeak) {
+  // The host's BLAS runs on the FMA units it measures; cuBLAS's DGEMM on the FP64 tensor cores.
+  EXPECT_EQ(gemm_peak(cpu(), DType::f64, GemmKernel::vendor), "host_fma_f64");
+  if (num_gpus() == 0 || gpus_are_emulated()) GTEST_SKIP() << "no real GPU: its memory is the host's";
+  EXPECT_EQ(gemm_peak(gpu(0), DType::f64, GemmKernel::vendor), "");
+  EXPECT_EQ(gemm_peak(gpu(0), DType::f64, GemmKernel::native), "gpu_fma_f64");
+  EXPECT_EQ(gemm_peak(gpu(0), DType::f32, GemmKernel::vendor), "gpu_fma_f32") << "SGEMM runs on CUDA cores";
 }
 
 TEST(CaseGrid, NamesNameTheirValuesForLabelsAndForReading) {
