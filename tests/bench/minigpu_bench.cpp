@@ -187,7 +187,7 @@ void copy_pair(benchmark::State& state, std::int64_t bytes, const std::string& w
 template <class T>
 void register_dtype() {
   const std::string dt = dtype_name<T>();
-  for (std::int64_t n : {64, 128, 256, 512, 1024, 2048}) {
+  for (std::int64_t n : {64, 100, 128, 256, 512, 1024, 2048}) {
     // auto picks as a run would, timing the size class here, before any benchmark runs.
     const GemmKernel automatic = RunContext{}.pick_gemm(GemmChoice::automatic, cpu(),
                                                   sizeof(T) == 4 ? DType::f32 : DType::f64, n, n, n)
