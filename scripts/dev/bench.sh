@@ -7,6 +7,7 @@
 #   command only; BLIS beside it where installed; every peer with the same threads as miniGPU
 #   kernel pairs (tests/bench/minigpu_bench.cpp, one thread; scripts/dev/bench_report.py checks):
 #     gemm vendor / direct BLAS call, n = 64..2048, both dtypes      bar >= 0.95
+#     gemm native / OpenBLAS's small-matrix path, n = 64..128       bar >= 0.95 (target 1.0)
 #     gemm native / the faster of OpenBLAS and BLIS, n = 512..2048   bar >= 0.90 (target 1.0)
 #       the same with every core (a threaded build)                  bar >= 0.90 (target 1.0)
 #     triad / memcpy with every core, and each 1 -> every core       reported (node bandwidth)
@@ -27,6 +28,10 @@
 #     miniGPU's FMA peak (minigpu ceilings) / likwid-bench peakflops_*_fma, 1 and every core,
 #       float32 and float64                                          bar 0.95 .. 1.05
 #     native GEMM / that peak, n >= 1024 (and n = 256), both dtypes    bar >= 0.85 (>= 0.80), goal 0.90
+#     host_triad / likwid-bench's better of stream_mem and stream, 1 and every core   bar >= 0.95
+#   rank to rank (scripts/dev/bench_pingpong.sh; Debian's hpcc, installed here), 2 ranks:
+#     transfer ping-pong latency (8 B) / hpcc's PingPong              bar <= 1.05
+#     transfer ping-pong bandwidth (2,000,000 B) / hpcc's PingPong    bar >= 0.95
 #   MPI studies (findings of real runs):
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
 #     matmul_scaling strong, n = 2048: 2 ranks vs 1 rank             target efficiency >= 75 %
@@ -62,6 +67,8 @@ log "kernel pairs: $MINIGPU_BUILD/tests/minigpu_bench -> $out/kernels.json (1 th
 python3 "$MINIGPU_ROOT/scripts/dev/bench_report.py" "$out/kernels.json" --threads "$out/kernels_all.json" || status=1
 log "the machine's FMA peak: minigpu ceilings against likwid-bench, 1 and $cores thread(s)"
 bash "$MINIGPU_ROOT/scripts/dev/bench_peak.sh" "$MINIGPU_BUILD/src/minigpu" "$out/peak" || status=1
+log "rank to rank: transfer's ping-pong against hpcc's PingPong, 2 ranks"
+bash "$MINIGPU_ROOT/scripts/dev/bench_pingpong.sh" "$MINIGPU_BUILD/src/minigpu" "$out/pingpong" || status=1
 # One rank on the CPU against the same loops in PyTorch and numpy (Debian's python, where apt puts
 # them), over the same OpenBLAS kernels, at one thread and again at every core: same threads each.
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Rank-to-rank ping-pong against the machine's reference in one sitting: miniGPU's transfer
+# experiment (pingpong, direct path, host memory, 2 ranks laid out as scripts/run.sh does)
+# against HPC Challenge's PingPong (Debian's hpcc: b_eff's MPI_Send/MPI_Recv loop, 8-byte
+# messages for latency, 2,000,000-byte ones for bandwidth), launched the same way.
+#   one-way latency, 8 B:          miniGPU / hpcc <= 1.05
+#   bandwidth, 2,000,000 B:        miniGPU / hpcc >= 0.95
+# Each side's best (hpcc's per-pair figures are the best of its measurements; miniGPU's the
+# fastest of its 30 repetitions: 200 round trips each at 8 B, 8 at 2 MB), best of 3 runs of
+# each, the runs of the two alternating. Exits 1
+# when a ratio misses its bar, 77 when hpcc is not installed (apt-get install hpcc;
+# scripts/dev/bench.sh does).
+# Usage: scripts/dev/bench_pingpong.sh MINIGPU [OUT_DIR]
+source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
+if [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || [ $# -lt 1 ]; then
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
+minigpu="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+out="${2:-$(mktemp -d)}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+command -v hpcc >/dev/null || { echo "hpcc is not installed: skipped"; exit 77; }
+
+# hpcc's own example input for 1 x 2 ranks: its HPL, FFT and STREAM at N = 1000 take a second.
+sed -e 's/^2            Ps/1            Ps/' /usr/share/doc/hpcc/examples/_hpccinf.txt >"$out/hpccinf.txt"
+# Latency over 200 round trips a repetition; bandwidth over 8 (2.5 ms at 13 GB/s), so that the
+# fastest repetition is a window as short as hpcc's measurements, not an average over 70 ms.
+for case in "latency 8 200" "bandwidth 2000000 8"; do
+  read -r name size trips <<<"$case"
+  cat >"$out/pingpong_$name.yaml" <<YAML
+run: {name: pingpong_$name, warmups: 2, repetitions: 30}
+experiments:
+  - name: transfer
+    device: cpu
+    sizes: [1KiB]
+    directions: [d2d]
+    chunks: [1]
+    rank_patterns: [pingpong]
+    rank_sizes: [$size]
+    messages: $trips
+YAML
+done
+for run in 1 2 3; do
+  mkdir -p "$out/hpcc_$run"
+  cp "$out/hpccinf.txt" "$out/hpcc_$run/"
+  (cd "$out/hpcc_$run" && mpirun_n 2 hpcc >hpcc.log 2>&1) || { log "FAIL hpcc: see $out/hpcc_$run"; exit 1; }
+  for name in latency bandwidth; do
+    (unset MINIGPU_EMULATE_GPUS && mpirun_n 2 "$minigpu" run "$out/pingpong_$name.yaml" \
+      --output-dir "$out/minigpu_$run") >>"$out/minigpu_$run.txt" 2>&1 ||
+      { log "FAIL minigpu: see $out/minigpu_$run.txt"; exit 1; }
+  done
+done
+python3 - "$out" <<'PY'
+import csv, glob, os, sys
+out = sys.argv[1]
+
+def hpcc(key):
+    best = []
+    for path in glob.glob(os.path.join(out, "hpcc_*", "hpccoutf.txt")):
+        for line in open(path):
+            if line.startswith(key + "="):
+                best.append(float(line.split("=")[1]))
+    return best
+
+def minigpu(n_bytes):
+    """(best one-way µs, best GB/s, verified) over every run's pingpong row of n_bytes."""
+    us, gbps, ok = [], [], True
+    for path in glob.glob(os.path.join(out, "minigpu_*", "*", "results.csv")):
+        for r in csv.DictReader(open(path)):
+            if r["direction"] == "pingpong" and int(r["bytes"]) == n_bytes:
+                m = int(r["messages"])
+                us.append(1e6 * float(r["min_s"]) / (2 * m))
+                gbps.append(n_bytes / (float(r["min_s"]) / (2 * m)) / 1e9)
+                ok = ok and r["verified"] == "true"
+    return min(us), max(gbps), ok
+
+status = 0
+lat_ref = min(hpcc("AvgPingPongLatency_usec"))
+bw_ref = max(hpcc("AvgPingPongBandwidth_GBytes"))
+lat, _, ok8 = minigpu(8)
+_, bw, ok2 = minigpu(2000000)
+print(f"{'benchmark':44} {'miniGPU':>9} {'hpcc':>9} {'ratio':>7} {'bar':>7}  verdict")
+for name, mine, ref, unit, good, bar in [
+        ("ping-pong latency, 8 B, one way", lat, lat_ref, "us", lat <= 1.05 * lat_ref, "<= 1.05"),
+        ("ping-pong bandwidth, 2,000,000 B", bw, bw_ref, "GB/s", bw >= 0.95 * bw_ref, ">= 0.95")]:
+    verdict = "PASS" if good else "FAIL"
+    status |= not good
+    print(f"{name + ' (' + unit + ')':44} {mine:9.3f} {ref:9.3f} {mine / ref:7.3f} {bar:>7}  {verdict}")
+if not (ok8 and ok2):
+    print("FAIL a miniGPU ping-pong row was not verified")
+    status = 1
+sys.exit(status)
+PY
