@@ -6,7 +6,8 @@ configuration (framework, the BLAS and kernel set under it, threads), printed fi
 Used by scripts/dev/bench.sh (--bench) and scripts/gpu/gpu_report.py (pairs()).
     torch_compare.py RESULTS.csv TORCH.csv [--bench]
 --bench prints bench.sh's rows and exits 1 when one misses its bar:
-    logging step / PyTorch step (time per step, each mode and dtype)  bar <= 0.8, goal <= 0.6
+    logging step / PyTorch step (time per step, each mode and dtype)  bar <= 0.8, goal <= 0.6;
+      against PyTorch's practised loop (out= buffers, in-place scaling)    bar <= 0.75
     matmul miniGPU / PyTorch and / numpy GFLOP/s (each n, dtype, variant)  goal >= 1.0 (not a bar)
     matmul bfloat16 miniGPU / PyTorch GFLOP/s on the CPU (issue 42): native (tiled)  bar >= 0.5,
       goal >= 0.9; vendor (oneDNN, the library under PyTorch's)                bar >= 0.9
@@ -24,7 +25,7 @@ MATCH = {
     "linear": ("rule", "data", "loss", "batch_size", "samples", "in_features"),
     "multi_gpu_concurrency": ("mode", "k", "n", "multiplies_per_gpu"),
 }
-LOGGING_BAR, LOGGING_GOAL, MATMUL_GOAL = 0.8, 0.6, 1.0
+LOGGING_BAR, LOGGING_BEST_BAR, LOGGING_GOAL, MATMUL_GOAL = 0.8, 0.75, 0.6, 1.0
 BF16_BAR, BF16_GOAL = 0.5, 0.9  # native bfloat16 GEMM / the best host bfloat16 GEMM (PyTorch's oneDNN)
 VENDOR_BF16_BAR = 0.9  # miniGPU's oneDNN call / PyTorch's: the same library, so only overhead differs
 
@@ -95,8 +96,12 @@ def bench_rows(found):
         if m["experiment"] == "logging":
             steps = int(m["steps"])
             ours, theirs = float(m["median_s"]) / steps, float(t["median_s"]) / steps
-            rows.append(("logging step / PyTorch step", f"{m['mode']} n={m['n']} {m['dtype']} {m.get('kernel', '')}",
-                         ours, theirs, ours / theirs, LOGGING_BAR, LOGGING_GOAL, "<="))
+            # PyTorch's loop as the chapter writes it, and as a practised user does (out=
+            # buffers, in-place scaling: "torch_out"), the stricter bar against the latter.
+            practised = t.get("kernel") == "torch_out"
+            rows.append((f"logging step / PyTorch step{' (out=)' if practised else ''}",
+                         f"{m['mode']} n={m['n']} {m['dtype']} {m.get('kernel', '')}", ours, theirs, ours / theirs,
+                         LOGGING_BEST_BAR if practised else LOGGING_BAR, LOGGING_GOAL, "<="))
         elif m["experiment"] == "matmul":
             ours, theirs = float(m["gflops"]), float(t["gflops"])
             bar, goal = None, MATMUL_GOAL
@@ -140,7 +145,7 @@ def main(argv):
         return 0 if found else 1
     rows = bench_rows(found)
     failed = 0
-    print(f"{'benchmark':30}{'case':40}{'ours':>12}{'PyTorch':>12}{'ratio':>8}  {'bar':>7}  verdict")
+    print(f"{'benchmark':38}{'case':40}{'ours':>12}{'PyTorch':>12}{'ratio':>8}  {'bar':>7}  verdict")
     for label, case, ours, theirs, value, bar, goal, direction in rows:
         meets = (lambda x: value <= x) if direction == "<=" else (lambda x: value >= x)
         if bar is None:
@@ -149,9 +154,9 @@ def main(argv):
             verdict = ("PASS" if meets(goal) else f"PASS (goal {direction}{goal:g} not met)") if meets(bar) else "FAIL"
             failed += not meets(bar)
             bar_text = f"{direction}{bar:.2f}"
-        print(f"{label:30}{case:40}{ours:>12.4g}{theirs:>12.4g}{value:>8.3f}  {bar_text:>7}  {verdict}")
+        print(f"{label:38}{case:40}{ours:>12.4g}{theirs:>12.4g}{value:>8.3f}  {bar_text:>7}  {verdict}")
     for label, case, ours, theirs, value in precision_rows(mine):  # miniGPU against itself: float32 column
-        print(f"{label:30}{case:40}{ours:>12.4g}{theirs:>12.4g}{value:>8.3f}  {'-':>7}  reported")
+        print(f"{label:38}{case:40}{ours:>12.4g}{theirs:>12.4g}{value:>8.3f}  {'-':>7}  reported")
     # An experiment miniGPU ran with no PyTorch pair at all means the two runs did different work.
     for experiment in sorted({m["experiment"] for m in mine} & {"logging", "matmul"}):
         if not any(m["experiment"] == experiment for m, _, _ in found):

@@ -190,30 +190,49 @@ def logging(cfg, ctx, dtypes):
         torch.manual_seed(11)
         a, x0 = (torch.rand(n, n, dtype=DTYPES[dtype], device=dev) for _ in range(2))
         log_dtype = torch.float32 if low else a.dtype
+        an, xn, want = a.cpu().double().numpy(), x0.cpu().double().numpy(), []
+        for _ in range(min(steps, 50)):
+            y = an @ xn
+            want.append(1 / np.linalg.norm(y))
+            xn = y * want[-1]
         for mode in modes:
-            state = {}
+            # The chapter's loop ("torch"), and the same as a practised user writes it
+            # ("torch_out": preallocated out= buffers, the scaling in place), PyTorch at its best.
+            for kernel in ("torch", "torch_out"):
+                state = {}
 
-            def loop():
-                x, log = x0, ([] if mode == "sync_each_step" else torch.empty(steps, dtype=log_dtype, device=dev))
-                for t in range(steps):
-                    y = a @ x
-                    inv = 1 / torch.linalg.norm(y, dtype=log_dtype)
-                    if mode == "sync_each_step":
-                        log.append(inv.item())
+                def loop():
+                    log = [] if mode == "sync_each_step" else torch.empty(steps, dtype=log_dtype, device=dev)
+                    if kernel == "torch":
+                        x = x0
+                        for t in range(steps):
+                            y = a @ x
+                            inv = 1 / torch.linalg.norm(y, dtype=log_dtype)
+                            if mode == "sync_each_step":
+                                log.append(inv.item())
+                            else:
+                                log[t] = inv
+                            x = y * inv
                     else:
-                        log[t] = inv
-                    x = y * inv
-                state["log"] = np.asarray(log if mode == "sync_each_step" else log.cpu().numpy())
-            times = bench.time(loop)
-            an, xn, want = a.cpu().double().numpy(), x0.cpu().double().numpy(), []
-            for _ in range(min(steps, 50)):
-                y = an @ xn
-                want.append(1 / np.linalg.norm(y))
-                xn = y * want[-1]
-            check = verdict(rel_err(state["log"][:len(want)], want), dtype)
-            size, entry = a.element_size(), torch.empty(0, dtype=log_dtype).element_size()
-            out.append(row("logging", mode, dict(params, mode=mode), ctx["name"], dtype, times,
-                           (steps * (4 * n * n * size + 2 * entry), steps * (2.0 * n**3 + 3 * n * n)), check))
+                        x, ys = x0, (torch.empty_like(x0), torch.empty_like(x0))
+                        norm = torch.empty((), dtype=log_dtype, device=dev)
+                        for t in range(steps):
+                            y = ys[t % 2]
+                            torch.matmul(a, x, out=y)
+                            torch.linalg.vector_norm(y, dtype=log_dtype, out=norm)
+                            norm.reciprocal_()
+                            if mode == "sync_each_step":
+                                log.append(norm.item())
+                            else:
+                                log[t] = norm
+                            x = y.mul_(norm)
+                    state["log"] = np.asarray(log if mode == "sync_each_step" else log.cpu().numpy())
+                times = bench.time(loop)
+                check = verdict(rel_err(state["log"][:len(want)], want), dtype)
+                size, entry = a.element_size(), torch.empty(0, dtype=log_dtype).element_size()
+                case = mode if kernel == "torch" else mode + " out="
+                out.append(row("logging", case, dict(params, mode=mode, kernel=kernel), ctx["name"], dtype, times,
+                               (steps * (4 * n * n * size + 2 * entry), steps * (2.0 * n**3 + 3 * n * n)), check))
     return out
 
 
