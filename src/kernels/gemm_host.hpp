@@ -43,6 +43,7 @@ struct HostTile {
   static constexpr int MR = kHostVectorBytes >= 64 ? 12 : 6;
   static constexpr int NV = 2;  // vectors per row of the tile
   static constexpr int NR = NV * W;
+  static constexpr int M1 = MR / 3, M2 = 2 * MR / 3;  // the shorter tiles for C's last rows
 };
 
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
@@ -223,19 +224,27 @@ inline void tile_product(std::int64_t kc, const S* a, const S* b, std::int64_t l
   }
 }
 
+// Whether `rows` of A (rows <= MR) are read in place when A is: a full MR, or exactly one of the
+// shorter tiles (a tile reads all its rows, so 3 rows in place would read a 4th past A's end).
+template <class S, class T>
+constexpr bool rows_in_place(std::int64_t rows) {
+  using Tile = HostTile<T>;
+  return rows == Tile::MR || (std::is_same_v<S, T> && (rows == Tile::M1 || rows == Tile::M2));
+}
+
 // The tile for `rows` × `cols` of C: one vector of B's panel where `cols` fit in one; for the
-// last rows of C (packed A), a tile of MR/3 or 2·MR/3 rows where they fit in one.
+// last rows of C, a tile of MR/3 or 2·MR/3 rows where they fit in one (exactly, read in place).
 template <bool DirectA, bool DirectB, class S, class T>
 inline void tile_for(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
                      int rows, int cols, bool load_c, std::int64_t lda) {
-  constexpr int MR = HostTile<T>::MR, NV = HostTile<T>::NV, M1 = MR / 3, M2 = 2 * MR / 3;
-  constexpr bool tails = !DirectA && std::is_same_v<S, T>;
+  constexpr int MR = HostTile<T>::MR, NV = HostTile<T>::NV, M1 = HostTile<T>::M1, M2 = HostTile<T>::M2;
+  constexpr bool tails = std::is_same_v<S, T>;
   const bool narrow = cols <= HostTile<T>::W;
-  if (tails && rows <= M1) {
+  if (tails && (DirectA ? rows == M1 : rows <= M1)) {
     return narrow ? tile_product<DirectA, 1, M1, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda)
                   : tile_product<DirectA, NV, M1, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
   }
-  if (tails && rows <= M2) {
+  if (tails && (DirectA ? rows == M2 : rows <= M2)) {
     return narrow ? tile_product<DirectA, 1, M2, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda)
                   : tile_product<DirectA, NV, M2, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
   }
@@ -294,9 +303,10 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   const std::int64_t kc_max = balanced(d.k, blocking.kc, KS), nc_max = balanced(d.n, blocking.nc, NR);
   const std::int64_t m_blocks = (d.m + mc - 1) / mc;
   // Small products (all of k in one pass, A within half of L2) read A's full MR-row panels in
-  // place: packing them is a scalar transpose that cost about a quarter of a 100×100 product,
-  // and is only repaid when a panel is reused from cache across many column panels. Half, not a
-  // quarter: float64 at n = 256 on 2 threads went from 69 % to 80 % of the FMA peak.
+  // place, and a last panel that a shorter tile takes exactly (n = 64: 4 rows; native /
+  // OpenBLAS went from 0.80 to 0.85 in float32): packing them is a scalar transpose that cost about a quarter
+  // of a 100×100 product, and is only repaid when a panel is reused from cache across many column panels.
+  // Half, not a quarter: float64 at n = 256 on 2 threads went from 69 % to 80 % of the FMA peak.
   const bool direct_a = kc_max == d.k && d.k % KS == 0 &&
                         d.m * d.k * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2;
   // And B's full NR-column panels in place too, when all of B fits there as well: the unpacked
@@ -326,7 +336,8 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
         const std::int64_t ic = blk * mc, rows = std::min(mc, d.m - ic), m_panels = (rows + MR - 1) / MR;
         S* const a_pack = detail::host_scratch<S, 0>(m_panels * MR * kc_packed);
         for (std::int64_t q = 0; q < m_panels; ++q) {
-          if (direct_a && rows - q * MR >= MR) continue;  // read in place; only a ragged panel is packed
+          // Read in place; only a ragged panel no shorter tile fits exactly is packed.
+          if (direct_a && detail::rows_in_place<S, T>(std::min(MR, rows - q * MR))) continue;
           detail::pack_a_panel(a_pack + q * MR * kc_packed, ap + (ic + q * MR) * d.lda + pc, d.lda,
                                std::min(MR, rows - q * MR), kc);
         }
@@ -339,7 +350,7 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
             const S* const b_panel =
                 b_in_place ? bp + pc * d.ldb + jc + jr * NR : b_pack + jr * NR * kc_packed;
             const std::int64_t ldb = b_in_place ? d.ldb : NR;
-            if (direct_a && tile_rows == MR) {
+            if (direct_a && detail::rows_in_place<S, T>(tile_rows)) {
               const S* const a_rows = ap + (ic + ir * MR) * d.lda + pc;
               b_in_place ? detail::tile_for<true, true>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
                                                         cols, load_c, d.lda)
