@@ -91,9 +91,6 @@ Ceiling triad_ceiling(const std::string& name, const std::string& label, std::in
           3 * array_bytes};
 }
 
-// The FMA peak of T on Exec's threads: the recurrence long enough that a timing lasts tens of ms
-// (2^22 steps: 12·16·2 flops each in AVX-512 float32, 0.8 GFLOP a thread), checked against its
-// fixed point: a compiler that dropped or reordered the chains would not land there.
 // GFLOP/s of `values` FMA chains of `steps` steps each in `s` seconds (two flops a step), once
 // their `sum` is checked against the fixed point every chain converges to.
 double checked_fma_gflops(double sum, double values, std::int64_t steps, double s,
@@ -105,6 +102,9 @@ double checked_fma_gflops(double sum, double values, std::int64_t steps, double 
   return values * 2.0 * static_cast<double>(steps) / s / 1e9;
 }
 
+// The FMA peak of T on Exec's threads: the recurrence long enough that a timing lasts tens of ms
+// (2^22 steps: 12·16·2 flops each in AVX-512 float32, 0.8 GFLOP a thread), checked against its
+// fixed point: a compiler that dropped or reordered the chains would not land there.
 template <class Exec, class T>
 Ceiling fma_ceiling(const std::string& name, const std::string& dtype) {
   constexpr std::int64_t kSteps = std::int64_t(1) << 22;
