@@ -24,6 +24,7 @@ MINIGPU_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MINIGPU_BUILD="${MINIGPU_BUILD_DIR:-$MINIGPU_ROOT/build}"
 # shellcheck source=signal_exit.sh
 source "$MINIGPU_ROOT/scripts/signal_exit.sh"
+exit_on_interrupt  # a Ctrl-C during the build or the launcher probe ends the script, not the next step
 
 # Debian 12 / Ubuntu packages. scripts/run.sh needs only the first list (build minigpu, run it
 # under mpirun: ~25 s of apt on a fresh machine); the test build adds the second, the tests the

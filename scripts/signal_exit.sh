@@ -18,6 +18,15 @@
 #   a job, scancel --signal gives the job's tasks the signal as Slurm's time limit does.
 # A second signal goes to the launcher itself: the user means it.
 
+# exit_on_interrupt: from here until run_forwarding_signals takes over (and again after it), a
+# SIGINT or SIGTERM ends the script with 128+N as soon as the command in hand returns. Bash alone
+# carries on after a command that caught the signal and exited 0, and would then launch the run
+# the user had just stopped (tests/e2e/check_signal_before_launch.py).
+exit_on_interrupt() {
+  trap 'echo "[minigpu] interrupted (SIGINT)" >&2; exit 130' INT
+  trap 'echo "[minigpu] interrupted (SIGTERM)" >&2; exit 143' TERM
+}
+
 # launcher_flavour LAUNCHER: openmpi, mpich (Hydra's mpiexec: MPICH's, Intel MPI's) or other
 # (srun, a site's own), from the launcher's --version; MINIGPU_LAUNCHER_FLAVOUR holds it for run_forwarding_signals.
 launcher_flavour() {
@@ -33,9 +42,11 @@ launcher_flavour() {
 # group, reading the terminal would stop it), forwards SIGTERM/SIGINT as above and returns its
 # exit status, or 128+signal when a signal stopped it (2, bad input, is kept). Safe under set -e.
 run_forwarding_signals() {
-  local caught=0 pid rc=0 passed=0
+  local caught=0 pid="" rc=0 passed=0
   _minigpu_pass_on() {  # SIGNAL NUMBER
     caught="$2"
+    # Before the launcher exists there is nothing to pass on: it is not started (below).
+    [ -n "$pid" ] || return 0
     passed=$((passed + 1))
     local ranks="" flavour="${MINIGPU_LAUNCHER_FLAVOUR:-openmpi}"
     # srun signalled itself ends the step at once ("forcing job termination": its tasks are
@@ -47,22 +58,37 @@ run_forwarding_signals() {
     fi
     # Only Open MPI's mpirun has the ranks as children. MPICH's mpiexec (Hydra) forwards the
     # signal itself and returns the ranks' status (its children are proxies).
-    [ "$passed" -eq 1 ] && [ "$flavour" = openmpi ] && ranks="$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ')"
+    # `|| true`: before mpirun has started them pgrep finds none and fails, which under set -e and
+    # pipefail ended this trap (exit 1) and left the launcher running unsignalled behind the script.
+    if [ "$passed" -eq 1 ] && [ "$flavour" = openmpi ]; then
+      ranks="$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ' || true)"
+    fi
     if [ -n "$ranks" ]; then
       # shellcheck disable=SC2086
-      kill -s "$1" $ranks 2>/dev/null
+      kill -s "$1" $ranks 2>/dev/null || true
     else
-      kill -s "$1" "$pid" 2>/dev/null
+      kill -s "$1" "$pid" 2>/dev/null || true  # under set -e a launcher already gone must not end the trap
     fi
   }
+  local saved_traps
+  saved_traps="$(trap -p INT TERM)"
   trap '_minigpu_pass_on TERM 15' TERM
   trap '_minigpu_pass_on INT 2' INT
   local monitor=0
   case "$-" in *m*) monitor=1 ;; esac
+  if [ "$caught" -ne 0 ]; then  # a signal pending from before the traps: the run is not started
+    trap - TERM INT
+    eval "$saved_traps"
+    return $((128 + caught))
+  fi
   set -m
   "$@" </dev/null &
   pid=$!
   [ "$monitor" -eq 1 ] || set +m
+  # A signal taken between the traps and `pid=$!` found no launcher: it is passed on now.
+  if [ "$caught" -ne 0 ] && [ "$passed" -eq 0 ]; then
+    if [ "$caught" -eq 2 ]; then _minigpu_pass_on INT 2; else _minigpu_pass_on TERM 15; fi
+  fi
   wait "$pid" || rc=$?
   # A trapped signal interrupts `wait` (status > 128) before the launcher has finished.
   while [ "$caught" -ne 0 ] && [ "$rc" -gt 128 ] && kill -0 "$pid" 2>/dev/null; do
@@ -70,6 +96,7 @@ run_forwarding_signals() {
     wait "$pid" || rc=$?
   done
   trap - TERM INT
+  eval "$saved_traps"
   if [ "$caught" -ne 0 ] && [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ]; then
     rc=$((128 + caught))
   fi
