@@ -2,8 +2,8 @@
 #include "app/list_command.hpp"
 
 #include "core/errors.hpp"
-#include "engine/registry.hpp"
 #include "engine/plan.hpp"
+#include "engine/registry.hpp"
 
 #include <cstdio>
 
@@ -11,7 +11,7 @@ namespace minigpu {
 
 int list_command(bool keys, bool json, const MpiSession& mpi) {
   if (keys) {
-    RunContext ctx;
+    const RunContext ctx = RunContext::on(comm::Communicator::world());
     const nlohmann::json declared = declared_input_keys(ctx);
     if (mpi.is_root()) std::printf("%s\n", declared.dump(2).c_str());
     return kExitOk;

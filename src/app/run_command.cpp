@@ -70,7 +70,8 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
     throw InputError("--resume continues the run in its own directory (" + options.resume +
                      "); --output-dir cannot move it");
   confirm_gpu_aware_mpi(comm::Communicator::world());
-  RunContext ctx;
+  RunContext ctx;  // this run's: the world, main's binding, the test hooks and a caching chooser
+  ctx.comm = comm::Communicator::world();
   ctx.binding = binding;
   ctx.faults =
       std::make_shared<FaultInjection>(FaultInjection::from_environment());  // tests' hooks, read once

@@ -26,15 +26,19 @@
 
 namespace minigpu {
 
-/// What every experiment may know about the job it runs in.
+/// What every experiment may know about the job it runs in: a value, built where the job is
+/// known (`minigpu run`: app/run_command.cpp; tests and tools: on()). A default-constructed one
+/// is empty (a null communicator, no chooser): a place for an experiment to keep configure()'s.
 struct RunContext {
-  comm::Communicator comm = comm::Communicator::world();
+  /// A context for the job on `comm`: `kernel: auto` measured (rank 0 for all) and cached
+  /// nowhere, no faults injected, `binding` as given (by default a lone rank without a GPU).
+  static RunContext on(comm::Communicator comm, DeviceBinding binding = {});
+
+  comm::Communicator comm;
   DType default_dtype = DType::f32;
   /// `kernel: auto`'s chooser for this run, shared by the context's copies (rank 0 of `comm`
-  /// measures for all). This one caches nothing; `minigpu run` (app/run_command.cpp) hands the
-  /// experiments one that caches beside the ceilings.
-  std::shared_ptr<GemmChooser> gemm =
-      std::make_shared<GemmChooser>(time_gemm_pair, nullptr, comm.rank() == 0);
+  /// measures for all); `minigpu run` hands the experiments one that caches beside the ceilings.
+  std::shared_ptr<GemmChooser> gemm;
   /// The test hooks (MINIGPU_INJECT_*) as `minigpu run` read them once; none by default. The
   /// context's copies share its count.
   std::shared_ptr<FaultInjection> faults = std::make_shared<FaultInjection>();

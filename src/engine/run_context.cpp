@@ -2,10 +2,22 @@
 #include "comm/collectives.hpp"
 #include "engine/experiment.hpp"
 
+#include <stdexcept>
+
 namespace minigpu {
+
+RunContext RunContext::on(comm::Communicator comm, DeviceBinding binding) {
+  RunContext ctx;
+  ctx.gemm = std::make_shared<GemmChooser>(time_gemm_pair, nullptr, comm.rank() == 0);
+  ctx.comm = std::move(comm);
+  ctx.binding = std::move(binding);
+  return ctx;
+}
 
 GemmPick RunContext::pick_gemm(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
                                std::int64_t k, const std::string& no_vendor) const {
+  if (!gemm)
+    throw std::logic_error("RunContext::pick_gemm: the context has no chooser (RunContext::on makes one)");
   const comm::Communicator& c = comm;
   return gemm->pick(
       choice, device, dtype, m, n, k,

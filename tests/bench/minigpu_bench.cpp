@@ -101,7 +101,7 @@ void logging_step(benchmark::State& state) {
   YAML::Node yaml = YAML::Load("{n: 100, steps: " + std::to_string(steps) + ", device: cpu, dtypes: [" +
                                dtype_name<T>() + "]}");
   ConfigNode node(yaml, "bench", "logging");
-  experiment->configure(node, RunContext{});
+  experiment->configure(node, RunContext::on(comm::Communicator::world()));
   for (const CaseSpec& spec : experiment->cases()) {
     if (spec.param("mode") == "device_log") experiment->setup(spec);
   }
@@ -189,9 +189,10 @@ void register_dtype() {
   const std::string dt = dtype_name<T>();
   for (std::int64_t n : {64, 100, 128, 256, 512, 1024, 2048}) {
     // auto picks as a run would, timing the size class here, before any benchmark runs.
-    const GemmKernel automatic = RunContext{}.pick_gemm(GemmChoice::automatic, cpu(),
-                                                  sizeof(T) == 4 ? DType::f32 : DType::f64, n, n, n)
-                                     .kernel;
+    const GemmKernel automatic =
+        RunContext::on(comm::Communicator::world())
+            .pick_gemm(GemmChoice::automatic, cpu(), sizeof(T) == 4 ? DType::f32 : DType::f64, n, n, n)
+            .kernel;
     for (const char* which : {"blas", "blis", "vendor", "native", "auto"}) {
       const std::string w = which;
       if (w == "blis" && !bench::BlisPeer::instance().available()) continue;

@@ -1,7 +1,7 @@
 // Input validation: every class of error names file, line, column and key.
 #include "config/config_node.hpp"
-#include "core/errors.hpp"
 #include "core/device.hpp"
+#include "core/errors.hpp"
 #include "experiment_harness.hpp"
 
 #include <gtest/gtest.h>
@@ -42,18 +42,18 @@ TEST(Config, LoadingLeavesTheProcessDevicesToTheCaller) {
   const bool emulated_before = gpus_are_emulated();
   const int gpus_before = num_gpus();
   const std::string path = "/tmp/minigpu-settle-" + std::to_string(::getpid()) + "-" +
-                           std::to_string(RunContext{}.rank()) + ".yaml";
+                           std::to_string(RunContext::on(comm::Communicator::world()).rank()) + ".yaml";
   std::ofstream(path) << "run: {emulate_gpus: 3}\nexperiments:\n  - name: devices\n";
   const RunSettings settings = load_run_settings(path, {});
   EXPECT_EQ(settings.emulate_gpus, 3);
   EXPECT_EQ(gpus_are_emulated(), emulated_before) << "reading the settings changed the process's devices";
   EXPECT_EQ(num_gpus(), gpus_before);
   EXPECT_FALSE(devices_as_settled(settings));
-  EXPECT_THROW(load_run_plan(path, RunContext{}, {}), std::logic_error);
+  EXPECT_THROW(load_run_plan(path, RunContext::on(comm::Communicator::world()), {}), std::logic_error);
   EXPECT_EQ(num_gpus(), gpus_before) << "a refused load changed the process's devices";
   settle_devices(settings);
   EXPECT_TRUE(devices_as_settled(settings));
-  const RunPlan plan = load_run_plan(path, RunContext{}, {});
+  const RunPlan plan = load_run_plan(path, RunContext::on(comm::Communicator::world()), {});
   EXPECT_EQ(num_gpus(), 3);
   EXPECT_EQ(plan.run.emulate_gpus, 3);
   std::remove(path.c_str());

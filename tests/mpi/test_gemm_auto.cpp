@@ -168,7 +168,7 @@ TEST(GemmAuto, RowsSayWhichKernelRanAndWhy) {
     auto experiment = ExperimentRegistry::find("logging")->make();
     YAML::Node yaml = YAML::Load("{n: 100, steps: 3, device: cpu, kernel: " + kernel + "}");
     ConfigNode node(yaml, "test", "logging");
-    experiment->configure(node, RunContext{});
+    experiment->configure(node, RunContext::on(comm::Communicator::world()));
     for (const CaseSpec& spec : experiment->cases()) {
       const std::string ran = spec.param("kernel"), why = spec.param("kernel_choice");
       if (kernel == "auto") {

@@ -56,7 +56,7 @@ std::string yaml_for(const std::string& name) {
   return "run: {warmups: 1, repetitions: 2}\nexperiments:\n  - name: " + name + "\n" + tiny_inputs().at(name);
 }
 
-RunContext world() { return RunContext{}; }
+RunContext world() { return RunContext::on(comm::Communicator::world()); }
 
 // Where `path` was first pushed, or -1.
 long first_push(const Path& path) {

@@ -22,7 +22,7 @@ std::string temp_input(const std::string& yaml) {
   return path;
 }
 
-RunContext world() { return RunContext{}; }
+RunContext world() { return RunContext::on(comm::Communicator::world()); }
 
 }  // namespace
 

@@ -60,7 +60,7 @@ TEST(LoggingStep, OneGemmAndOneReductionPerStepNoAllocationNoCopy) {
     auto experiment = ExperimentRegistry::find("logging")->make();
     YAML::Node yaml = YAML::Load("{n: 9, steps: 7, device: cpu, dtypes: [float64], kernel: vendor}");
     ConfigNode node(yaml, "test", "logging");
-    experiment->configure(node, RunContext{});
+    experiment->configure(node, RunContext::on(comm::Communicator::world()));
     for (const CaseSpec& spec : experiment->cases()) {
       if (spec.param("mode") == mode) experiment->setup(spec);
     }
@@ -105,8 +105,8 @@ TEST(LoggingReference, MaxRelativeDifferenceOverTheFirstEntries) {
 TEST(LoggingReference, SequenceErrorsAsAProductsAreReported) {
   const std::vector<double> x = {1, 2.2, 3, std::nan("")}, y = {1, 2, 4, 1};
   const auto e = kernels::sequence_errors(x, y, 3);
-  EXPECT_EQ(e.max_rel, 0.25);                              // |3 - 4| / 4
-  EXPECT_NEAR(e.error.max_abs_rel, 1.0 / (7.0 / 3.0), 1e-15);    // max |x - y| / mean |y|
+  EXPECT_EQ(e.max_rel, 0.25);                                         // |3 - 4| / 4
+  EXPECT_NEAR(e.error.max_abs_rel, 1.0 / (7.0 / 3.0), 1e-15);         // max |x - y| / mean |y|
   EXPECT_NEAR(e.error.frobenius_rel, std::sqrt(1.04 / 21.0), 1e-15);  // ‖(0, 0.2, 1)‖ / ‖(1, 2, 4)‖
   EXPECT_TRUE(std::isinf(kernels::sequence_errors(x, y, 4).error.frobenius_rel)) << "NaN never passes";
 }
