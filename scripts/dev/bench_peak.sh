@@ -20,10 +20,10 @@ if grep -qw avx512f /proc/cpuinfo; then isa=avx512; elif grep -qw fma /proc/cpui
 [ -n "$isa" ] || { echo "no FMA instructions on this CPU: nothing to compare"; exit 77; }
 cores="$(nproc)"
 
-best_likwid() {  # best_likwid TEST THREADS: best MFlops/s of 3 runs, as GFLOP/s
+best_likwid() {  # best_likwid TEST THREADS WORKING_SET FIGURE: best FIGURE (MFlops/s, MByte/s) of 3 runs, / 1000
   local best=0 v
   for _ in 1 2 3; do
-    v="$(likwid-bench -t "$1" -W "N:24kB:$2" 2>&1 | awk '/^MFlops\/s:/ { print $2 / 1000 }')"
+    v="$(likwid-bench -t "$1" -W "N:$3:$2" 2>&1 | awk -v f="$4:" '$1 == f { print $2 / 1000 }')"
     best="$(awk -v a="$best" -v b="${v:-0}" 'BEGIN { print (b > a ? b : a) }')"
   done
   echo "$best"
@@ -48,7 +48,7 @@ for dtype in f32 f64; do
     name="host_fma_$dtype"
     [ "$threads" = 1 ] && [ "$cores" -gt 1 ] && name="${name}_1core"
     ours="$(best_minigpu "$name")"
-    theirs="$(best_likwid "$test_name" "$threads")"
+    theirs="$(best_likwid "$test_name" "$threads" 24kB MFlops/s)"
     verdict="$(awk -v o="$ours" -v t="$theirs" 'BEGIN { r = t > 0 ? o / t : 0; printf "%.3f %s", r, (r >= 0.95 && r <= 1.05 ? "PASS" : "FAIL") }')"
     printf '%-34s %8s %10s %10s %7s %9s  %s\n' "FMA peak $dtype / $test_name" "$threads" "$ours" "$theirs" \
       "${verdict% *}" "0.95-1.05" "${verdict#* }"
@@ -61,20 +61,12 @@ done
 triad_bytes="$(awk '$1 == "host_triad" { print }' "$out/ceilings_1.txt" | grep -o '3 x [0-9.]* [KMG]iB' | head -n 1)"
 per_array_mib="$(echo "$triad_bytes" | awk '{ v = $3; u = $4; print (u == "GiB" ? v * 1024 : u == "KiB" ? v / 1024 : v) }')"
 working_set="$(awk -v m="${per_array_mib:-128}" 'BEGIN { printf "%dMB", 3 * m * 1.048576 }')"
-best_likwid_bw() {  # best_likwid_bw TEST THREADS: best MByte/s of 3 runs, as GB/s
-  local best=0 v
-  for _ in 1 2 3; do
-    v="$(likwid-bench -t "$1" -W "N:$working_set:$2" 2>&1 | awk '/^MByte\/s:/ { print $2 / 1000 }')"
-    best="$(awk -v a="$best" -v b="${v:-0}" 'BEGIN { print (b > a ? b : a) }')"
-  done
-  echo "$best"
-}
 for threads in 1 "$cores"; do
   name=host_triad
   [ "$threads" = 1 ] && [ "$cores" -gt 1 ] && name=host_triad_1core
   ours="$(best_minigpu "$name")"
-  nt="$(best_likwid_bw "stream_mem_$isa" "$threads")"
-  plain="$(best_likwid_bw "stream_$isa" "$threads")"
+  nt="$(best_likwid "stream_mem_$isa" "$threads" "$working_set" MByte/s)"
+  plain="$(best_likwid "stream_$isa" "$threads" "$working_set" MByte/s)"
   verdict="$(awk -v o="$ours" -v a="$nt" -v b="$plain" 'BEGIN { t = a > b ? a : b; r = t > 0 ? o / t : 0; printf "%.3f %s", r, (r >= 0.95 ? "PASS" : "FAIL") }')"
   printf '%-34s %8s %10s %10s %7s %9s  %s   (likwid stream_mem %s, stream %s GB/s over %s)\n' "triad / likwid-bench stream" \
     "$threads" "$ours" "$(awk -v a="$nt" -v b="$plain" 'BEGIN { print (a > b ? a : b) }')" "${verdict% *}" ">= 0.95" \

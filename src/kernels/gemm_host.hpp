@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -220,7 +221,14 @@ inline void tile_product(std::int64_t kc, const S* a, const S* b, std::int64_t l
 #if defined(MINIGPU_HOST_BF16_DOT)
     micro_kernel_bf16<HostTile<T>::MR, HostTile<T>::NR, DirectA, NV>(kc, a, b, c, ldc, rows, cols, load_c,
                                                                      lda);
+#else
+    std::abort();  // gemm_host's static_assert admits bfloat16 only where the dot product exists
 #endif
+  } else {
+    // Instantiated (gemm_host picks the tile at run time) but never called: bfloat16's B is always
+    // packed (direct_b needs S == T) and its last rows padded to MR (tails need S == T). A call
+    // would leave C's tile unwritten, so it stops the program instead.
+    std::abort();
   }
 }
 
