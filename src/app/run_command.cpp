@@ -82,19 +82,23 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   plan_options.only = options.only;
   plan_options.overrides = options.overrides;
   plan_options.case_timeout_s = options.case_timeout_s;
-  // The input may ask for emulated GPUs: settled here, before any experiment lists its devices.
-  settle_devices(load_settings_everywhere(options.input, plan_options, ctx));
-  // GPUs the input emulates (run.emulate_gpus) were not there when main bound the ranks: bound
-  // again to them, so that more ranks than GPUs is warned about as with real ones.
+  // The input, read once. It may ask for emulated GPUs: settled as soon as its run section is
+  // read, before any experiment lists its devices.
   std::vector<std::string> warnings;
-  if (gpus_are_emulated() && binding.visible_gpus != emulated_gpu_count()) {
-    const DeviceBinding emulated = plan_binding(binding.local_rank, binding.local_size, emulated_gpu_count());
-    ctx.binding.visible_gpus = emulated.visible_gpus;
-    ctx.binding.device_id = emulated.device_id;
-    ctx.binding.rule = emulated.rule;
-    warnings = emulated.warnings;
-  }
-  RunPlan plan = load_plan_everywhere(options.input, plan_options, ctx);
+  RunPlan plan =
+      load_plan_everywhere(options.input, plan_options, ctx, [&](const RunSettings& s, RunContext& c) {
+        settle_devices(s);
+        // GPUs the input emulates were not there when main bound the ranks: bound again to them, so
+        // that more ranks than GPUs is warned about as with real ones.
+        if (gpus_are_emulated() && binding.visible_gpus != emulated_gpu_count()) {
+          const DeviceBinding emulated =
+              plan_binding(binding.local_rank, binding.local_size, emulated_gpu_count());
+          c.binding.visible_gpus = emulated.visible_gpus;
+          c.binding.device_id = emulated.device_id;
+          c.binding.rule = emulated.rule;
+          warnings = emulated.warnings;
+        }
+      });
   const std::map<std::string, CaseResult> resumed = load_resumed_everywhere(options.resume, plan, ctx);
   io::ConsoleWriter console(std::cout, live_progress());
   // 2. The run's directory exists before the first case (a dry run makes it and takes it away

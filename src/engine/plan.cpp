@@ -96,8 +96,7 @@ void check_real_gpu(ConfigNode& run) {
 
 namespace {
 
-// The input file with --set applied, its top level checked, and its run section read: what
-// both load_run_settings and load_run_plan begin with.
+// The input file with --set applied, its top level checked, and its run section read.
 struct ReadInput {
   YAML::Node root;
   OverrideOrigins overridden;
@@ -123,7 +122,6 @@ ReadInput read_input(const std::string& path, const PlanOptions& options) {
     in.settings.output_dir_source = "--output-dir";
     if (in.settings.output_dir.empty()) throw InputError("--output-dir: must not be empty");
   }
-  if (in.settings.require_gpu && devices_as_settled(in.settings)) check_real_gpu(run);
   in.run_resolved = run.resolved();
   in.run_resolved["output_dir"] = in.settings.output_dir;
   return in;
@@ -131,28 +129,32 @@ ReadInput read_input(const std::string& path, const PlanOptions& options) {
 
 }  // namespace
 
-RunSettings load_run_settings(const std::string& path, const PlanOptions& options) {
-  return read_input(path, options).settings;
-}
-
 bool devices_as_settled(const RunSettings& settings) {
-  return settings.emulate_gpus < 0 || (gpus_are_emulated() ? emulated_gpu_count() : 0) == settings.emulate_gpus;
+  return settings.emulate_gpus < 0 ||
+         (gpus_are_emulated() ? emulated_gpu_count() : 0) == settings.emulate_gpus;
 }
 
 void settle_devices(const RunSettings& settings) {
   if (settings.emulate_gpus >= 0) set_emulated_gpus(settings.emulate_gpus);
 }
 
-RunPlan load_run_plan(const std::string& path, const RunContext& run_ctx, const PlanOptions& options) {
+RunPlan load_run_plan(const std::string& path, RunContext& run_ctx, const PlanOptions& options,
+                      const DeviceSettler& settle) {
   ReadInput in = read_input(path, options);
+  if (settle) settle(in.settings, run_ctx);
   if (!devices_as_settled(in.settings)) {
-    throw std::logic_error("load_run_plan: settle_devices(load_run_settings(...)) must come first: run." +
-                           std::string("emulate_gpus asks for ") + std::to_string(in.settings.emulate_gpus) +
-                           " emulated GPUs");
+    throw std::logic_error("load_run_plan: run.emulate_gpus asks for " +
+                           std::to_string(in.settings.emulate_gpus) +
+                           " emulated GPUs and the caller's DeviceSettler did not settle them");
   }
   YAML::Node& root = in.root;
   const OverrideOrigins& overridden = in.overridden;
   ConfigNode top(root, path, "", &overridden);
+  if (in.settings.require_gpu) {  // judged on the devices as settled: emulated GPUs are refused
+    YAML::Node run_node = root["run"] ? root["run"] : YAML::Node(YAML::NodeType::Map);
+    ConfigNode run(run_node, path, "run", &overridden);
+    check_real_gpu(run);
+  }
   RunPlan plan;
   plan.input_file = path;
   plan.overrides = options.overrides;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -20,9 +21,9 @@ struct RunSettings {
   std::string output_dir = "results";
   std::string output_dir_source;  ///< where output_dir was set, for errors: "file:l:c: key '…'"
   int warmups = 1;
-  int repetitions = 5;    ///< the minimum, and the count unless target_cv or max_time_s is set
-  double target_cv = 0;   ///< > 0: repeat past `repetitions` until the times' cv is this small
-  double max_time_s = 0;  ///< > 0: repeat past `repetitions` while timed seconds are below this
+  int repetitions = 5;        ///< the minimum, and the count unless target_cv or max_time_s is set
+  double target_cv = 0;       ///< > 0: repeat past `repetitions` until the times' cv is this small
+  double max_time_s = 0;      ///< > 0: repeat past `repetitions` while timed seconds are below this
   double case_timeout_s = 0;  ///< > 0: a case may go this long without progress (else: from its estimate)
   DType dtype = DType::f32;
   int emulate_gpus = -1;     ///< -1: leave MINIGPU_EMULATE_GPUS in charge
@@ -60,18 +61,23 @@ struct PlanOptions {
   double case_timeout_s = 0;              ///< > 0: --case-timeout, over every case_timeout of the input
 };
 
-/// Loading a plan is two steps, because experiments list their cases by the devices the
-/// process has, and the input may change those (run.emulate_gpus):
-///   1. load_run_settings reads the run section (InputError, exit 2, on bad values);
-///   2. the program's top (app/, a test's harness) settles the devices it asked for
-///      (settle_devices: process state, so never done while loading);
-///   3. load_run_plan reads, validates and configures everything; throws InputError, and
-///      std::logic_error when step 2 was skipped for an input that needs it.
-RunSettings load_run_settings(const std::string& path, const PlanOptions& options);
+/// What the program's top (app/, a test's harness) does with the devices an input asks for
+/// (run.emulate_gpus) once its run section is read and before any experiment lists its cases by
+/// the devices the process has: settle_devices, and for `minigpu run` the rank's binding again
+/// (in `ctx`, the context the experiments are then configured with).
+using DeviceSettler = std::function<void(const RunSettings& settings, RunContext& ctx)>;
+
+/// Applies `run.emulate_gpus` to the process's GpuEmulation (the one device state a process
+/// has, main's: see core/device.hpp). The usual DeviceSettler, or the start of one.
 void settle_devices(const RunSettings& settings);
 /// Whether the process's devices are those `settings` ask for.
 bool devices_as_settled(const RunSettings& settings);
-RunPlan load_run_plan(const std::string& path, const RunContext& ctx, const PlanOptions& options);
+/// Reads the input once: the run section (InputError, exit 2, on bad values), then
+/// `settle(settings, ctx)`, then every experiment validated and configured with `ctx`. An input
+/// asking for devices the process lacks after `settle` (or without one) is a std::logic_error:
+/// the program's top forgot to settle them.
+RunPlan load_run_plan(const std::string& path, RunContext& ctx, const PlanOptions& options,
+                      const DeviceSettler& settle);
 
 /// Every key an input may hold, as the readers declare it (ConfigNode::declared()): {"run",
 /// "every_experiment", "experiments": {name: keys}}, from an input that sets none of them, so

@@ -96,14 +96,10 @@ auto agreed_everywhere(const RunContext& ctx, Load load) -> decltype(load()) {
 
 }  // namespace
 
-RunSettings load_settings_everywhere(const std::string& input, const PlanOptions& options,
-                                     const RunContext& ctx) {
-  return agreed_everywhere(ctx, [&] { return load_run_settings(input, options); });
-}
-
-RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx) {
+RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, RunContext& ctx,
+                             const DeviceSettler& settle) {
   RunPlan plan = agreed_everywhere(ctx, [&] {
-    RunPlan loaded = load_run_plan(input, ctx, options);
+    RunPlan loaded = load_run_plan(input, ctx, options, settle);
     check_memory_fits(loaded, ctx.binding);
     return loaded;
   });

@@ -17,14 +17,12 @@ namespace minigpu {
 /// Throws InputError when a case needs more memory than its device has, before allocating.
 void check_memory_fits(const RunPlan& plan, const DeviceBinding& binding);
 
-/// load_run_settings on every rank; a rank's InputError is every rank's, as below.
-RunSettings load_settings_everywhere(const std::string& input, const PlanOptions& options,
-                                     const RunContext& ctx);
-
-/// load_run_plan and check_memory_fits on every rank (after settle_devices), then the same-cases check: if
-/// any rank rejects the input, every rank throws the same InputError (the lowest failing rank's, named when
-/// not rank 0), so all exit 2 together instead of some waiting in a collective forever.
-RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, const RunContext& ctx);
+/// load_run_plan (settling the devices with `settle`) and check_memory_fits on every rank, then the
+/// same-cases check: if any rank rejects the input, every rank throws the same InputError (the lowest
+/// failing rank's, named when not rank 0), so all exit 2 together instead of some waiting in a
+/// collective forever.
+RunPlan load_plan_everywhere(const std::string& input, const PlanOptions& options, RunContext& ctx,
+                             const DeviceSettler& settle);
 
 /// Throws InputError unless every rank expanded the same cases in the same order: collectives
 /// pair up only then. Names the first case that differs.

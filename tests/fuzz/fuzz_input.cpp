@@ -37,10 +37,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::ofstream out(input_path(), std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  const minigpu::RunContext ctx = minigpu::RunContext::on(minigpu::comm::Communicator::world());
+  minigpu::RunContext ctx = minigpu::RunContext::on(minigpu::comm::Communicator::world());
   try {
-    minigpu::settle_devices(minigpu::load_run_settings(input_path(), {}));
-    minigpu::RunPlan plan = minigpu::load_run_plan(input_path(), ctx, {});
+    minigpu::RunPlan plan = minigpu::load_run_plan(
+        input_path(), ctx, {},
+        [](const minigpu::RunSettings& s, minigpu::RunContext&) { minigpu::settle_devices(s); });
     minigpu::check_memory_fits(plan, minigpu::DeviceBinding{});
   } catch (const minigpu::InputError&) {
     // the right answer to bad input

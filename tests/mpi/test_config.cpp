@@ -36,26 +36,32 @@ TEST(Config, AcceptsAMinimalInputAndFillsDefaults) {
   EXPECT_EQ(plan.resolved_input["experiments"][0]["warmups"], 1);
 }
 
-// Loading returns what the input decided; only the caller changes the process's devices.
-TEST(Config, LoadingLeavesTheProcessDevicesToTheCaller) {
+// The input is read once: its run section, then the caller's settler (the only code that changes
+// the process's devices), then the experiments, which list the devices as settled.
+TEST(Config, LoadingSettlesTheDevicesThroughTheCallerOnceBeforeTheExperiments) {
   reset_emulated_gpus();
-  const bool emulated_before = gpus_are_emulated();
   const int gpus_before = num_gpus();
   const std::string path = "/tmp/minigpu-settle-" + std::to_string(::getpid()) + "-" +
                            std::to_string(RunContext::on(comm::Communicator::world()).rank()) + ".yaml";
   std::ofstream(path) << "run: {emulate_gpus: 3}\nexperiments:\n  - name: devices\n";
-  const RunSettings settings = load_run_settings(path, {});
-  EXPECT_EQ(settings.emulate_gpus, 3);
-  EXPECT_EQ(gpus_are_emulated(), emulated_before) << "reading the settings changed the process's devices";
-  EXPECT_EQ(num_gpus(), gpus_before);
-  EXPECT_FALSE(devices_as_settled(settings));
-  EXPECT_THROW(load_run_plan(path, RunContext::on(comm::Communicator::world()), {}), std::logic_error);
-  EXPECT_EQ(num_gpus(), gpus_before) << "a refused load changed the process's devices";
-  settle_devices(settings);
-  EXPECT_TRUE(devices_as_settled(settings));
-  const RunPlan plan = load_run_plan(path, RunContext::on(comm::Communicator::world()), {});
+  RunContext ctx = RunContext::on(comm::Communicator::world());
+  EXPECT_THROW(load_run_plan(path, ctx, {}, {}), std::logic_error)
+      << "no settler for an input that needs one";
+  EXPECT_EQ(num_gpus(), gpus_before) << "loading changed the process's devices by itself";
+  int calls = 0;
+  const RunPlan plan = load_run_plan(path, ctx, {}, [&](const RunSettings& s, RunContext& c) {
+    ++calls;
+    EXPECT_EQ(s.emulate_gpus, 3);
+    settle_devices(s);
+    c.binding.rule = "set by the settler";
+  });
+  EXPECT_EQ(calls, 1);
   EXPECT_EQ(num_gpus(), 3);
   EXPECT_EQ(plan.run.emulate_gpus, 3);
+  EXPECT_EQ(ctx.binding.rule, "set by the settler") << "the settler's context is the caller's";
+  int emulated_cases = 0;  // `devices` lists a case per GPU: configured after the settler ran
+  for (const auto& spec : plan.experiments.at(0).cases) emulated_cases += spec.device.is_gpu() ? 1 : 0;
+  EXPECT_GE(emulated_cases, 3);
   std::remove(path.c_str());
   reset_emulated_gpus();
 }

@@ -32,8 +32,8 @@ RunPlan plan_yaml(const std::string& yaml, const std::vector<std::string>& overr
   PlanOptions options;
   options.overrides = overrides;
   try {
-    settle_devices(load_run_settings(path, options));
-    RunPlan plan = load_run_plan(path, ctx, options);
+    RunPlan plan =
+        load_run_plan(path, ctx, options, [](const RunSettings& s, RunContext&) { settle_devices(s); });
     std::remove(path.c_str());
     return plan;
   } catch (...) {
