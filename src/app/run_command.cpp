@@ -73,6 +73,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   RunContext ctx;  // this run's: the world, main's binding, the test hooks and a caching chooser
   ctx.comm = comm::Communicator::world();
   ctx.binding = binding;
+  ctx.calibration = std::make_shared<CalibrationLog>();
   ctx.faults =
       std::make_shared<FaultInjection>(FaultInjection::from_environment());  // tests' hooks, read once
   // `kernel: auto` may measure while configuring: its chooser caches beside the ceilings.

@@ -44,36 +44,29 @@ constexpr int kGemmRuns = 3;
 constexpr int kCurveMaxRanks = 64;            // how far run.json's model curves reach beyond the sweep
 constexpr double kPanelPickTolerance = 0.03;  // the model's resolution between panel widths
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-// Median round trip of `elems` floats between ranks a < b (OSU's ping-pong, one trip at a time);
-// 0 on every other rank.
+// Median round trip of `elems` floats between ranks a < b (OSU's ping-pong, one trip at a time,
+// after one to warm up); 0 on every other rank.
 template <class Mem>
 double round_trip(const comm::Communicator& comm, int a, int b, std::int64_t elems, int trips,
-                  comm::CommPath path) {
+                  comm::CommPath path, CalibrationClock& clock) {
   const int me = comm.rank();
   if (me != a && me != b) return 0;
   Kokkos::View<float*, Mem> buffer("minigpu::calibration::pingpong", elems);
   comm::Transport<float> transport(path, 2 * elems, "minigpu::calibration::stage");
-  std::vector<double> times;
-  for (int trip = 0; trip <= trips; ++trip) {  // trip 0 warms up
-    const auto t0 = Clock::now();
-    comm::ping_pong(buffer, buffer, me == a ? b : a, me == a, 1, comm, transport);
-    if (trip > 0) times.push_back(seconds_since(t0));
-  }
-  return median(times);
+  const std::string what = "ping-pong " + io::human_bytes(static_cast<std::uint64_t>(elems * sizeof(float))) +
+                           ", ranks " + std::to_string(a) + " and " + std::to_string(b);
+  // Unfenced: ping_pong returns with its message received.
+  const auto once = [&] { comm::ping_pong(buffer, buffer, me == a ? b : a, me == a, 1, comm, transport); };
+  return clock.time(what, once, trips, 1, false).median_s;
 }
 
 // α and β between ranks a and b, the same on every rank of `comm`.
 perfmodel::Link measure_link(const comm::Communicator& comm, int a, int b, Device device, comm::CommPath path,
-                             const std::string& where) {
+                             const std::string& where, CalibrationClock& clock) {
   const auto rt = with_memory_space(device, [&](auto space) {
     using Mem = typename decltype(space)::type;
-    return std::vector<double>{round_trip<Mem>(comm, a, b, kSmallElems, kSmallTrips, path),
-                               round_trip<Mem>(comm, a, b, kLargeElems, kLargeTrips, path)};
+    return std::vector<double>{round_trip<Mem>(comm, a, b, kSmallElems, kSmallTrips, path, clock),
+                               round_trip<Mem>(comm, a, b, kLargeElems, kLargeTrips, path, clock)};
   });
   const auto agreed = comm::max_over_ranks(rt, comm);
   perfmodel::Link link;
@@ -87,7 +80,8 @@ perfmodel::Link measure_link(const comm::Communicator& comm, int a, int b, Devic
 
 }  // namespace
 
-NetworkCalibration calibrate_network(const comm::Communicator& comm, Device device, comm::CommPath path) {
+NetworkCalibration calibrate_network(const comm::Communicator& comm, Device device, comm::CommPath path,
+                                     CalibrationClock& clock) {
   const auto hosts = comm::allgather_strings(processor_name(), comm);
   NetworkCalibration out;
   int same = -1, other = -1;
@@ -95,9 +89,9 @@ NetworkCalibration calibrate_network(const comm::Communicator& comm, Device devi
   for (const auto& h : hosts)
     out.ranks_per_node =
         std::max(out.ranks_per_node, static_cast<int>(std::count(hosts.begin(), hosts.end(), h)));
-  if (same > 0) out.intra_node = measure_link(comm, 0, same, device, path, "same node " + hosts[0]);
+  if (same > 0) out.intra_node = measure_link(comm, 0, same, device, path, "same node " + hosts[0], clock);
   if (other > 0) {
-    out.inter_node = measure_link(comm, 0, other, device, path, hosts[0] + " to " + hosts[other]);
+    out.inter_node = measure_link(comm, 0, other, device, path, hosts[0] + " to " + hosts[other], clock);
     out.spans_nodes = true;
   }
   if (same < 0 && other > 0) out.intra_node = out.inter_node;  // one rank per node: no intra-node pair
@@ -116,8 +110,13 @@ double GemmTimer::time_once(const Shape& shape) const {
         c("minigpu::calibration::C", mc * nc);
     kernels::fill_small_integers(a, 1);
     kernels::fill_small_integers(b, 2);
-    return best_fenced_seconds([&] { kernels::gemm(kernel_, c, a, b, dense_gemm(mc, nc, kc), true); },
-                               kGemmRuns);
+    const std::string what = "gemm " + std::to_string(mc) + "x" + std::to_string(nc) + "x" +
+                             std::to_string(kc) + " " + to_string(kernel_) + " " + to_string(dtype_) +
+                             " on " + describe(device_);
+    return clock_
+        ->time(
+            what, [&] { kernels::gemm(kernel_, c, a, b, dense_gemm(mc, nc, kc), true); }, kGemmRuns, 1, true)
+        .best_s;
   });
 }
 
@@ -193,15 +192,19 @@ std::pair<std::int64_t, perfmodel::Estimate> best_summa_panel(const perfmodel::M
 }
 
 void ScalingModel::calibrate(const comm::Communicator& comm, Device device, comm::CommPath path,
-                             const std::map<DType, GemmPick>& picks) {
+                             const std::map<DType, GemmPick>& picks, CalibrationClock& clock,
+                             const ModelCurves& curves) {
   if (network_) return;
-  network_ = calibrate_network(comm, device, path);
+  clock_ = &clock;
+  network_ = calibrate_network(comm, device, path, clock);
   device_ = device;
   for (const auto& [dtype, pick] : picks) kernels_[dtype] = pick.kernel;
+  curves_ = draw(curves);
 }
 
 perfmodel::Machine ScalingModel::machine(DType dtype, GemmKernel kernel) {
-  GemmTimer& timer = timers_.try_emplace(std::pair(dtype, kernel), kernel, device_, dtype).first->second;
+  GemmTimer& timer =
+      timers_.try_emplace(std::pair(dtype, kernel), kernel, device_, dtype, *clock_).first->second;
   // On 2 cores with 2 ranks, overlapped SUMMA measured 1.01-1.04x blocking while a model that
   // hid the shared-memory copies predicted 0.98x and picked narrow panels for it.
   return {network_->intra_node, network_->inter_node, network_->ranks_per_node,
@@ -302,18 +305,8 @@ void hold_at_ideal(std::vector<CaseResult>& results,
   }
 }
 
-nlohmann::json ScalingModel::record(
-    const std::map<std::string, std::function<ModelledProduct(int)>>& curves) {
-  if (!network_) return nullptr;
-  const auto link = [](const perfmodel::Link& l) {
-    return nlohmann::json{
-        {"alpha_s", l.alpha_s}, {"beta_s_per_byte", l.beta_s_per_byte}, {"source", l.source}};
-  };
-  nlohmann::json out{{"gpus_per_node", network_->ranks_per_node},
-                     {"intra_node", link(network_->intra_node)},
-                     {"inter_node", network_->spans_nodes ? link(network_->inter_node) : nlohmann::json()},
-                     {"gemm", nlohmann::json::object()},
-                     {"curves", nlohmann::json::object()}};
+nlohmann::json ScalingModel::draw(const ModelCurves& curves) {
+  nlohmann::json out = nlohmann::json::object();
   for (const auto& [name, product_at] : curves) {
     nlohmann::json points = nlohmann::json::array();
     const ModelledProduct one = product_at(1);
@@ -325,8 +318,22 @@ nlohmann::json ScalingModel::record(
           ideal_seconds(one_s, gemm_flops(one.n, one.n, one.n), 1, gemm_flops(c.n, c.n, c.n), p);
       points.push_back({{"p", p}, {"n", c.n}, {"model_s", std::max(plan(c).second.total_s, ideal)}});
     }
-    out["curves"][name] = points;
+    out[name] = points;
   }
+  return out;
+}
+
+nlohmann::json ScalingModel::record() const {
+  if (!network_) return nullptr;
+  const auto link = [](const perfmodel::Link& l) {
+    return nlohmann::json{
+        {"alpha_s", l.alpha_s}, {"beta_s_per_byte", l.beta_s_per_byte}, {"source", l.source}};
+  };
+  nlohmann::json out{{"gpus_per_node", network_->ranks_per_node},
+                     {"intra_node", link(network_->intra_node)},
+                     {"inter_node", network_->spans_nodes ? link(network_->inter_node) : nlohmann::json()},
+                     {"gemm", nlohmann::json::object()},
+                     {"curves", curves_}};
   for (const auto& [key, timer] : timers_) {
     const auto [dtype, kernel] = key;
     // The rate the run's own products model with; ScaLAPACK's BLAS rate is kept to its rows.

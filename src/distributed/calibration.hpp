@@ -13,11 +13,14 @@
 //         lower median of its sessions used: a calibration that fell into a few slow seconds
 //         of a shared machine would otherwise mispredict every row that reuses it (+50 % once),
 //         and one that fell into a quiet moment of a busy one should not set the rate alone.
-// Calibration runs in untimed setup, never inside a timed repetition.
+// Calibration runs in untimed setup, never inside a timed repetition, and is timed by the
+// engine's CalibrationClock (core/calibration_clock.hpp), never by a clock of its own: it says
+// what to run, the engine times it and records it in run.json's `calibration`.
 #pragma once
 
 #include "comm/communicator.hpp"
 #include "comm/gpu_aware.hpp"
+#include "core/calibration_clock.hpp"
 #include "core/device.hpp"
 #include "core/gemm_dims.hpp"
 #include "core/shape.hpp"
@@ -47,7 +50,8 @@ struct NetworkCalibration {
 };
 
 /// Collective over `comm`: every rank calls it with the same arguments; all get the same result.
-NetworkCalibration calibrate_network(const comm::Communicator& comm, Device device, comm::CommPath path);
+NetworkCalibration calibrate_network(const comm::Communicator& comm, Device device, comm::CommPath path,
+                                     CalibrationClock& clock);
 
 /// Seconds of one local C(m×n) += A(m×k)·B(k×n) with a kernel on a device, timed on this rank
 /// and cached; timed again once per session (see new_session) while a shape has had fewer
@@ -55,8 +59,8 @@ NetworkCalibration calibrate_network(const comm::Communicator& comm, Device devi
 class GemmTimer {
  public:
   static constexpr int kSessions = 3;
-  GemmTimer(GemmKernel kernel, Device device, DType dtype)
-      : kernel_(kernel), device_(device), dtype_(dtype) {}
+  GemmTimer(GemmKernel kernel, Device device, DType dtype, CalibrationClock& clock)
+      : kernel_(kernel), device_(device), dtype_(dtype), clock_(&clock) {}
   double seconds(std::int64_t m, std::int64_t n, std::int64_t k);
   void new_session() { ++session_; }
   /// The rate of the largest shape timed so far, in flop/s (0 before any), and that shape.
@@ -75,6 +79,7 @@ class GemmTimer {
   GemmKernel kernel_;
   Device device_;
   DType dtype_;
+  CalibrationClock* clock_;
   int session_ = 0;
   std::map<Shape, Timed> cache_;
 };
@@ -101,14 +106,18 @@ struct ModelledProduct {
 ModelledProduct modelled_product(const ScalingCase& c, DType dtype, std::int64_t panel_width,
                                  std::int64_t block_size);
 
+/// A model curve: the product it models at p ranks, by its name.
+using ModelCurves = std::map<std::string, std::function<ModelledProduct(int)>>;
+
 /// A scaling study's model across its cases: calibrated once per run, a plan per case (panel
 /// width and estimate) that all ranks agree on, each row's model values, and run.json's record.
 class ScalingModel {
  public:
-  /// Collective over `comm` the first time (α and β); a no-op afterwards.
-  /// `picks`: the local products' kernel per dtype.
+  /// Collective over `comm` the first time (α and β, timed by `clock`, which times every GEMM
+  /// shape after it too); then the model of each of `curves` at p = 1, 2, 4, … 64 (plots draw
+  /// it beyond the measured ranks). A no-op afterwards. `picks`: the local products' kernel per dtype.
   void calibrate(const comm::Communicator& comm, Device device, comm::CommPath path,
-                 const std::map<DType, GemmPick>& picks);
+                 const std::map<DType, GemmPick>& picks, CalibrationClock& clock, const ModelCurves& curves);
   /// This rank's (panel width, estimate) for `c`, its local products timed for their shapes.
   std::pair<std::int64_t, perfmodel::Estimate> plan(const ModelledProduct& c);
   /// Keeps case `index`'s product, its panel width as all ranks agreed it, then starts a new
@@ -118,13 +127,15 @@ class ScalingModel {
   /// Appends model_s, model_error_pct, model_comm_s, model_comm_exposed_s (and SUMMA's
   /// panel_width) to a row whose case was planned in this run (not a resumed one).
   void annotate(CaseResult& r, bool summa) const;
-  /// run.json's scaling_model (null before calibration): links and rates with their sources,
-  /// and per curve (a name and the product at each p) the model's seconds for p = 1, 2, 4,
-  /// … 64, so that plots draw the model beyond the measured ranks.
-  nlohmann::json record(const std::map<std::string, std::function<ModelledProduct(int)>>& curves);
+  /// run.json's scaling_model (null before calibration), from what calibration and the cases'
+  /// plans found: links and rates with their sources, and the curves' model seconds.
+  nlohmann::json record() const;
 
  private:
   perfmodel::Machine machine(DType dtype, GemmKernel kernel);
+  nlohmann::json draw(const ModelCurves& curves);
+  CalibrationClock* clock_ = nullptr;
+  nlohmann::json curves_ = nlohmann::json::object();
   std::optional<NetworkCalibration> network_;
   std::map<DType, GemmKernel> kernels_;
   Device device_;

@@ -11,6 +11,7 @@
 #include "core/fault_injection.hpp"
 #include "core/low_precision.hpp"
 #include "core/shape.hpp"
+#include "engine/calibration_log.hpp"
 #include "engine/phase_clock.hpp"
 #include "gemm/choice.hpp"
 #include "io/results.hpp"
@@ -30,8 +31,9 @@ namespace minigpu {
 /// known (`minigpu run`: app/run_command.cpp; tests and tools: on()). A default-constructed one
 /// is empty (a null communicator, no chooser): a place for an experiment to keep configure()'s.
 struct RunContext {
-  /// A context for the job on `comm`: `kernel: auto` measured (rank 0 for all) and cached
-  /// nowhere, no faults injected, `binding` as given (by default a lone rank without a GPU).
+  /// A context for the job on `comm`: a calibration log, `kernel: auto` measured (rank 0 for
+  /// all) and cached nowhere, no faults injected, `binding` as given (by default a lone rank
+  /// without a GPU).
   static RunContext on(comm::Communicator comm, DeviceBinding binding = {});
 
   comm::Communicator comm;
@@ -39,6 +41,9 @@ struct RunContext {
   /// `kernel: auto`'s chooser for this run, shared by the context's copies (rank 0 of `comm`
   /// measures for all); `minigpu run` hands the experiments one that caches beside the ceilings.
   std::shared_ptr<GemmChooser> gemm;
+  /// The engine's clock for what an experiment times in its setup (a model's calibration),
+  /// shared by the context's copies; the runner records it and refuses it inside repetitions.
+  std::shared_ptr<CalibrationLog> calibration;
   /// The test hooks (MINIGPU_INJECT_*) as `minigpu run` read them once; none by default. The
   /// context's copies share its count.
   std::shared_ptr<FaultInjection> faults = std::make_shared<FaultInjection>();

@@ -9,6 +9,7 @@ namespace minigpu {
 RunContext RunContext::on(comm::Communicator comm, DeviceBinding binding) {
   RunContext ctx;
   ctx.gemm = std::make_shared<GemmChooser>(time_gemm_pair, nullptr, comm.rank() == 0);
+  ctx.calibration = std::make_shared<CalibrationLog>();
   ctx.comm = std::move(comm);
   ctx.binding = std::move(binding);
   return ctx;

@@ -127,6 +127,16 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
     e.setup(spec);
     Kokkos::fence();
   }
+  // From here to the case's end a calibration would be timed as the case's own work.
+  struct Forbidden {
+    CalibrationLog* log;
+    explicit Forbidden(CalibrationLog* l) : log(l) {
+      if (log) log->forbid(true);
+    }
+    ~Forbidden() {
+      if (log) log->forbid(false);
+    }
+  } const forbidden(ctx.calibration.get());
   ctx.faults->at("run", ctx.rank());
   const double delay = ctx.faults->delay_s(planned.name);
   const auto stopped = [&] {
@@ -265,6 +275,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
   int index = 0;
   for (auto& planned : plan.experiments) {
     const ProfileRegion experiment_region(planned.name);
+    if (ctx.calibration) ctx.calibration->begin(planned.name);
     std::vector<CaseResult> mine;
     for (const auto& spec : planned.cases) {
       if ((outcome.stop_signal = agreed_stop(stop, ctx.comm)) != 0) break;
@@ -305,7 +316,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       outcome.results.insert(outcome.results.end(), mine.begin(), mine.end());
       break;
     }
-    // Models may still time kernels here (matmul_scaling's curves), so tools see it too.
+    // Annotations and findings, from the results alone (nothing is timed here).
     const ProfileRegion summarize_region("summarize");
     planned.experiment->annotate(mine);
     for (auto& f : planned.experiment->findings(mine)) {
@@ -329,6 +340,9 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       outcome.sections.emplace_back(key, section);
     outcome.results.insert(outcome.results.end(), mine.begin(), mine.end());
   }
+  // What the experiments' setups asked the engine to time (this rank's: run.json is rank 0's).
+  if (nlohmann::json timed = ctx.calibration ? ctx.calibration->record() : nullptr; !timed.is_null())
+    outcome.sections.emplace_back("calibration", std::move(timed));
   outcome.finished_utc = utc_now_iso8601();
   return outcome;
 }

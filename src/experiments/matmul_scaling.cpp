@@ -103,7 +103,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
     case_ = case_of(spec);
-    model_.calibrate(ctx_.comm, device_, path_, picks_);  // once, every rank
+    if (!ctx_.calibration) throw std::logic_error("matmul_scaling: its context has no calibration clock");
+    model_.calibrate(ctx_.comm, device_, path_, picks_, *ctx_.calibration, curves());  // once, every rank
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = ctx_.comm.split(ctx_.rank() < case_.p ? 0 : comm::kNoColour, ctx_.rank());
     // The model's panel width, the widest any rank chose so that all run the same schedule.
@@ -151,6 +152,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
   std::pair<std::string, nlohmann::json> run_record_section() const override;
 
  private:
+  perfmodel::ModelCurves curves() const;
   void add_scaling_case(const ScalingCase& sc, DType dt) {
     const Decomposition d = sc.decomposition;
     const bool summa = d == Decomposition::summa, sl = d == Decomposition::scalapack;  // sl: its own BLAS
@@ -221,7 +223,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
   std::unique_ptr<DistributedMatmul> engine_;
   std::map<DType, GemmPick> picks_;  // the local products' kernel per dtype
 
-  mutable ScalingModel model_;  // run_record_section() times the shapes its curves need
+  ScalingModel model_;
 };
 
 // comm_exposed_s: the median time a rank spent in communication it could not hide ("comm").
@@ -249,15 +251,19 @@ void MatmulScalingExperiment::annotate(std::vector<CaseResult>& results) const {
                            [&](const CaseResult& r) -> const ScalingCase& { return case_of(r.spec); });
 }
 
-std::pair<std::string, nlohmann::json> MatmulScalingExperiment::run_record_section() const {
-  // The model of each configured group at p = 1, 2, 4, … 64: plots extend it past the sweep.
-  std::map<std::string, std::function<ModelledProduct(int)>> curves;
+// The model of each configured group at p = 1, 2, 4, … 64: plots extend it past the sweep.
+perfmodel::ModelCurves MatmulScalingExperiment::curves() const {
+  perfmodel::ModelCurves out;
   for_each_combination(
       [&](DType dt, const ScalingCase& s) {
-        curves[algorithm_name(s) + "_" + to_string(dt)] = [=](int p) { return product(case_at(s, p), dt); };
+        out[algorithm_name(s) + "_" + to_string(dt)] = [=](int p) { return product(case_at(s, p), dt); };
       },
       dtypes_, schedules_);
-  const auto record = model_.record(curves);
+  return out;
+}
+
+std::pair<std::string, nlohmann::json> MatmulScalingExperiment::run_record_section() const {
+  const auto record = model_.record();
   if (record.is_null()) return {};
   return {"scaling_model", record};
 }

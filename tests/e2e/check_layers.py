@@ -7,7 +7,9 @@ compiler only checks through their users):
   - no MPI call or type outside comm/ (and main.cpp): experiments reach MPI through comm/;
   - experiments/ use only the engine's interface (ENGINE_FOR_EXPERIMENTS): the runner, the
     plan and the statistics drive experiments, never the other way round;
-  - no Kokkos backend or GPU runtime named outside core/backend*.
+  - no Kokkos backend or GPU runtime named outside core/backend*;
+  - experiments/ and the distributed/ algorithms they run never read a clock (CLOCK_WORDS):
+    the runner times cases and the engine's CalibrationClock times what a model needs.
 Usage: check_layers.py SRC_DIR"""
 import os
 import re
@@ -19,6 +21,8 @@ BACKEND_WORDS = re.compile(r"\b(KOKKOS_ENABLE_(CUDA|HIP|SYCL)|__CUDACC__|__HIPCC
 # and the helpers that read its shared keys and build its case list and findings from its own data.
 ENGINE_FOR_EXPERIMENTS = {"experiment.hpp", "registry.hpp", "phase_clock.hpp", "case_grid.hpp", "findings.hpp",
                           "comm_keys.hpp"}
+CLOCK_WORDS = re.compile(r"\b(Clock::now|steady_clock|high_resolution_clock|system_clock|seconds_since|"
+                         r"best_fenced_seconds|MPI_Wtime|omp_get_wtime|gettimeofday|clock_gettime)\b")
 MPI_WORDS = re.compile(r"\bMPI_[A-Z][A-Za-z_]*\b|#include <mpi\.h>")
 
 
@@ -78,6 +82,9 @@ def main():
             code = code_only(text)
             if layer != "comm" and MPI_WORDS.search(code):
                 errors.append(f"{layer}/{name}: uses MPI directly ({MPI_WORDS.search(code).group(0)}): go through comm/")
+            if layer in ("experiments", "distributed") and CLOCK_WORDS.search(code):
+                errors.append(f"{layer}/{name}: reads a clock ({CLOCK_WORDS.search(code).group(0)}): the runner "
+                              "times cases and the engine's CalibrationClock what a model needs")
             if not (layer == "core" and name.startswith("backend")) and BACKEND_WORDS.search(code):
                 errors.append(f"{layer}/{name}: names a backend ({BACKEND_WORDS.search(code).group(0)}): only core/backend* may")
     for e in errors:

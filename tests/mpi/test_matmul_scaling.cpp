@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -301,6 +302,24 @@ TEST_P(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
       }
     }
   }
+  // The model's α, β and γ were timed by the engine (never by the experiment's own clock) and
+  // recorded; its curves are in its record section, drawn from that calibration.
+  std::map<std::string, nlohmann::json> sections(out.sections.begin(), out.sections.end());
+  ASSERT_TRUE(sections.count("calibration")) << "the model's timings are not the engine's";
+  int gemms = 0, ping_pongs = 0;
+  for (const auto& t : sections["calibration"].at("matmul_scaling")) {
+    const std::string what = t.at("what");
+    gemms += what.rfind("gemm ", 0) == 0 ? 1 : 0;
+    ping_pongs += what.rfind("ping-pong ", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_GT(gemms, 0);
+  // 8 B and 4 MiB between rank 0 and a rank of its node, timed on those two (run.json is rank 0's).
+  if (world_rank() == 0) EXPECT_EQ(ping_pongs, world_size() > 1 ? 2 : 0);
+  EXPECT_LE(ping_pongs, 2);
+  ASSERT_TRUE(sections.count("scaling_model"));
+  for (const char* curve : {"row_float32", "summa_float64"})
+    EXPECT_FALSE(sections["scaling_model"].at("curves").value(curve, nlohmann::json::array()).empty())
+        << curve;
 }
 
 // Beside SUMMA on the same ranks, on host memory (the CPU, or an emulated GPU): every case

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -29,10 +30,12 @@ namespace {
 class FakeExperiment : public Experiment {
  public:
   static inline int runs = 0, setups = 0, teardowns = 0;
-  void configure(ConfigNode& node, const RunContext&) override {
+  void configure(ConfigNode& node, const RunContext& ctx) override {
+    ctx_ = ctx;
     cases_ = static_cast<int>(node.get<std::int64_t>("cases", 2));
     fail_ = node.get<bool>("fail", false);
     phases_ = node.get<bool>("phases", false);
+    calibrate_ = node.get<std::string>("calibrate", "");  // "setup", "run" or none
   }
   std::vector<CaseSpec> cases() const override {
     std::vector<CaseSpec> out;
@@ -46,9 +49,13 @@ class FakeExperiment : public Experiment {
     }
     return out;
   }
-  void setup(const CaseSpec&) override { ++setups; }
+  void setup(const CaseSpec&) override {
+    ++setups;
+    if (calibrate_ == "setup") calibrate();
+  }
   void run_once() override {
     ++runs;
+    if (calibrate_ == "run") calibrate();
     if (phases_) {
       end_phase("compute");
       end_phase("comm");
@@ -64,9 +71,19 @@ class FakeExperiment : public Experiment {
   }
 
  private:
+  // What a model's calibration does: asks the engine to time something, 3 runs after a warm-up.
+  void calibrate() {
+    ctx_.calibration->time(
+        "fake calibration", [] { FakeExperiment::calibrated += 1; }, 3, 1, true);
+  }
+  RunContext ctx_;
   int cases_ = 2;
   bool fail_ = false;
   bool phases_ = false;
+  std::string calibrate_;
+
+ public:
+  static inline int calibrated = 0;
 };
 MINIGPU_REGISTER_EXPERIMENT(FakeExperiment, {"fake",
                                              "test double for the runner",
@@ -155,6 +172,35 @@ TEST(Runner, DropsWarmupsAndRecordsEveryRepetition) {
   ASSERT_EQ(out.findings.size(), 1u);
   EXPECT_EQ(out.findings[0].experiment, "fake");
   EXPECT_EQ(out.findings[0].value, std::optional<double>(3.0));
+}
+
+// What an experiment times before its cases (a model's calibration) is the engine's: asked for
+// in setup through the context, timed and recorded under the experiment (run.json's
+// `calibration`), and refused inside a case's timed repetitions, where it would count as the
+// case's own work.
+TEST(Runner, CalibrationIsTimedAndRecordedByTheEngineAndNeverInsideARepetition) {
+  FakeExperiment::calibrated = 0;
+  const RunOutcome out = testing::run_yaml("experiments:\n  - {name: fake, cases: 2, calibrate: setup}\n");
+  EXPECT_EQ(FakeExperiment::calibrated, 2 * (1 + 3)) << "per setup: one warm-up and three timed runs";
+  const auto section = std::find_if(out.sections.begin(), out.sections.end(),
+                                    [](const auto& s) { return s.first == "calibration"; });
+  ASSERT_NE(section, out.sections.end());
+  const nlohmann::json& timed = section->second.at("fake");
+  ASSERT_EQ(timed.size(), 2u);
+  for (const auto& t : timed) {
+    EXPECT_EQ(t.at("what"), "fake calibration");
+    EXPECT_EQ(t.at("runs"), 3);
+    EXPECT_LE(t.at("best_s").get<double>(), t.at("median_s").get<double>());
+    EXPECT_GE(t.at("best_s").get<double>(), 0.0);
+  }
+  const RunOutcome plain = testing::run_yaml("experiments:\n  - {name: fake, cases: 1}\n");
+  EXPECT_TRUE(std::none_of(plain.sections.begin(), plain.sections.end(), [](const auto& s) {
+    return s.first == "calibration";
+  })) << "no section when nothing was calibrated";
+  EXPECT_THROW(testing::run_yaml("experiments:\n  - {name: fake, cases: 1, calibrate: run}\n"),
+               std::logic_error);
+  // Refused only while the case is timed: the next run's setup may calibrate again.
+  EXPECT_NO_THROW(testing::run_yaml("experiments:\n  - {name: fake, cases: 1, calibrate: setup}\n"));
 }
 
 TEST(Runner, FailedVerificationMarksTheRunFailed) {

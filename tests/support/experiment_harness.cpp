@@ -24,11 +24,10 @@ std::string temp_input(const std::string& yaml) {
 
 RunContext world() { return RunContext::on(comm::Communicator::world()); }
 
-}  // namespace
-
-RunPlan plan_yaml(const std::string& yaml, const std::vector<std::string>& overrides) {
+// The plan of `yaml`, configured with `ctx`: the context the run then uses, as `minigpu run`
+// uses one (its chooser and calibration log are the experiments' and the runner's alike).
+RunPlan plan_with(const std::string& yaml, const std::vector<std::string>& overrides, RunContext& ctx) {
   const std::string path = temp_input(yaml);
-  RunContext ctx = world();
   PlanOptions options;
   options.overrides = overrides;
   try {
@@ -42,9 +41,16 @@ RunPlan plan_yaml(const std::string& yaml, const std::vector<std::string>& overr
   }
 }
 
-RunOutcome run_yaml(const std::string& yaml) {
-  RunPlan plan = plan_yaml(yaml);
+}  // namespace
+
+RunPlan plan_yaml(const std::string& yaml, const std::vector<std::string>& overrides) {
   RunContext ctx = world();
+  return plan_with(yaml, overrides, ctx);
+}
+
+RunOutcome run_yaml(const std::string& yaml) {
+  RunContext ctx = world();
+  RunPlan plan = plan_with(yaml, {}, ctx);
   return run_plan(plan, ctx, nullptr);
 }
 
