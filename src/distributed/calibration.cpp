@@ -192,11 +192,12 @@ std::pair<std::int64_t, perfmodel::Estimate> best_summa_panel(const perfmodel::M
 }
 
 void ScalingModel::calibrate(const comm::Communicator& comm, Device device, comm::CommPath path,
-                             const std::map<DType, GemmPick>& picks, CalibrationClock& clock,
+                             const std::map<DType, GemmPick>& picks, CalibrationClock* clock,
                              const ModelCurves& curves) {
   if (network_) return;
-  clock_ = &clock;
-  network_ = calibrate_network(comm, device, path, clock);
+  if (!clock) throw std::logic_error("ScalingModel::calibrate: no clock (RunContext::calibration is empty)");
+  clock_ = clock;
+  network_ = calibrate_network(comm, device, path, *clock);
   device_ = device;
   for (const auto& [dtype, pick] : picks) kernels_[dtype] = pick.kernel;
   curves_ = draw(curves);

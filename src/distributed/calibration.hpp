@@ -113,11 +113,11 @@ using ModelCurves = std::map<std::string, std::function<ModelledProduct(int)>>;
 /// width and estimate) that all ranks agree on, each row's model values, and run.json's record.
 class ScalingModel {
  public:
-  /// Collective over `comm` the first time (α and β, timed by `clock`, which times every GEMM
+  /// Collective over `comm` the first time (α and β, timed by `clock`, not null, which times every GEMM
   /// shape after it too); then the model of each of `curves` at p = 1, 2, 4, … 64 (plots draw
   /// it beyond the measured ranks). A no-op afterwards. `picks`: the local products' kernel per dtype.
   void calibrate(const comm::Communicator& comm, Device device, comm::CommPath path,
-                 const std::map<DType, GemmPick>& picks, CalibrationClock& clock, const ModelCurves& curves);
+                 const std::map<DType, GemmPick>& picks, CalibrationClock* clock, const ModelCurves& curves);
   /// This rank's (panel width, estimate) for `c`, its local products timed for their shapes.
   std::pair<std::int64_t, perfmodel::Estimate> plan(const ModelledProduct& c);
   /// Keeps case `index`'s product, its panel width as all ranks agreed it, then starts a new

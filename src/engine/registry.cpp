@@ -100,7 +100,8 @@ nlohmann::json ExperimentRegistry::describe_all() {
                    {"description", info.description},
                    {"question", info.question},
                    {"figure", info.figure.empty() ? nlohmann::json(nullptr) : nlohmann::json(info.figure)},
-                   {"findings", findings}});
+                   {"findings", findings},
+                   {"smallest_keys", info.smallest_keys}});
   }
   return out;
 }

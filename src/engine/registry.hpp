@@ -29,6 +29,10 @@ struct ExperimentDescription {
   /// The PNG scripts/plot.py draws with scripts/plotlib/<name>.py ("" for none).
   std::string figure;
   std::vector<FindingInfo> findings;
+  /// Its keys at the smallest sizes that still run every engine it has, on the cpu, as one YAML
+  /// flow mapping's body ("n: 8, dtypes: [float32], device: cpu"; "" for none): what the tests
+  /// run every registered experiment with (tests/mpi/test_regions.cpp), so none goes untried.
+  std::string smallest_keys;
 
   /// The declaration `finding` (a reported name) matches, or nullptr.
   const FindingInfo* finding_for(const std::string& finding) const;
@@ -60,7 +64,7 @@ class ExperimentRegistry {
 
 /// Registers `Class` as the experiment the braced ExperimentDescription after it describes; place once at
 /// the end of the experiment's file.
-#define MINIGPU_REGISTER_EXPERIMENT(Class, ...)                                  \
-  static const bool minigpu_registered_##Class =                                 \
+#define MINIGPU_REGISTER_EXPERIMENT(Class, ...)                                        \
+  static const bool minigpu_registered_##Class =                                       \
       ::minigpu::ExperimentRegistry::add(::minigpu::ExperimentDescription __VA_ARGS__, \
                                          [] { return std::unique_ptr<::minigpu::Experiment>(new Class()); })

@@ -129,8 +129,11 @@ class DevicesExperiment : public CaseList<Rule> {
 
 }  // namespace
 
-MINIGPU_REGISTER_EXPERIMENT(
-    DevicesExperiment,
-    {"devices", "The chapter's device rules, each checked pass/fail", "do the device rules hold?", "", {}});
+MINIGPU_REGISTER_EXPERIMENT(DevicesExperiment, {"devices",
+                                                "The chapter's device rules, each checked pass/fail",
+                                                "do the device rules hold?",
+                                                "",
+                                                {},
+                                                ""});
 
 }  // namespace minigpu

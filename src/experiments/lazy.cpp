@@ -182,6 +182,7 @@ MINIGPU_REGISTER_EXPERIMENT(
       {"unfused_over_fused_<dtype>", "x",
        "two passes over memory (y written and read back) / one fused pass"},
       {"host_detour_over_fenced_<dtype>", "x",
-       "y copied to host memory and back between the kernels / the fenced device-only chain"}}});
+       "y copied to host memory and back between the kernels / the fenced device-only chain"}},
+     "elements: 64, dtypes: [float32], device: cpu"});
 
 }  // namespace minigpu

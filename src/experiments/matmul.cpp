@@ -195,6 +195,7 @@ MINIGPU_REGISTER_EXPERIMENT(
      "matmul_gflops.png",
      {{"peak_gflops_<device>_<dtype>", "GFLOP/s", "best rate over the sizes on the cpu or the gpu"},
       {"crossover_n_<variant>_<dtype>", "n", "smallest n from which the GPU is faster with that variant"},
-      {"speedup_<precision>_over_float32_<variant>_<device>_n<n>", "x", "float32's time / its time"}}});
+      {"speedup_<precision>_over_float32_<variant>_<device>_n<n>", "x", "float32's time / its time"}},
+     "sizes: [8], devices: [cpu], variants: [reference, tiled, vendor], dtypes: [float32]"});
 
 }  // namespace minigpu

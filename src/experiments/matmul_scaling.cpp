@@ -103,8 +103,13 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
     case_ = case_of(spec);
-    if (!ctx_.calibration) throw std::logic_error("matmul_scaling: its context has no calibration clock");
-    model_.calibrate(ctx_.comm, device_, path_, picks_, *ctx_.calibration, curves());  // once, every rank
+    perfmodel::ModelCurves curves;  // each group's model at p = 1, 2, 4, … 64: plots extend it past the sweep
+    for_each_combination(
+        [&](DType dt, const ScalingCase& s) {
+          curves[algorithm_name(s) + "_" + to_string(dt)] = [=](int p) { return product(case_at(s, p), dt); };
+        },
+        dtypes_, schedules_);
+    model_.calibrate(ctx_.comm, device_, path_, picks_, ctx_.calibration.get(), curves);  // once, every rank
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = ctx_.comm.split(ctx_.rank() < case_.p ? 0 : comm::kNoColour, ctx_.rank());
     // The model's panel width, the widest any rank chose so that all run the same schedule.
@@ -152,7 +157,6 @@ class MatmulScalingExperiment : public CaseList<ScalingCase> {
   std::pair<std::string, nlohmann::json> run_record_section() const override;
 
  private:
-  perfmodel::ModelCurves curves() const;
   void add_scaling_case(const ScalingCase& sc, DType dt) {
     const Decomposition d = sc.decomposition;
     const bool summa = d == Decomposition::summa, sl = d == Decomposition::scalapack;  // sl: its own BLAS
@@ -251,21 +255,9 @@ void MatmulScalingExperiment::annotate(std::vector<CaseResult>& results) const {
                            [&](const CaseResult& r) -> const ScalingCase& { return case_of(r.spec); });
 }
 
-// The model of each configured group at p = 1, 2, 4, … 64: plots extend it past the sweep.
-perfmodel::ModelCurves MatmulScalingExperiment::curves() const {
-  perfmodel::ModelCurves out;
-  for_each_combination(
-      [&](DType dt, const ScalingCase& s) {
-        out[algorithm_name(s) + "_" + to_string(dt)] = [=](int p) { return product(case_at(s, p), dt); };
-      },
-      dtypes_, schedules_);
-  return out;
-}
-
 std::pair<std::string, nlohmann::json> MatmulScalingExperiment::run_record_section() const {
-  const auto record = model_.record();
-  if (record.is_null()) return {};
-  return {"scaling_model", record};
+  if (auto record = model_.record(); !record.is_null()) return {"scaling_model", std::move(record)};
+  return {};
 }
 
 std::vector<Finding> MatmulScalingExperiment::findings(const std::vector<CaseResult>& results) const {
@@ -347,6 +339,8 @@ MINIGPU_REGISTER_EXPERIMENT(
        "parallel efficiency against the fewest ranks of the sweep (strong or weak), with its 95 % interval "
        "and the model's figure"},
       {"comm_fraction_<decomposition>_<dtype>_p<p>", "%", "communication's share of comm + compute time"},
-      {"summa_over_scalapack_<dtype>_p<p>", "x", "t(SUMMA) / t(ScaLAPACK's PxGEMM) at the same n and p"}}});
+      {"summa_over_scalapack_<dtype>_p<p>", "x", "t(SUMMA) / t(ScaLAPACK's PxGEMM) at the same n and p"}},
+     "n: 12, block_size: 4, decompositions: [row, summa, scalapack], overlap: both, dtypes: [float64], "
+     "device: cpu"});
 
 }  // namespace minigpu

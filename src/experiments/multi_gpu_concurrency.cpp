@@ -144,6 +144,7 @@ MINIGPU_REGISTER_EXPERIMENT(
      "exercise 4: k GPUs at once vs one in turn",
      "concurrency.png",
      {{"speedup_<dtype>", "x", "t(k matmuls in turn on one GPU) / t(one matmul on each of k GPUs at once)"},
-      {"efficiency_<dtype>", "%", "speedup / k, with its 95 % interval"}}});
+      {"efficiency_<dtype>", "%", "speedup / k, with its 95 % interval"}},
+     "n: 8, dtypes: [float32], device: cpu"});
 
 }  // namespace minigpu

@@ -23,27 +23,6 @@ namespace {
 using testing::KokkosRegionTrace;
 using Path = std::vector<std::string>;
 
-// The smallest input of each experiment that still runs every engine it has; an experiment
-// registered without one here fails EveryRegisteredExperimentHasATinyInput.
-const std::map<std::string, std::string>& tiny_inputs() {
-  static const std::map<std::string, std::string> inputs = {
-      {"devices", ""},
-      {"lazy", "    elements: 64\n    dtypes: [float32]\n    device: cpu\n"},
-      {"linear", "    samples: 64\n    batch_size: 32\n    epochs: 1\n    lr: 0.01\n    device: cpu\n"},
-      {"logging", "    n: 9\n    steps: 3\n    dtypes: [float64]\n    device: cpu\n"},
-      {"matmul",
-       "    sizes: [8]\n    devices: [cpu]\n    variants: [reference, tiled, vendor]\n    dtypes: "
-       "[float32]\n"},
-      {"matmul_scaling",
-       "    n: 12\n    block_size: 4\n    decompositions: [row, summa, scalapack]\n    overlap: both\n"
-       "    dtypes: [float64]\n    device: cpu\n"},
-      {"multi_gpu_concurrency", "    n: 8\n    dtypes: [float32]\n    device: cpu\n"},
-      {"transfer",
-       "    sizes: [1KiB]\n    chunks: [1]\n    rank_sizes: [1KiB]\n    messages: 2\n    device: cpu\n"},
-  };
-  return inputs;
-}
-
 // The regions each experiment opens inside its cases' `run` phase.
 const std::map<std::string, std::vector<std::string>> kInnerRegions = {
     {"matmul_scaling", {"comm", "compute"}},
@@ -52,8 +31,11 @@ const std::map<std::string, std::vector<std::string>> kInnerRegions = {
 
 const std::set<std::string> kPhases = {"setup", "warmup", "run", "verify", "teardown"};
 
+// The experiment's smallest input, as its registration gives it.
 std::string yaml_for(const std::string& name) {
-  return "run: {warmups: 1, repetitions: 2}\nexperiments:\n  - name: " + name + "\n" + tiny_inputs().at(name);
+  const std::string keys = ExperimentRegistry::find(name)->smallest_keys;
+  return "run: {warmups: 1, repetitions: 2}\nexperiments:\n  - {name: " + name +
+         (keys.empty() ? "" : ", " + keys) + "}\n";
 }
 
 RunContext world() { return RunContext::on(comm::Communicator::world()); }
@@ -77,9 +59,14 @@ std::vector<std::string> registered_names() {
   return names;
 }
 
-TEST(ProfilingRegions, EveryRegisteredExperimentHasATinyInput) {
+// Every registered experiment is run from its registered smallest input: one registered
+// without a usable one (a key it refuses, no case) fails here and in the run below.
+TEST(ProfilingRegions, EveryRegisteredExperimentPlansFromItsSmallestInput) {
   ASSERT_FALSE(registered_names().empty());
-  for (const auto& name : registered_names()) EXPECT_EQ(tiny_inputs().count(name), 1u) << name;
+  for (const auto& name : registered_names()) {
+    EXPECT_NO_THROW(EXPECT_FALSE(testing::plan_yaml(yaml_for(name)).experiments.at(0).cases.empty()))
+        << name << ": " << yaml_for(name);
+  }
 }
 
 class ExperimentRegions : public ::testing::TestWithParam<std::string> {};

@@ -89,11 +89,12 @@ MINIGPU_REGISTER_EXPERIMENT(FakeExperiment, {"fake",
                                              "test double for the runner",
                                              "does the runner time what it should?",
                                              "",
-                                             {{"cases_seen", "cases", "how many cases findings() saw"}}});
+                                             {{"cases_seen", "cases", "how many cases findings() saw"}},
+                                             ""});
 
 TEST(Registry, FindingPatternsMatchWholeNamesOnly) {
   ExperimentDescription about{
-      "x", "d", "q", "", {{"peak_gbps_<group>", "GB/s", "best"}, {"a.<dtype>.b", "x", "r"}}};
+      "x", "d", "q", "", {{"peak_gbps_<group>", "GB/s", "best"}, {"a.<dtype>.b", "x", "r"}}, ""};
   ASSERT_NE(about.finding_for("peak_gbps_h2d_pinned"), nullptr);
   EXPECT_EQ(about.finding_for("peak_gbps_h2d_pinned")->unit, "GB/s");
   EXPECT_EQ(about.finding_for("peak_gbps_"), nullptr);  // a placeholder stands for something
@@ -105,11 +106,11 @@ TEST(Registry, FindingPatternsMatchWholeNamesOnly) {
 
 TEST(Registry, RefusesWhatTheDocsCouldNotUse) {
   const auto make = [] { return std::unique_ptr<Experiment>(new FakeExperiment()); };
-  EXPECT_THROW(ExperimentRegistry::add({"nameless_question", "d", "", "", {}}, make), std::logic_error);
+  EXPECT_THROW(ExperimentRegistry::add({"nameless_question", "d", "", "", {}, ""}, make), std::logic_error);
   EXPECT_THROW(
-      ExperimentRegistry::add({"twice", "d", "q", "", {{"a_<x>", "x", "r"}, {"a_<x>", "x", "r"}}}, make),
+      ExperimentRegistry::add({"twice", "d", "q", "", {{"a_<x>", "x", "r"}, {"a_<x>", "x", "r"}}, ""}, make),
       std::logic_error);
-  EXPECT_THROW(ExperimentRegistry::add({"fake", "d", "q", "", {}}, make), std::logic_error);  // taken
+  EXPECT_THROW(ExperimentRegistry::add({"fake", "d", "q", "", {}, ""}, make), std::logic_error);  // taken
   EXPECT_EQ(ExperimentRegistry::find("nameless_question"), nullptr);
   EXPECT_EQ(ExperimentRegistry::find("twice"), nullptr);
 }

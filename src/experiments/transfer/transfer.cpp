@@ -323,6 +323,7 @@ MINIGPU_REGISTER_EXPERIMENT(
       {"latency_us_pingpong_<path>", "us", "one-way time (half a round trip) of the smallest message"},
       {"peak_busbw_gbps_allreduce_<path>", "GB/s",
        "nccl-tests' bus bandwidth of the allreduce, algbw·2(p−1)/p"},
-      {"rank_to_rank", "GB/s", "no value: a run on one rank has no rank-to-rank cases (the note says so)"}}});
+      {"rank_to_rank", "GB/s", "no value: a run on one rank has no rank-to-rank cases (the note says so)"}},
+     "sizes: [1KiB], chunks: [1], rank_sizes: [1KiB], messages: 2, device: cpu"});
 
 }  // namespace minigpu
