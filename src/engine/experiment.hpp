@@ -62,6 +62,9 @@ struct RunContext {
   std::optional<io::GemmChoiceRecord> gemm_record() const;
 };
 
+/// The measurement contract, BabelStream's Stream<T> in size: configure from the input, list the
+/// cases, set one up, run it once, verify it, free it. Conclusions drawn from the results are
+/// optional and apart (Analysis, below).
 class Experiment {
  public:
   virtual ~Experiment() = default;
@@ -79,14 +82,6 @@ class Experiment {
   virtual Check verify() = 0;
   /// Frees the case's data.
   virtual void teardown() {}
-  /// Conclusions across this experiment's results (all ranks call it with the same results).
-  virtual std::vector<Finding> findings(const std::vector<CaseResult>&) const { return {}; }
-  /// Adds figures derived per row (CaseResult::values) once every case ran, before
-  /// findings(); all ranks call it with the same results, resumed ones included.
-  virtual void annotate(std::vector<CaseResult>&) const {}
-  /// This experiment's own section of run.json as {key, value} (e.g. the figures a model was
-  /// calibrated with), read after findings(); an empty key for none.
-  virtual std::pair<std::string, nlohmann::json> run_record_section() const { return {}; }
 
   /// Set by the runner around timed repetitions; null otherwise.
   void attach_phase_clock(PhaseClock* clock) { phase_clock_ = clock; }
@@ -100,6 +95,22 @@ class Experiment {
 
  private:
   PhaseClock* phase_clock_ = nullptr;
+};
+
+/// What an experiment concludes once every case ran, from the results alone (nothing is timed
+/// here): an experiment with conclusions derives from Analysis too, and the runner asks it.
+/// All ranks call each hook with the same results, resumed ones included.
+class Analysis {
+ public:
+  virtual ~Analysis() = default;
+  /// Adds figures derived per row (CaseResult::values), before findings().
+  virtual void annotate(std::vector<CaseResult>&) const {}
+  /// Conclusions across the experiment's results; each must match a pattern its registration
+  /// declares.
+  virtual std::vector<Finding> findings(const std::vector<CaseResult>&) const { return {}; }
+  /// The experiment's own section of run.json as {key, value} (e.g. the figures a model was
+  /// calibrated with), read after findings(); an empty key for none.
+  virtual std::pair<std::string, nlohmann::json> run_record_section() const { return {}; }
 };
 
 /// The data and kernels of one case, typed by memory space and scalar type behind one

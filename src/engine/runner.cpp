@@ -318,8 +318,10 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
     }
     // Annotations and findings, from the results alone (nothing is timed here).
     const ProfileRegion summarize_region("summarize");
-    planned.experiment->annotate(mine);
-    for (auto& f : planned.experiment->findings(mine)) {
+    // An experiment without conclusions is no Analysis: its rows stand alone.
+    const auto* analysis = dynamic_cast<const Analysis*>(planned.experiment.get());
+    if (analysis) analysis->annotate(mine);
+    for (auto& f : analysis ? analysis->findings(mine) : std::vector<Finding>{}) {
       f.experiment = planned.name;
       ExperimentRegistry::check_declared(f.experiment, f.name, f.unit);
       flag_unreliable(f, crowded);
@@ -336,7 +338,9 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       }
       outcome.findings.push_back(f);
     }
-    if (auto [key, section] = planned.experiment->run_record_section(); !key.empty())
+    if (auto [key, section] =
+            analysis ? analysis->run_record_section() : std::pair<std::string, nlohmann::json>{};
+        !key.empty())
       outcome.sections.emplace_back(key, section);
     outcome.results.insert(outcome.results.end(), mine.begin(), mine.end());
   }

@@ -99,7 +99,7 @@ class ChainState : public CaseState {
 /// The backend returns from a launch only once the kernel has finished.
 bool runs_synchronously(Device d) { return !kHasGpuBackend || uses_host_memory(d); }
 
-class LazyExperiment : public CaseList<LazyCase> {
+class LazyExperiment : public CaseList<LazyCase>, public Analysis {
  public:
   void setup(const CaseSpec& spec) override { setup_state<ChainState>(spec); }
   void configure(ConfigNode& node, const RunContext& ctx) override {

@@ -147,7 +147,7 @@ class Training : public CaseState {
   SgdTrainer<T, Space> trainer_;
 };
 
-class LinearExperiment : public CaseList<LinearCase> {
+class LinearExperiment : public CaseList<LinearCase>, public Analysis {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     s_.in = node.get_int("in_features", 8, 1, 1000000000);

@@ -143,7 +143,7 @@ class LoggingState : public CaseState {
   kernels::AnyMatmul<Mem, T> product_;
 };
 
-class LoggingExperiment : public CaseList<LoggingCase> {
+class LoggingExperiment : public CaseList<LoggingCase>, public Analysis {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     n_ = node.get_int("n", 100, 1, 100000);

@@ -101,7 +101,7 @@ class MatmulState : public CaseState {
   kernels::AnyMatmul<Mem, T> product_;
 };
 
-class MatmulExperiment : public CaseList<MatmulCase> {
+class MatmulExperiment : public CaseList<MatmulCase>, public Analysis {
  public:
   void setup(const CaseSpec& spec) override { setup_state<MatmulState, true>(spec); }
   void configure(ConfigNode& node, const RunContext& ctx) override {

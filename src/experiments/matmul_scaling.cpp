@@ -51,7 +51,7 @@ constexpr std::int64_t kExactCheckMaxScalingN = 64;
 const Names<Decomposition> kDecompositions = {
     {"row", Decomposition::row}, {"summa", Decomposition::summa}, {"scalapack", Decomposition::scalapack}};
 
-class MatmulScalingExperiment : public CaseList<ScalingCase> {
+class MatmulScalingExperiment : public CaseList<ScalingCase>, public Analysis {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     ctx_ = ctx;

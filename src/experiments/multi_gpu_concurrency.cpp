@@ -66,7 +66,7 @@ class ConcurrencyState : public CaseState {
   View a_, b_, out_;
 };
 
-class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase> {
+class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase>, public Analysis {
  public:
   void setup(const CaseSpec& spec) override { setup_state<ConcurrencyState>(spec); }
   void configure(ConfigNode& node, const RunContext& ctx) override {

@@ -314,7 +314,9 @@ TEST_P(MatmulScalingRun, StrongSweepVerifiesEveryCaseAndReportsEfficiency) {
   }
   EXPECT_GT(gemms, 0);
   // 8 B and 4 MiB between rank 0 and a rank of its node, timed on those two (run.json is rank 0's).
-  if (world_rank() == 0) EXPECT_EQ(ping_pongs, world_size() > 1 ? 2 : 0);
+  if (world_rank() == 0) {
+    EXPECT_EQ(ping_pongs, world_size() > 1 ? 2 : 0);
+  }
   EXPECT_LE(ping_pongs, 2);
   ASSERT_TRUE(sections.count("scaling_model"));
   for (const char* curve : {"row_float32", "summa_float64"})

@@ -27,7 +27,7 @@ namespace minigpu {
 namespace {
 
 // Counts calls; "fails" when configured to, so FAIL rows can be produced on purpose.
-class FakeExperiment : public Experiment {
+class FakeExperiment : public Experiment, public Analysis {
  public:
   static inline int runs = 0, setups = 0, teardowns = 0;
   void configure(ConfigNode& node, const RunContext& ctx) override {

@@ -88,7 +88,7 @@ std::unique_ptr<CaseState> make_copy(Device device, const TransferCase& c, const
   });
 }
 
-class TransferExperiment : public CaseList<TransferCase> {
+class TransferExperiment : public CaseList<TransferCase>, public Analysis {
  public:
   void configure(ConfigNode& node, const RunContext& ctx) override {
     ctx_ = ctx;
