@@ -19,12 +19,13 @@
 # A second signal goes to the launcher itself: the user means it.
 
 # exit_on_interrupt: from here until run_forwarding_signals takes over (and again after it), a
-# SIGINT or SIGTERM ends the script with 128+N as soon as the command in hand returns. Bash alone
+# Ctrl-C (SIGINT) ends the script with 130 as soon as the command in hand returns. Bash alone
 # carries on after a command that caught the signal and exited 0, and would then launch the run
-# the user had just stopped (tests/e2e/check_signal_before_launch.py).
+# the user had just stopped (tests/e2e/check_signal_before_launch.py). SIGTERM keeps bash's
+# default, which ends the script at once (EXIT traps run): a trap would wait for the command in
+# hand, and a scheduler's SIGKILL may follow before it returns.
 exit_on_interrupt() {
   trap 'echo "[minigpu] interrupted (SIGINT)" >&2; exit 130' INT
-  trap 'echo "[minigpu] interrupted (SIGTERM)" >&2; exit 143' TERM
 }
 
 # launcher_flavour LAUNCHER: openmpi, mpich (Hydra's mpiexec: MPICH's, Intel MPI's) or other
