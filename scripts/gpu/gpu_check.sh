@@ -18,7 +18,8 @@
 # --rehearsal     the CI dress rehearsal with a host build (tests/gpu/check_gpu_check.sh): every
 #                 step on emulated GPUs at tiny sizes, same order, deadline, report and files.
 # Steps: preflight (nvidia-smi, the binaries load, minigpu devices on 1 and 2 ranks); the GEMM
-# tests; matmul to n = 10000 beside cuBLAS called directly (tests/gpu/cuda_reference); matmul in
+# tests; matmul to n = 10000 beside cuBLAS called directly (tests/gpu/cuda_reference) and the
+# CUDA cores' FMA peak with the SM clock it held (cuda_reference fma, nvidia-smi); matmul in
 # float64, float32, TF32, bfloat16 and float16 (inputs/matmul_low_precision_gpu.yaml); logging
 # and lazy; 2 ranks on one GPU (transfer, strong scaling, concurrency); transfers and
 # concurrency on every GPU; the other GPU tests; PyTorch's column; one ncu of the native kernel.
@@ -193,6 +194,19 @@ preflight() {
   mpirun_n 1 "$minigpu" devices && mpirun_n 2 "$minigpu" devices
 }
 shared() { CUDA_VISIBLE_DEVICES="$first_gpu" run_input "$1" 2 shared; }
+# The CUDA cores' FMA peak measured apart from miniGPU, with the SM clock it held (in the kernel,
+# and nvidia-smi's every 50 ms beside it): is a peak below the datasheet's the clock or the issue?
+fma_clocks() {
+  local sampler rc=0
+  "$smi" --query-gpu=timestamp,clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv,noheader,nounits \
+    -lms 50 >"$work/clocks.csv" &
+  sampler=$!
+  "$tests/cuda_reference" fma >"$work/fma_reference.json" || rc=$?
+  kill "$sampler" 2>/dev/null || true
+  wait "$sampler" 2>/dev/null || true
+  cat "$work/fma_reference.json"
+  return "$rc"
+}
 
 log "$gpus GPU(s); results in $out; deadline ${deadline} s"
 step preflight 20 preflight
@@ -200,8 +214,10 @@ step gemm_tests 60 gtests test_matmul test_tensor
 if [ -x "$tests/cuda_reference" ]; then
   step reference 45 "$tests/cuda_reference" $((1 << 28)) 4096 10000 1024
   [ -f "$work/reference.log" ] && cp "$work/reference.log" "$work/reference.json"
+  step clocks 20 fma_clocks
 else
   not_run reference "no cuda_reference in this build (CUDA only)"
+  not_run clocks "no cuda_reference in this build (CUDA only)"
 fi
 step matmul 150 run_input matmul_gpu "$gpus" runs
 step matmul_low_precision 90 run_input matmul_low_precision_gpu "$gpus" runs

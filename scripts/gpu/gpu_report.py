@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The GPU check's report: miniGPU's GPU figures beside the same quantities measured without
 miniGPU (tests/gpu/cuda_reference) and by PyTorch on the same GPU (scripts/torch_reference.py),
-as Markdown tables. Reads OUT/gpus.csv, OUT/reference.json, OUT/runs/*/run.json (and the
+as Markdown tables. Reads OUT/gpus.csv, OUT/reference.json, OUT/fma_reference.json with
+OUT/clocks.csv (the FMA peak and the SM clock), OUT/runs/*/run.json (and the
 results.csv beside each) and OUT/torch/*.csv as scripts/gpu/gpu_check.sh leaves them.
 OUT/steps.tsv (gpu_check.sh's steps: passed, failed, timed out or skipped, and why) heads the report.
     gpu_report.py OUT"""
@@ -146,6 +147,52 @@ def ceiling_lines(runs, gpu_name):
         lines.append("")
         lines += [f"- {key}: {sheet[key]['source']}" for key in ("hbm_gbps", "host_link_gbps")]
         lines += [f"- FMA {dtype}: {p['source']}" for dtype, p in fma.items()]
+    return lines
+
+
+# FMA lanes per SM and cycle on the CUDA cores (NVIDIA's tuning guides; Hopper's FP64 is half).
+FMA_LANES = {"float32": 128, "float64": 64}
+
+
+def clock_lines(out, runs):
+    """The CUDA cores' FMA peak measured apart from miniGPU (cuda_reference fma), the SM clock
+    its kernel held, and what that clock allows: tells a clock held low under load from a kernel
+    that issues below the FMA pipes. nvidia-smi's samples during the step beside it."""
+    path = os.path.join(out, "fma_reference.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            ref = json.load(f)
+    except (OSError, json.JSONDecodeError):
+        return []
+    measured = {c["name"]: c for record in runs.values() for c in record.get("ceilings", [])}
+    lines = ["", "| CUDA cores' FMA peak | reference (cuda_reference fma) | SM clock in its kernel "
+             "| the FMA pipes at that clock | reference / pipes | miniGPU (gpu_fma) | miniGPU / reference |",
+             "|---|---|---|---|---|---|---|"]
+    for dtype, r in ref.get("fma", {}).items():
+        pipes = 2 * FMA_LANES[dtype] * ref["sms"] * r["sm_mhz"] / 1e6  # TFLOP/s
+        c = measured.get("gpu_fma_" + dtype.replace("float", "f"))
+        mine = c["value"] / 1000 if c else None
+        share = r["tflops"] / pipes if pipes else None
+        flag = " ! above what the pipes allow at that clock (a clock read wrong)" if share and share > 1.02 else ""
+        lines.append(f"| {dtype} | {fmt(r['tflops'])} TFLOP/s | {r['sm_mhz']:.0f} MHz | {fmt(pipes)} TFLOP/s "
+                     f"({ref['sms']} SMs x {FMA_LANES[dtype]} lanes) | {fmt(share, 3)}{flag} | {fmt(mine)} TFLOP/s "
+                     f"| {fmt(mine / r['tflops'] if mine else None, 3)} |")
+    samples = []
+    if os.path.exists(os.path.join(out, "clocks.csv")):
+        with open(os.path.join(out, "clocks.csv"), encoding="utf-8") as f:
+            for row in csv.reader(f):
+                try:
+                    sample = [float(v) for v in row[1:5]]
+                except ValueError:
+                    continue  # a field this driver lacks ("[N/A]"), a line cut by the kill
+                if len(sample) == 4:
+                    samples.append(sample)
+    if samples:
+        sm = sorted(s[0] for s in samples)
+        lines.append(f"- nvidia-smi every 50 ms during the step ({len(samples)} samples): SM clock "
+                     f"{sm[0]:.0f}–{sm[-1]:.0f} MHz (median {sm[len(sm) // 2]:.0f}), its maximum "
+                     f"{max(s[1] for s in samples):.0f} MHz, power up to {max(s[2] for s in samples):.0f} W, "
+                     f"{max(s[3] for s in samples):.0f} °C")
     return lines
 
 
@@ -301,6 +348,7 @@ def main():
         results = record.get("results", [])
         lines.append(f"| {name} | {len(results)} | {sum(1 for r in results if r.get('verified'))} |")
     lines += ceiling_lines(runs, gpus[0][1] if gpus else "")
+    lines += clock_lines(out, runs)
     lines += peak_share_lines(runs)
     shared, problems = shared_gpu_lines(out)
     lines += shared

@@ -50,7 +50,7 @@ check() {  # check NAME DEADLINE [ARGS...]: runs the rehearsal into $tmp/NAME; i
   PATH="$tmp/bin:$PATH" MINIGPU_TORCH_PYTHON=/bin/false bash "$root/scripts/gpu/gpu_check.sh" \
     --prebuilt "$tmp/prebuilt" --rehearsal --deadline "$deadline" --out "$tmp/$name" "$@" >"$tmp/$name.log" 2>&1
 }
-order="preflight gemm_tests reference matmul matmul_low_precision logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu
+order="preflight gemm_tests reference clocks matmul matmul_low_precision logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu
 shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests torch ncu"
 steps_of() { tail -n +2 "$tmp/$1/steps.tsv" | cut -f1 | tr '\n' ' '; }
 status_of() { awk -F'\t' -v s="$2" '$1 == s { print $2 }' "$tmp/$1/steps.tsv"; }
@@ -69,7 +69,7 @@ files_ok short
 for s in gemm_tests matmul logging lazy transfer other_tests; do
   grep -q "^$s"$'\tskipped\t-\twould cross the deadline' "$tmp/short/steps.tsv" || fail "short: $s not skipped for the deadline"
 done
-grep -q '^Skipped (.*): gemm_tests, reference, matmul' "$tmp/short/report.md" || fail "short: the report does not list the skipped steps"
+grep -q '^Skipped (.*): gemm_tests, reference, clocks, matmul' "$tmp/short/report.md" || fail "short: the report does not list the skipped steps"
 
 # 3. Steps that fail (every run's rank 0 throws: MINIGPU_INJECT_FAULT) are recorded and the
 # check goes on to the next; it exits 1 with its report written.
@@ -90,7 +90,9 @@ for s in preflight gemm_tests matmul matmul_low_precision logging lazy shared_tr
   shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests; do
   [ "$(status_of full "$s")" = passed ] || fail "full: $s is '$(status_of full "$s")', not passed"
 done
-grep -q $'^reference\tskipped\t-\tno cuda_reference' "$tmp/full/steps.tsv" || fail "reference not skipped for its reason"
+for s in reference clocks; do
+  grep -q "^$s"$'\tskipped\t-\tno cuda_reference' "$tmp/full/steps.tsv" || fail "$s not skipped for its reason"
+done
 grep -q $'^torch\tskipped\t-\t.*torch that sees CUDA' "$tmp/full/steps.tsv" || fail "torch not skipped for its reason"
 grep -q '^| preflight | passed |' "$tmp/full/report.md" || fail "the report has no steps table"
 mkdir -p "$tmp/full/x" && tar -C "$tmp/full/x" -xzf "$tmp/full/all.tar.gz"

@@ -7,6 +7,9 @@
   - the measured FMA peaks as a share of the CUDA cores' datasheet FP32 / FP64 (H100 SXM: 67 / 34
     TFLOP/s), above it flagged, and each GPU GEMM row's share of the measured peak beside its share
     of the best GEMM;
+  - the FMA peak measured apart from miniGPU (cuda_reference fma) against what the FMA pipes
+    allow at the SM clock its kernel held (SMs x lanes x 2 x clock), above it flagged, and
+    miniGPU's own peak as a share of it; nvidia-smi's clock samples, lines it cannot read skipped;
   - the runs with two ranks on one GPU: the report fails (exit 1, naming the run) when a GPU
     row is not flagged as sharing the GPU or a case is unverified, and passes when all are.
     check_gpu_report.py scripts/gpu/gpu_report.py"""
@@ -44,6 +47,12 @@ def make_check(out, gpu_name, shared_flags):
                  "peak": {"name": "gpu_fma_f64", "percent": 103.6, "above_because": "above its peak"},
                  "ceiling": None})
     write_run(os.path.join(out, "runs", "matmul_low_precision_gpu"), "matmul_low_precision_gpu", gemm)
+    with open(os.path.join(out, "fma_reference.json"), "w", encoding="utf-8") as f:
+        f.write('{"device": "x", "sms": 132, "fma": {"float32": {"tflops": 56.0, "sm_mhz": 1700}, '
+                '"float64": {"tflops": 31.0, "sm_mhz": 1700}}}')
+    with open(os.path.join(out, "clocks.csv"), "w", encoding="utf-8") as f:
+        f.write("2026/11/27 10:00:00.000, 1700, 1980, 650.2, 51\n2026/11/27 10:00:00.050, [N/A], 1980, 1, 1\n"
+                "2026/11/27 10:00:00.100, 1980, 1980, 100.0, 40\n2026/11/27 10:00:00.150, 19")
 
 
 def main():
@@ -63,7 +72,12 @@ def main():
                      "| float32 | 60.3 | 67 | 90.0 % | 8 chains |",
                      "| float64 | 35.7 | 34 | 105.0 % ! above the datasheet peak",
                      "| tiled float32 n=4096 | 40.9 | 67.8 % of gpu_fma_f32 | 80.2 % of gpu_sgemm |",
-                     "| tiled float64 n=4096 | 37 | 103.6 % of gpu_fma_f64 ! above its peak | — |"):
+                     "| tiled float64 n=4096 | 37 | 103.6 % of gpu_fma_f64 ! above its peak | — |",
+                     # 2 x 128 x 132 x 1700 MHz = 57.4 TFLOP/s: 56 / 57.45 = 0.975; 60.3 / 56 = 1.08.
+                     "| float32 | 56 TFLOP/s | 1700 MHz | 57.4 TFLOP/s (132 SMs x 128 lanes) | 0.975 | 60.3 TFLOP/s | 1.08 |",
+                     # 2 x 64 x 132 x 1700 MHz = 28.7: 31 / 28.72 = 1.08, above; 35.7 / 31 = 1.15.
+                     "| float64 | 31 TFLOP/s | 1700 MHz | 28.7 TFLOP/s (132 SMs x 64 lanes) | 1.08 ! above what the pipes",
+                     "(2 samples): SM clock 1700–1980 MHz (median 1980), its maximum 1980 MHz, power up to 650 W, 51 °C"):
             if want not in proc.stdout:
                 errors.append(f"missing {want!r}:\n{proc.stdout}{proc.stderr}")
         if proc.returncode != 0:

@@ -5,6 +5,9 @@
 // CUDA events (median of `reps` after a warm-up). Bytes are counted once per copy, as the
 // transfer experiment counts them.
 //   cuda_reference [BYTES] [GEMM_N...]   prints one JSON object
+//   cuda_reference fma                   the CUDA cores' FMA peak in float32 and float64, written
+//                                        apart from kernels/fma_peak.hpp, with the SM clock each
+//                                        kernel ran at (clock64 cycles over %globaltimer ns)
 // Built only on CUDA builds; run by scripts/gpu/gpu_check.sh in the same session as minigpu.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -12,12 +15,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -114,10 +119,90 @@ double gemm_ex_tflops(cublasHandle_t h, std::int64_t n, int reps, cudaDataType t
   });
 }
 
+// The FMA reference: 8 independent chains x <- a*x + b per thread, converging on 2; each block's
+// first thread also records the SM cycles and the nanoseconds its block took, so that the
+// report can tell a clock held low under load from a kernel that issues below the FMA pipes.
+constexpr int kChains = 8;
+__device__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+template <class T>
+__global__ void fma_chains(T* sums, std::int64_t steps, long long* cycles, unsigned long long* ns) {
+  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  const long long c0 = clock64();
+  const std::uint64_t g0 = global_ns();
+  const T a = T(1.0 - 1.0 / 1024), b = T(2.0 / 1024), one = sums[t] + T(1);  // sums start at 0
+  T x[kChains];
+  for (int c = 0; c < kChains; ++c) x[c] = one * T(c);
+#pragma unroll 8
+  for (std::int64_t s = 0; s < steps; ++s) {
+    for (int c = 0; c < kChains; ++c) x[c] = fma(x[c], a, b);
+  }
+  T sum = 0;
+  for (int c = 0; c < kChains; ++c) sum += x[c];
+  sums[t] = sum;
+  if (threadIdx.x == 0) {
+    cycles[blockIdx.x] = clock64() - c0;
+    ns[blockIdx.x] = global_ns() - g0;
+  }
+}
+
+/// {"tflops": median of `reps` launches, "sm_mhz": cycles over ns summed over every block of
+/// every launch} for T's chains; throws if the chains missed their fixed point.
+template <class T>
+std::pair<double, double> fma_peak(int reps) {
+  constexpr int kBlock = 256, kBlocks = 4096;  // 2^20 threads: several waves on any SM count
+  constexpr std::int64_t kThreads = std::int64_t(kBlock) * kBlocks, kSteps = std::int64_t(1) << 16;
+  T* sums = nullptr;
+  long long* cycles = nullptr;
+  unsigned long long* ns = nullptr;
+  check(cudaMalloc(&sums, kThreads * sizeof(T)), "cudaMalloc");
+  check(cudaMalloc(&cycles, kBlocks * sizeof(long long)), "cudaMalloc");
+  check(cudaMalloc(&ns, kBlocks * sizeof(unsigned long long)), "cudaMalloc");
+  double total_cycles = 0, total_ns = 0;
+  std::vector<long long> c(kBlocks);
+  std::vector<unsigned long long> g(kBlocks);
+  const double s = median_seconds(
+      [&] {
+        check(cudaMemset(sums, 0, kThreads * sizeof(T)), "cudaMemset");
+        fma_chains<T><<<kBlocks, kBlock>>>(sums, kSteps, cycles, ns);
+        check(cudaGetLastError(), "fma_chains");
+        check(cudaMemcpy(c.data(), cycles, sizeof(long long) * kBlocks, cudaMemcpyDeviceToHost), "cycles");
+        check(cudaMemcpy(g.data(), ns, sizeof(unsigned long long) * kBlocks, cudaMemcpyDeviceToHost), "ns");
+        for (int i = 0; i < kBlocks; ++i)
+          total_cycles += static_cast<double>(c[i]), total_ns += static_cast<double>(g[i]);
+      },
+      reps);
+  std::vector<T> x(kThreads);
+  check(cudaMemcpy(x.data(), sums, kThreads * sizeof(T), cudaMemcpyDeviceToHost), "sums");
+  for (const T v : x) {
+    if (!(std::abs(static_cast<double>(v) / kChains - 2.0) < 1e-2))
+      throw std::runtime_error("the FMA chains missed their fixed point: the compiler broke them");
+  }
+  cudaFree(sums);
+  cudaFree(cycles);
+  cudaFree(ns);
+  // The copies of the clocks are inside the timing: a launch of ~20 ms dwarfs 64 KiB back.
+  return {2.0 * kChains * static_cast<double>(kThreads) * kSteps / s / 1e12, total_cycles / total_ns * 1e3};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
+    if (argc > 1 && std::string(argv[1]) == "fma") {
+      cudaDeviceProp prop{};
+      check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+      const auto f32 = fma_peak<float>(40);
+      const auto f64 = fma_peak<double>(40);
+      std::printf(
+          "{\"device\": \"%s\", \"sms\": %d, \"fma\": {\"float32\": {\"tflops\": %.3f, \"sm_mhz\": %.0f}, "
+          "\"float64\": {\"tflops\": %.3f, \"sm_mhz\": %.0f}}}\n",
+          prop.name, prop.multiProcessorCount, f32.first, f32.second, f64.first, f64.second);
+      return 0;
+    }
     const std::size_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::size_t(1) << 28);
     std::vector<std::int64_t> sizes;
     for (int i = 2; i < argc; ++i) sizes.push_back(std::strtoll(argv[i], nullptr, 10));
