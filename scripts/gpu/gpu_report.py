@@ -174,7 +174,8 @@ def clock_lines(out, runs):
         mine = c["value"] / 1000 if c else None
         share = r["tflops"] / pipes if pipes else None
         flag = " ! above what the pipes allow at that clock (a clock read wrong)" if share and share > 1.02 else ""
-        lines.append(f"| {dtype} | {fmt(r['tflops'])} TFLOP/s | {r['sm_mhz']:.0f} MHz | {fmt(pipes)} TFLOP/s "
+        shape = f" ({r['chains']} chains, unrolled {r['unroll']}, best of {len(r['shapes'])} shapes)" if "shapes" in r else ""
+        lines.append(f"| {dtype} | {fmt(r['tflops'])} TFLOP/s{shape} | {r['sm_mhz']:.0f} MHz | {fmt(pipes)} TFLOP/s "
                      f"({ref['sms']} SMs x {FMA_LANES[dtype]} lanes) | {fmt(share, 3)}{flag} | {fmt(mine)} TFLOP/s "
                      f"| {fmt(mine / r['tflops'] if mine else None, 3)} |")
     samples = []

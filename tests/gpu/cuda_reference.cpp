@@ -6,8 +6,9 @@
 // transfer experiment counts them.
 //   cuda_reference [BYTES] [GEMM_N...]   prints one JSON object
 //   cuda_reference fma                   the CUDA cores' FMA peak in float32 and float64, written
-//                                        apart from kernels/fma_peak.hpp, with the SM clock each
-//                                        kernel ran at (clock64 cycles over %globaltimer ns)
+//                                        apart from kernels/fma_peak.hpp, the best of six shapes,
+//                                        with the SM clock each kernel ran at (clock64 cycles over
+//                                        %globaltimer ns)
 // Built only on CUDA builds; run by scripts/gpu/gpu_check.sh in the same session as minigpu.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -119,29 +120,32 @@ double gemm_ex_tflops(cublasHandle_t h, std::int64_t n, int reps, cudaDataType t
   });
 }
 
-// The FMA reference: 8 independent chains x <- a*x + b per thread, converging on 2; each block's
-// first thread also records the SM cycles and the nanoseconds its block took, so that the
-// report can tell a clock held low under load from a kernel that issues below the FMA pipes.
-constexpr int kChains = 8;
+// The FMA reference: `Chains` independent chains x <- a*x + b per thread, converging on 2, the
+// step loop unrolled `Unroll` times; each block's first thread also records the SM cycles and the
+// nanoseconds its block took, so that the report can tell a clock held low under load from a
+// kernel that issues below the FMA pipes. Several shapes are timed and the best is the reference:
+// on an SM that issues one warp instruction a cycle per partition, float32's FMAs take every
+// issue slot, and the loop's own instructions and register-bank conflicts decide what is left.
 __device__ std::uint64_t global_ns() {
   std::uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
-template <class T>
+template <class T, int Chains, int Unroll>
 __global__ void fma_chains(T* sums, std::int64_t steps, long long* cycles, unsigned long long* ns) {
   const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   const long long c0 = clock64();
   const std::uint64_t g0 = global_ns();
   const T a = T(1.0 - 1.0 / 1024), b = T(2.0 / 1024), one = sums[t] + T(1);  // sums start at 0
-  T x[kChains];
-  for (int c = 0; c < kChains; ++c) x[c] = one * T(c);
-#pragma unroll 8
+  T x[Chains];
+  for (int c = 0; c < Chains; ++c) x[c] = one * T(c % 8);
+#pragma unroll Unroll
   for (std::int64_t s = 0; s < steps; ++s) {
-    for (int c = 0; c < kChains; ++c) x[c] = fma(x[c], a, b);
+#pragma unroll
+    for (int c = 0; c < Chains; ++c) x[c] = fma(x[c], a, b);
   }
   T sum = 0;
-  for (int c = 0; c < kChains; ++c) sum += x[c];
+  for (int c = 0; c < Chains; ++c) sum += x[c];
   sums[t] = sum;
   if (threadIdx.x == 0) {
     cycles[blockIdx.x] = clock64() - c0;
@@ -149,12 +153,18 @@ __global__ void fma_chains(T* sums, std::int64_t steps, long long* cycles, unsig
   }
 }
 
-/// {"tflops": median of `reps` launches, "sm_mhz": cycles over ns summed over every block of
-/// every launch} for T's chains; throws if the chains missed their fixed point.
-template <class T>
-std::pair<double, double> fma_peak(int reps) {
+struct FmaResult {
+  int chains, unroll;
+  double tflops, sm_mhz;
+};
+
+/// T's FMA rate with Chains chains (median of `reps` launches) and the SM clock its blocks ran
+/// at (cycles over ns, summed over every block of every launch); throws if the chains missed
+/// their fixed point.
+template <class T, int Chains, int Unroll>
+FmaResult fma_peak(int reps) {
   constexpr int kBlock = 256, kBlocks = 4096;  // 2^20 threads: several waves on any SM count
-  constexpr std::int64_t kThreads = std::int64_t(kBlock) * kBlocks, kSteps = std::int64_t(1) << 16;
+  constexpr std::int64_t kThreads = std::int64_t(kBlock) * kBlocks, kSteps = (std::int64_t(1) << 19) / Chains;
   T* sums = nullptr;
   long long* cycles = nullptr;
   unsigned long long* ns = nullptr;
@@ -167,7 +177,7 @@ std::pair<double, double> fma_peak(int reps) {
   const double s = median_seconds(
       [&] {
         check(cudaMemset(sums, 0, kThreads * sizeof(T)), "cudaMemset");
-        fma_chains<T><<<kBlocks, kBlock>>>(sums, kSteps, cycles, ns);
+        fma_chains<T, Chains, Unroll><<<kBlocks, kBlock>>>(sums, kSteps, cycles, ns);
         check(cudaGetLastError(), "fma_chains");
         check(cudaMemcpy(c.data(), cycles, sizeof(long long) * kBlocks, cudaMemcpyDeviceToHost), "cycles");
         check(cudaMemcpy(g.data(), ns, sizeof(unsigned long long) * kBlocks, cudaMemcpyDeviceToHost), "ns");
@@ -178,14 +188,35 @@ std::pair<double, double> fma_peak(int reps) {
   std::vector<T> x(kThreads);
   check(cudaMemcpy(x.data(), sums, kThreads * sizeof(T), cudaMemcpyDeviceToHost), "sums");
   for (const T v : x) {
-    if (!(std::abs(static_cast<double>(v) / kChains - 2.0) < 1e-2))
+    if (!(std::abs(static_cast<double>(v) / Chains - 2.0) < 1e-2))
       throw std::runtime_error("the FMA chains missed their fixed point: the compiler broke them");
   }
   cudaFree(sums);
   cudaFree(cycles);
   cudaFree(ns);
-  // The copies of the clocks are inside the timing: a launch of ~20 ms dwarfs 64 KiB back.
-  return {2.0 * kChains * static_cast<double>(kThreads) * kSteps / s / 1e12, total_cycles / total_ns * 1e3};
+  // The copies of the clocks are inside the timing: a launch of ~20 ms dwarfs 32 KiB back.
+  return {Chains, Unroll, 2.0 * Chains * static_cast<double>(kThreads) * kSteps / s / 1e12,
+          total_cycles / total_ns * 1e3};
+}
+
+/// Every shape of T's chains, the best first.
+template <class T>
+std::vector<FmaResult> fma_shapes(int reps) {
+  std::vector<FmaResult> r = {fma_peak<T, 4, 32>(reps), fma_peak<T, 8, 8>(reps),   fma_peak<T, 8, 32>(reps),
+                              fma_peak<T, 16, 8>(reps), fma_peak<T, 16, 32>(reps), fma_peak<T, 32, 8>(reps)};
+  std::stable_sort(r.begin(), r.end(),
+                   [](const FmaResult& x, const FmaResult& y) { return x.tflops > y.tflops; });
+  return r;
+}
+
+void print_fma(const char* dtype, const std::vector<FmaResult>& shapes) {
+  const FmaResult& best = shapes.front();
+  std::printf("\"%s\": {\"tflops\": %.3f, \"sm_mhz\": %.0f, \"chains\": %d, \"unroll\": %d, \"shapes\": [",
+              dtype, best.tflops, best.sm_mhz, best.chains, best.unroll);
+  for (std::size_t i = 0; i < shapes.size(); ++i)
+    std::printf("%s{\"chains\": %d, \"unroll\": %d, \"tflops\": %.3f, \"sm_mhz\": %.0f}", i ? ", " : "",
+                shapes[i].chains, shapes[i].unroll, shapes[i].tflops, shapes[i].sm_mhz);
+  std::printf("]}");
 }
 
 }  // namespace
@@ -195,12 +226,11 @@ int main(int argc, char** argv) {
     if (argc > 1 && std::string(argv[1]) == "fma") {
       cudaDeviceProp prop{};
       check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-      const auto f32 = fma_peak<float>(40);
-      const auto f64 = fma_peak<double>(40);
-      std::printf(
-          "{\"device\": \"%s\", \"sms\": %d, \"fma\": {\"float32\": {\"tflops\": %.3f, \"sm_mhz\": %.0f}, "
-          "\"float64\": {\"tflops\": %.3f, \"sm_mhz\": %.0f}}}\n",
-          prop.name, prop.multiProcessorCount, f32.first, f32.second, f64.first, f64.second);
+      std::printf("{\"device\": \"%s\", \"sms\": %d, \"fma\": {", prop.name, prop.multiProcessorCount);
+      print_fma("float32", fma_shapes<float>(10));
+      std::printf(", ");
+      print_fma("float64", fma_shapes<double>(10));
+      std::printf("}}\n");
       return 0;
     }
     const std::size_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::size_t(1) << 28);
