@@ -35,7 +35,7 @@ CeilingTable on_rank_zero(bool remeasure) {
   // A table that contradicts itself is used for this run, said to be doubtful, and measured
   // again next time; one measured on a loaded machine is cached with its doubt, so that every
   // run using it says so.
-  if (!ceiling_contradictions(table).empty()) {
+  if (!ceiling_contradictions(table, ceiling_cores()).empty()) {
     table.source += "; not cached: its figures contradict each other";
     return table;
   }

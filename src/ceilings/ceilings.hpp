@@ -54,11 +54,19 @@ bool host_sbgemm_measured();
 /// machine was loaded meanwhile (core/machine_load.hpp).
 CeilingTable measure_ceilings();
 /// "" or the figures where the rank's threads measured below one thread by more than
-/// kContradictionMargin (host_memcpy below host_memcpy_1core, ...): a machine busy while they
-/// ran, never what the machine does. Such a table is never cached; one measured on a loaded
-/// machine is, with its doubt, which every run that uses it repeats.
+/// kContradictionMargin (host_memcpy below host_memcpy_1core, ...), or where the FMA peak on
+/// `cores` physical cores gained less than kMinCoreScaling of one thread's rate per core past the
+/// first (it needs nothing the cores share: its threads shared a core, with another process or
+/// through a binding): a machine busy while they ran, never what the machine does. Such a table
+/// is never cached; one measured on a loaded machine is, with its doubt, which every run that
+/// uses it repeats. `cores` 0 or 1 (unknown, or one core) skips the FMA check.
 inline constexpr double kContradictionMargin = 0.10;
-std::string ceiling_contradictions(const CeilingTable& table);
+/// Half a core: all-core AVX-512 clocks cost server CPUs up to ~40 % against one core's turbo.
+inline constexpr double kMinCoreScaling = 0.5;
+std::string ceiling_contradictions(const CeilingTable& table, int cores);
+/// The physical cores the rank's host threads ran on: its threads, at most the cores of its
+/// affinity mask (SMT siblings count once); 0 where the topology cannot be read.
+int ceiling_cores();
 
 /// What a cached table must match to be reused: `build` (the caller's version, compiler and
 /// flags), host, CPU, BLAS and its threading, Kokkos backends and threads, GPUs (real or

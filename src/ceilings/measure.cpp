@@ -5,6 +5,7 @@
 #include "core/backend_blas.hpp"
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
+#include "core/host_threads.hpp"
 #include "core/machine_load.hpp"
 #include "core/stopwatch.hpp"
 #include "io/format.hpp"
@@ -263,8 +264,20 @@ CeilingTable measure_all();
 
 }  // namespace
 
-std::string ceiling_contradictions(const CeilingTable& t) {
+int ceiling_cores() {
+  const int cores = physical_cores(affinity_cpus());
+  return cores > 0 ? std::min(cores, HostExecSpace().concurrency()) : 0;
+}
+
+std::string ceiling_contradictions(const CeilingTable& t, int cores) {
   std::string out;
+  for (const std::string name : {"host_fma_f32", "host_fma_f64"}) {
+    const Ceiling *all = t.find(name), *one = t.find(name + "_1core");
+    if (cores < 2 || !all || !one || all->value >= one->value * (1 + kMinCoreScaling * (cores - 1))) continue;
+    out += (out.empty() ? "" : "; ") + name + " " + io::significant(all->value, 3) + " " + all->unit + " (" +
+           all->label + ") is " + io::significant(all->value / one->value, 3) + "x one thread's on " +
+           std::to_string(cores) + " cores: its threads shared a core";
+  }
   for (const std::string name :
        {"host_memcpy", "host_triad", "host_fma_f32", "host_fma_f64", "host_sgemm", "host_dgemm"}) {
     const Ceiling *all = t.find(name), *one = t.find(name + "_1core");
@@ -281,7 +294,7 @@ CeilingTable measure_ceilings() {
   const CpuSample before = sample_cpu();
   CeilingTable t = measure_all();
   const CpuSample after = sample_cpu();
-  std::string doubt = ceiling_contradictions(t);
+  std::string doubt = ceiling_contradictions(t, ceiling_cores());
   const auto load = load_between(before, after, after.own_s - before.own_s);
   if (load && load->loaded())
     doubt += (doubt.empty() ? "" : "; ") + load->describe() +

@@ -7,7 +7,10 @@
 #endif
 
 #include <algorithm>
+#include <fstream>
+#include <set>
 #include <stdexcept>
+#include <utility>
 
 namespace minigpu {
 
@@ -39,6 +42,18 @@ std::vector<int> calling_thread_cpus() {
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
   return cpus;
+}
+
+int physical_cores(const std::vector<int>& cpus) {
+  std::set<std::pair<int, int>> cores;
+  for (const int cpu : cpus) {
+    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    std::ifstream package(dir + "physical_package_id"), core(dir + "core_id");
+    int p = 0, c = 0;
+    if (!(package >> p) || !(core >> c)) return 0;
+    cores.insert({p, c});
+  }
+  return static_cast<int>(cores.size());
 }
 
 std::string pinned_blas_threads(int blas_threads) {
@@ -99,7 +114,9 @@ int ranks_sharing(const std::vector<int>& mine, const std::vector<std::vector<in
   return std::max(1, sharing);
 }
 
-int default_host_threads(int cpus, int sharing_ranks) { return std::max(1, cpus / std::max(1, sharing_ranks)); }
+int default_host_threads(int cpus, int sharing_ranks) {
+  return std::max(1, cpus / std::max(1, sharing_ranks));
+}
 
 std::string cpu_oversubscription(int cpus, int sharing_ranks, int threads) {
   if (cpus <= 0 || static_cast<long>(std::max(1, threads)) * std::max(1, sharing_ranks) <= cpus) return "";

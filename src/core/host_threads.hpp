@@ -19,6 +19,10 @@ std::vector<int> calling_thread_cpus();
 /// main thread starts (OpenBLAS's pthreads) inherit its pin.
 std::string pinned_blas_threads(int blas_threads);
 
+/// How many physical cores `cpus` span (distinct package and core ids in sysfs): fewer than
+/// the CPUs where some are SMT siblings of one core. 0 where the topology cannot be read.
+int physical_cores(const std::vector<int>& cpus);
+
 /// "0-3,8,10-11": the list form of `taskset -c` and /proc's Cpus_allowed_list.
 std::string cpu_list_text(const std::vector<int>& cpus);
 

@@ -12,6 +12,7 @@
 #include "core/profile_region.hpp"
 #include "core/progress.hpp"
 #include "core/stopwatch.hpp"
+#include "engine/ceiling_share.hpp"
 #include "engine/findings.hpp"
 #include "engine/plan_estimate.hpp"
 #include "engine/registry.hpp"
@@ -76,40 +77,6 @@ std::string oversubscription(const DeviceBinding& b) {
 void flag_unreliable(Finding& f, const std::string& crowded) {
   if (!f.value) return;
   if (!crowded.empty()) f.mark_unreliable(crowded);
-}
-
-// The row's rate as a share of the ceiling its case names, where that ceiling was measured:
-// for a bandwidth, the one measured on as many bytes as the case touches (find_for), so that
-// data in a cache meet a ceiling in the same cache. A share above 100 % is past a bound the row
-// cannot pass: it carries the reason, the console and report flag it, and so does every finding
-// that quotes it (Finding::quoting_share_of); the row's timing itself stands.
-void attach_ceiling(CaseResult& r, const CeilingTable& table) {
-  const Ceiling* c = table.find_for(r.spec.ceiling, static_cast<std::int64_t>(r.spec.device_bytes));
-  if (!c || c->value <= 0) return;
-  const bool bandwidth = c->unit == "GB/s";
-  const double rate = bandwidth ? r.gbps : r.gflops;
-  if (rate <= 0) return;
-  const int scale = std::max(1, r.spec.ceiling_scale);
-  const std::string of = (scale > 1 ? std::to_string(scale) + " x " : "") + c->label;
-  r.ceiling = CeilingShare{c->name, of, 100 * rate / (scale * c->value), scale};
-  if (const Ceiling* peak = table.find(r.spec.peak); peak && peak->value > 0) {
-    r.peak = CeilingShare{peak->name, (scale > 1 ? std::to_string(scale) + " x " : "") + peak->label,
-                          100 * rate / (scale * peak->value), scale};
-    if (r.peak->percent > 100) {
-      r.peak->above_because =
-          "no GEMM passes the FMA units' peak: noise, or a peak measured on a "
-          "busier machine (minigpu ceilings measures again)";
-      r.mark_unreliable(io::significant(r.peak->percent, 3) + " % of " + r.peak->label + ": " +
-                        r.peak->above_because);
-    }
-  }
-  if (r.ceiling->percent <= 100) return;
-  r.ceiling->above_because =
-      bandwidth
-          ? "noise, the case's data in a faster cache than the ceiling's, or a ceiling measured on a busier "
-            "machine (minigpu ceilings measures again)"
-          : "the ceiling is the best GEMM at one size (ceilings.hpp): noise, a size the kernel suits "
-            "better, or a ceiling measured on a busier machine (minigpu ceilings measures again)";
 }
 
 // One case; nullopt when a stop was agreed between repetitions (the case is dropped, so a

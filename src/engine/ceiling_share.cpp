@@ -1,0 +1,42 @@
+// A case's rate as a share of its ceilings, and why a share above 100 % is there.
+#include "engine/ceiling_share.hpp"
+
+#include "io/format.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace minigpu {
+
+void attach_ceiling(CaseResult& r, const CeilingTable& table) {
+  const Ceiling* c = table.find_for(r.spec.ceiling, static_cast<std::int64_t>(r.spec.device_bytes));
+  if (!c || c->value <= 0) return;
+  const bool bandwidth = c->unit == "GB/s";
+  const double rate = bandwidth ? r.gbps : r.gflops;
+  if (rate <= 0) return;
+  const int scale = std::max(1, r.spec.ceiling_scale);
+  const std::string of = (scale > 1 ? std::to_string(scale) + " x " : "") + c->label;
+  r.ceiling = CeilingShare{c->name, of, 100 * rate / (scale * c->value), scale};
+  if (const Ceiling* peak = table.find(r.spec.peak); peak && peak->value > 0) {
+    r.peak = CeilingShare{peak->name, (scale > 1 ? std::to_string(scale) + " x " : "") + peak->label,
+                          100 * rate / (scale * peak->value), scale};
+    if (r.peak->percent > 100) {
+      r.peak->above_because = !table.doubt.empty()
+                                  ? "the ceilings are doubtful: " + table.doubt
+                                  : "no GEMM passes the FMA units' peak: noise, or a peak measured on a "
+                                    "busier machine (minigpu ceilings measures again)";
+      r.mark_unreliable(io::significant(r.peak->percent, 3) + " % of " + r.peak->label + ": " +
+                        r.peak->above_because);
+    }
+  }
+  if (r.ceiling->percent <= 100) return;
+  r.ceiling->above_because =
+      !table.doubt.empty() ? "the ceilings are doubtful: " + table.doubt
+      : bandwidth
+          ? "noise, the case's data in a faster cache than the ceiling's, or a ceiling measured on a busier "
+            "machine (minigpu ceilings measures again)"
+          : "the ceiling is the best GEMM at one size (ceilings.hpp): noise, a size the kernel suits "
+            "better, or a ceiling measured on a busier machine (minigpu ceilings measures again)";
+}
+
+}  // namespace minigpu
