@@ -70,14 +70,10 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
     throw InputError("--resume continues the run in its own directory (" + options.resume +
                      "); --output-dir cannot move it");
   confirm_gpu_aware_mpi(comm::Communicator::world());
-  RunContext ctx;  // this run's: the world, main's binding, the test hooks and a caching chooser
-  ctx.comm = comm::Communicator::world();
-  ctx.binding = binding;
-  ctx.calibration = std::make_shared<CalibrationLog>();
-  ctx.faults =
-      std::make_shared<FaultInjection>(FaultInjection::from_environment());  // tests' hooks, read once
-  // `kernel: auto` may measure while configuring: its chooser caches beside the ceilings.
-  ctx.gemm = std::make_shared<GemmChooser>(time_gemm_pair, host_build_cache_key(), ctx.rank() == 0);
+  // This run's context: the world, main's binding, and `kernel: auto`'s chooser, which may
+  // measure while configuring and caches beside the ceilings; the tests' hooks, read once.
+  RunContext ctx = RunContext::on(comm::Communicator::world(), binding, host_build_cache_key());
+  ctx.faults = std::make_shared<FaultInjection>(FaultInjection::from_environment());
   PlanOptions plan_options;
   if (!options.output_dir.empty()) plan_options.output_dir = options.output_dir;
   plan_options.only = options.only;

@@ -8,18 +8,24 @@
 
 namespace minigpu {
 
-double best_fenced_seconds(const std::function<void()>& once, int repetitions, int warmups) {
+std::vector<double> run_seconds(const std::function<void()>& once, int repetitions, int warmups,
+                                bool fenced) {
   for (int i = 0; i < warmups; ++i) once();
-  double best = 0;
+  std::vector<double> seconds;
+  seconds.reserve(static_cast<std::size_t>(std::max(0, repetitions)));
   for (int i = 0; i < repetitions; ++i) {
-    Kokkos::fence();
+    if (fenced) Kokkos::fence();
     const auto t0 = Clock::now();
     once();
-    Kokkos::fence();
-    const double s = seconds_since(t0);
-    best = i == 0 ? s : std::min(best, s);
+    if (fenced) Kokkos::fence();
+    seconds.push_back(seconds_since(t0));
   }
-  return best;
+  return seconds;
+}
+
+double best_fenced_seconds(const std::function<void()>& once, int repetitions, int warmups) {
+  const std::vector<double> s = run_seconds(once, repetitions, warmups, true);
+  return s.empty() ? 0 : *std::min_element(s.begin(), s.end());
 }
 
 std::string utc_now_iso8601() {

@@ -105,6 +105,22 @@ inline std::unique_ptr<DistributedMatmul> make_distributed_matmul(Decomposition 
   });
 }
 
+/// The largest n a distributed product takes: n² elements must fit MPI's int message counts.
+inline constexpr std::int64_t kMaxScalingN = 46340;
+
+/// "" or why a product of n×n on p ranks cannot run (`weak`: n is n_p = round(n·∛p)): every
+/// rank, every process row and column, needs a row, and n² must fit an MPI count.
+inline std::string scaling_size_refusal(std::int64_t n, std::int64_t p, bool weak) {
+  if (n < p)
+    return (weak ? "n_p = round(n·∛p) = " : "n = ") + std::to_string(n) +
+           " is smaller than p=" + std::to_string(p) +
+           " ranks: every rank (every process row and column) needs a row";
+  if (n > kMaxScalingN)
+    return "n_p = " + std::to_string(n) + " at p=" + std::to_string(p) + " exceeds " +
+           std::to_string(kMaxScalingN);
+  return "";
+}
+
 /// Elements that all ranks together receive in one product: (p-1)·n² for row, whose every
 /// rank gathers the rest of B; (pr-1 + pc-1)·n² for summa, each panel reaching the other
 /// ranks of its process row or column. scalapack counts as summa: for square operands PBLAS

@@ -3,8 +3,6 @@
 #include "core/stopwatch.hpp"
 #include "engine/stats.hpp"
 
-#include <Kokkos_Core.hpp>
-
 #include <stdexcept>
 
 namespace minigpu {
@@ -14,17 +12,7 @@ CalibrationTiming CalibrationLog::time(const std::string& what, const std::funct
   if (forbidden_)
     throw std::logic_error("calibration '" + what + "' asked for while a case's repetitions are timed");
   if (runs < 1) throw std::invalid_argument("calibration '" + what + "': runs must be at least 1");
-  for (int i = 0; i < warmups; ++i) once();
-  std::vector<double> seconds;
-  seconds.reserve(static_cast<std::size_t>(runs));
-  for (int i = 0; i < runs; ++i) {
-    if (fenced) Kokkos::fence();
-    const auto t0 = Clock::now();
-    once();
-    if (fenced) Kokkos::fence();
-    seconds.push_back(seconds_since(t0));
-  }
-  const Stats s = summarize(seconds);
+  const Stats s = summarize(run_seconds(once, runs, warmups, fenced));
   CalibrationTiming t{what, runs, s.min, s.median};
   timings_[experiment_].push_back(t);
   return t;

@@ -32,9 +32,10 @@ namespace minigpu {
 /// is empty (a null communicator, no chooser): a place for an experiment to keep configure()'s.
 struct RunContext {
   /// A context for the job on `comm`: a calibration log, `kernel: auto` measured (rank 0 for
-  /// all) and cached nowhere, no faults injected, `binding` as given (by default a lone rank
-  /// without a GPU).
-  static RunContext on(comm::Communicator comm, DeviceBinding binding = {});
+  /// all) and cached under `gemm_cache_key` (nowhere when null), no faults injected, `binding`
+  /// as given (by default a lone rank without a GPU).
+  static RunContext on(comm::Communicator comm, DeviceBinding binding = {},
+                       nlohmann::json gemm_cache_key = nullptr);
 
   comm::Communicator comm;
   DType default_dtype = DType::f32;

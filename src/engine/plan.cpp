@@ -10,6 +10,7 @@
 #include "io/format.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 namespace minigpu {
@@ -96,16 +97,18 @@ void check_real_gpu(ConfigNode& run) {
 
 namespace {
 
-// The input file with --set applied, its top level checked, and its run section read.
+// The input file with --set applied, its top level checked, and its run section read (kept:
+// a key of it may still be refused once the devices are settled). Filled in place: `run` points
+// into `overridden`.
 struct ReadInput {
   YAML::Node root;
   OverrideOrigins overridden;
+  std::optional<ConfigNode> run;
   RunSettings settings;
   nlohmann::json run_resolved;
 };
 
-ReadInput read_input(const std::string& path, const PlanOptions& options) {
-  ReadInput in;
+void read_input(const std::string& path, const PlanOptions& options, ReadInput& in) {
   in.root = load_input_file(path);
   if (!in.root.IsMap()) throw InputError(path + ": the input must be a mapping with 'run' and 'experiments'");
   in.overridden = apply_overrides(in.root, options.overrides);
@@ -115,7 +118,7 @@ ReadInput read_input(const std::string& path, const PlanOptions& options) {
   top.mark_read("experiments");
   top.reject_unknown();
   YAML::Node run_node = in.root["run"] ? in.root["run"] : YAML::Node(YAML::NodeType::Map);
-  ConfigNode run(run_node, path, "run", &in.overridden);
+  ConfigNode& run = in.run.emplace(run_node, path, "run", &in.overridden);
   in.settings = read_run_section(run, path);
   if (options.output_dir) {
     in.settings.output_dir = *options.output_dir;
@@ -124,7 +127,6 @@ ReadInput read_input(const std::string& path, const PlanOptions& options) {
   }
   in.run_resolved = run.resolved();
   in.run_resolved["output_dir"] = in.settings.output_dir;
-  return in;
 }
 
 }  // namespace
@@ -140,7 +142,8 @@ void settle_devices(const RunSettings& settings) {
 
 RunPlan load_run_plan(const std::string& path, RunContext& run_ctx, const PlanOptions& options,
                       const DeviceSettler& settle) {
-  ReadInput in = read_input(path, options);
+  ReadInput in;
+  read_input(path, options, in);
   if (settle) settle(in.settings, run_ctx);
   if (!devices_as_settled(in.settings)) {
     throw std::logic_error("load_run_plan: run.emulate_gpus asks for " +
@@ -150,11 +153,8 @@ RunPlan load_run_plan(const std::string& path, RunContext& run_ctx, const PlanOp
   YAML::Node& root = in.root;
   const OverrideOrigins& overridden = in.overridden;
   ConfigNode top(root, path, "", &overridden);
-  if (in.settings.require_gpu) {  // judged on the devices as settled: emulated GPUs are refused
-    YAML::Node run_node = root["run"] ? root["run"] : YAML::Node(YAML::NodeType::Map);
-    ConfigNode run(run_node, path, "run", &overridden);
-    check_real_gpu(run);
-  }
+  if (in.settings.require_gpu)
+    check_real_gpu(*in.run);  // on the devices as settled: emulated GPUs are refused
   RunPlan plan;
   plan.input_file = path;
   plan.overrides = options.overrides;

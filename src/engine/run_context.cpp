@@ -6,9 +6,9 @@
 
 namespace minigpu {
 
-RunContext RunContext::on(comm::Communicator comm, DeviceBinding binding) {
+RunContext RunContext::on(comm::Communicator comm, DeviceBinding binding, nlohmann::json gemm_cache_key) {
   RunContext ctx;
-  ctx.gemm = std::make_shared<GemmChooser>(time_gemm_pair, nullptr, comm.rank() == 0);
+  ctx.gemm = std::make_shared<GemmChooser>(time_gemm_pair, std::move(gemm_cache_key), comm.rank() == 0);
   ctx.calibration = std::make_shared<CalibrationLog>();
   ctx.comm = std::move(comm);
   ctx.binding = std::move(binding);

@@ -46,7 +46,6 @@ using perfmodel::kWidestModelPanel;
 using perfmodel::ModelledProduct;
 using perfmodel::ScalingModel;
 
-constexpr std::int64_t kMaxScalingN = 46340;  // n² elements must fit MPI's int message counts
 constexpr std::int64_t kExactCheckMaxScalingN = 64;
 const Names<Decomposition> kDecompositions = {
     {"row", Decomposition::row}, {"summa", Decomposition::summa}, {"scalapack", Decomposition::scalapack}};
@@ -59,15 +58,8 @@ class MatmulScalingExperiment : public CaseList<ScalingCase>, public Analysis {
     n_ = node.get_int("n", 512, 1, kMaxScalingN);
     ranks_ = read_rank_sweep(node, ctx.ranks());
     for (std::int64_t p : ranks_) {
-      const std::int64_t n = size_for(p);
-      if (n < p) {
-        node.fail("n", (weak_ ? "n_p = round(n·∛p) = " : "n = ") + std::to_string(n) +
-                           " is smaller than p=" + std::to_string(p) +
-                           " ranks: every rank (every process row and column) needs a row");
-      }
-      if (n > kMaxScalingN)
-        node.fail("n", "n_p = " + std::to_string(n) + " at p=" + std::to_string(p) + " exceeds " +
-                           std::to_string(kMaxScalingN));
+      if (const std::string why = scaling_size_refusal(size_for(p), p, weak_); !why.empty())
+        node.fail("n", why);
     }
     const auto decompositions = node.get_named_list("decompositions", kDecompositions, {"row", "summa"});
     block_size_ = node.get_int("block_size", kScalapackDefaultBlock, 1, kMaxScalingN);
@@ -98,18 +90,20 @@ class MatmulScalingExperiment : public CaseList<ScalingCase>, public Analysis {
     for_each_combination(
         [&](DType dt, const ScalingCase& s, std::int64_t p) { add_scaling_case(case_at(s, p), dt); }, dtypes_,
         schedules_, ranks_);
+    curves_.clear();  // each group's model at p = 1, 2, 4, … 64: plots extend it past the sweep
+    for_each_combination(
+        [&](DType dt, const ScalingCase& s) {
+          curves_[algorithm_name(s) + "_" + to_string(dt)] = [=](int p) {
+            return product(case_at(s, p), dt);
+          };
+        },
+        dtypes_, schedules_);
   }
 
   void setup(const CaseSpec& spec) override {
     dtype_ = spec.dtype;
     case_ = case_of(spec);
-    perfmodel::ModelCurves curves;  // each group's model at p = 1, 2, 4, … 64: plots extend it past the sweep
-    for_each_combination(
-        [&](DType dt, const ScalingCase& s) {
-          curves[algorithm_name(s) + "_" + to_string(dt)] = [=](int p) { return product(case_at(s, p), dt); };
-        },
-        dtypes_, schedules_);
-    model_.calibrate(ctx_.comm, device_, path_, picks_, ctx_.calibration.get(), curves);  // once, every rank
+    model_.calibrate(ctx_.comm, device_, path_, picks_, ctx_.calibration.get(), curves_);  // once, every rank
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = ctx_.comm.split(ctx_.rank() < case_.p ? 0 : comm::kNoColour, ctx_.rank());
     // The model's panel width, the widest any rank chose so that all run the same schedule.
@@ -228,6 +222,7 @@ class MatmulScalingExperiment : public CaseList<ScalingCase>, public Analysis {
   std::map<DType, GemmPick> picks_;  // the local products' kernel per dtype
 
   ScalingModel model_;
+  perfmodel::ModelCurves curves_;
 };
 
 // comm_exposed_s: the median time a rank spent in communication it could not hide ("comm").
