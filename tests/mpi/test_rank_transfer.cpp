@@ -4,6 +4,7 @@
 #include "comm/point_to_point.hpp"
 #include "comm/rank_pairs.hpp"
 #include "core/backend.hpp"
+#include "core/host_pages.hpp"
 #include "experiment_harness.hpp"
 #include "experiments/transfer/copy_states.hpp"
 #include "kernels/byte_copy.hpp"
@@ -44,7 +45,7 @@ TEST_P(RankWindow, EveryMessageLandsInItsOwnSlot) {
   }
 }
 
-TEST_P(RankWindow, PingPongEchoesTheLeaderAndOneWayFillsOnlyThePeer) {
+TEST_P(RankWindow, PingPongAnswersWithThePeersBufferAndOneWayFillsOnlyThePeer) {
   const auto world = comm::Communicator::world();
   const int me = world.rank(), peer = comm::rank_partner(me, world.size());
   if (peer == comm::kNoRank) GTEST_SKIP() << "rank " << me << " has no partner";
@@ -55,9 +56,10 @@ TEST_P(RankWindow, PingPongEchoesTheLeaderAndOneWayFillsOnlyThePeer) {
   HostBytes send("test::send", n), recv("test::recv", n);
   kernels::fill_pattern(send, 200 + me);
   comm::Transport<unsigned char> t(GetParam(), n * (messages + 1), "test::stage");
-  // After the round trips both hold the leader's bytes: the partner received them, the leader got them back.
+  // After the round trips each holds the other's bytes: the partner answers with its own buffer
+  // (hpcc's loop), not with the message it received.
   comm::ping_pong(send, recv, peer, leading, messages, world, t);
-  EXPECT_EQ(kernels::find_pattern_mismatch(recv.data(), n, 200 + leader), -1);
+  EXPECT_EQ(kernels::find_pattern_mismatch(recv.data(), n, 200 + peer), -1);
   HostBytes fresh("test::fresh", n * messages);
   comm::stream_one_way(send, fresh, peer, leading, messages, world, t);
   for (int m = 0; m < messages; ++m) {
@@ -66,6 +68,21 @@ TEST_P(RankWindow, PingPongEchoesTheLeaderAndOneWayFillsOnlyThePeer) {
   }
   // A rank without a partner does nothing and returns.
   comm::ping_pong(send, fresh, comm::kNoRank, false, messages, world, t);
+}
+
+// Host message buffers of 256 KiB and more start on a 2 MiB boundary (so that the kernel can back
+// them with huge pages), hold n zeroed elements and keep their label.
+TEST(MessageBuffers, LargeHostBuffersStartOnAHugePageBoundaryZeroed) {
+  const std::int64_t n = 2000000 / sizeof(float);
+  const auto big = message_view<float, HostMemSpace>("test::message", n);
+  ASSERT_EQ(static_cast<std::int64_t>(big.extent(0)), n);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(big.data()) % kHugePageBytes, 0u);
+  EXPECT_EQ(big.label(), "test::message");
+  for (std::int64_t i = 0; i < n; i += 4093) ASSERT_EQ(big(i), 0.0f) << "element " << i;
+  EXPECT_EQ(big(n - 1), 0.0f);
+  const auto small = message_view<float, HostMemSpace>("test::small", 100);
+  EXPECT_EQ(small.extent(0), 100u);
+  EXPECT_EQ(small.label(), "test::small");
 }
 
 TEST_P(RankWindow, AllreduceSumsEveryRankAndKeepsTheInput) {

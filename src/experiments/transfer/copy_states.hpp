@@ -4,8 +4,9 @@
 // every destination byte on the host.
 // Between ranks: buffers in one device's memory on each rank, moved by MPI, directly
 // (GPU-aware MPI, or host memory) or staged through the host. Ranks pair up as
-// comm/rank_pairs.hpp says; a rank without a partner idles in point-to-point cases.
-//   pingpong   the lower rank sends, the partner echoes back, `messages` times: bytes 2·n·m
+// comm/rank_pairs.hpp says; a rank without a partner idles in point-to-point cases. Host
+// buffers of 256 KiB and more sit on transparent huge pages (core/host_pages.hpp).
+//   pingpong   the lower rank sends, the partner answers, `messages` times: bytes 2·n·m
 //              per pair, one-way latency = time / (2m)
 //   uni        the lower rank streams m messages in flight, the partner acknowledges: n·m
 //   bi         both stream m messages to each other at once: 2·n·m
@@ -17,6 +18,7 @@
 
 #include "comm/point_to_point.hpp"
 #include "comm/rank_pairs.hpp"
+#include "core/host_pages.hpp"
 #include "engine/experiment.hpp"
 #include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
@@ -84,12 +86,12 @@ class PeerState : public CaseState {
         me_(comm.rank()),
         peer_(c.partner),
         leader_(peer_ != comm::kNoRank && me_ < peer_),
-        send_("minigpu::transfer::peer_send", c.bytes),
-        recv_("minigpu::transfer::peer_recv",
-              c.bytes * (c.pattern == RankPattern::pingpong ? 1 : c.messages)),
+        send_(message_view<unsigned char, Mem>("minigpu::transfer::peer_send", c.bytes)),
+        recv_(message_view<unsigned char, Mem>(
+            "minigpu::transfer::peer_recv", c.bytes * (c.pattern == RankPattern::pingpong ? 1 : c.messages))),
         transport_(c.path, c.bytes + static_cast<std::int64_t>(recv_.extent(0)),
                    "minigpu::transfer::peer_stage") {
-    // The echo of a ping-pong carries the leader's pattern both ways.
+    // Each rank sends its own pattern, the echo of a ping-pong too (hpcc's loop).
     kernels::fill_pattern(send_, rank_seed(me_));
     Kokkos::fence();
   }
@@ -114,7 +116,7 @@ class PeerState : public CaseState {
   Check verify() override {
     if (peer_ == comm::kNoRank) return {true, "no partner rank: idle"};
     if (case_.pattern == RankPattern::uni && leader_) return {true, "sender (the partner checks)"};
-    const int from = case_.pattern == RankPattern::pingpong ? (leader_ ? me_ : peer_) : peer_;
+    const int from = peer_;
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), recv_);
     const std::int64_t n = case_.bytes;
     const std::int64_t bad = kernels::find_repeated_pattern_mismatch(
