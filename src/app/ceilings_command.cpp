@@ -2,6 +2,7 @@
 #include "app/ceilings_command.hpp"
 
 #include "comm/collectives.hpp"
+#include "comm/typed_exchange.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/stopwatch.hpp"
@@ -55,19 +56,12 @@ CeilingTable cached_ceilings() {
 }
 
 CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm) {
-  nlohmann::json mine = nullptr;
-  if (comm.rank() == 0) {
-    const CeilingTable t = on_rank_zero(remeasure);
-    mine = {{"ceilings", t.to_json()}, {"source", t.source}, {"doubt", t.doubt}};
-  }
+  CeilingTable mine;
+  if (comm.rank() == 0) mine = on_rank_zero(remeasure);
   // Every rank waits for rank 0 here, asleep: the measurement runs on a quiet node (a rank
   // spinning in MPI's progress loop would take one of its cores).
   comm::barrier_without_spinning(comm);
-  const nlohmann::json shared = nlohmann::json::parse(comm::allgather_strings(mine.dump(), comm).at(0));
-  CeilingTable table = CeilingTable::from_json(shared.at("ceilings"));
-  table.source = shared.at("source").get<std::string>();
-  table.doubt = shared.at("doubt").get<std::string>();
-  return table;
+  return comm::broadcast_value(mine, 0, comm);
 }
 
 int ceilings_command(bool cached, const MpiSession& mpi) {

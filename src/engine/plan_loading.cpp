@@ -3,6 +3,7 @@
 
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"
+#include "comm/typed_exchange.hpp"
 #include "core/binding.hpp"
 #include "core/checked.hpp"
 #include "core/environment.hpp"
@@ -145,11 +146,7 @@ io::RunRecord plan_record(const RunPlan& plan, const RunContext& ctx) {
 
 std::vector<io::RankPlacement> gather_placements(const DeviceBinding& binding,
                                                  const comm::Communicator& comm) {
-  const std::string mine = io::to_json(io::rank_placement(comm.rank(), processor_name(), binding)).dump();
-  std::vector<io::RankPlacement> ranks;
-  for (const auto& text : comm::allgather_strings(mine, comm))
-    ranks.push_back(io::placement_from_json(nlohmann::json::parse(text)));
-  return ranks;
+  return comm::allgather_values(io::rank_placement(comm.rank(), processor_name(), binding), comm);
 }
 
 }  // namespace minigpu

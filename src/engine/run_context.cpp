@@ -1,5 +1,5 @@
 // The run's context: its communicator shares `kernel: auto`'s measurements from rank 0.
-#include "comm/collectives.hpp"
+#include "comm/typed_exchange.hpp"
 #include "engine/experiment.hpp"
 
 #include <stdexcept>
@@ -22,7 +22,7 @@ GemmPick RunContext::pick_gemm(GemmChoice choice, Device device, DType dtype, st
   const comm::Communicator& c = comm;
   return gemm->pick(
       choice, device, dtype, m, n, k,
-      [&c](const std::string& mine) { return comm::allgather_strings(mine, c).at(0); }, no_vendor);
+      [&c](const std::vector<char>& mine) { return comm::broadcast_bytes(mine, 0, c); }, no_vendor);
 }
 
 std::optional<io::GemmChoiceRecord> RunContext::gemm_record() const {

@@ -53,23 +53,24 @@ std::string GemmChooser::class_key(bool gpu_memory, DType dtype, const std::stri
 void GemmChooser::load(const Share& share) {
   if (loaded_) return;
   loaded_ = true;
-  nlohmann::json mine = {{"entries", nlohmann::json::object()}, {"source", "measured in this process"}};
+  std::string source = "measured in this process";
+  std::map<std::string, Entry> entries;
   if (root_ && !cache_key_.is_null()) {
     std::string path;
     if (const auto cached = load_cached("gemm-choices", cache_key_, path)) {
-      mine["entries"] = cached->value("entries", nlohmann::json::object());
-      mine["source"] = "cached in " + path;
+      const nlohmann::json stored = cached->value("entries", nlohmann::json::object());
+      for (const auto& [key, e] : stored.items()) {
+        entries[key] = {e.at("vendor_s").get<double>(), e.at("native_s").get<double>(),
+                        e.at("measured").get<std::string>(), e.at("on").get<std::string>()};
+      }
+      source = "cached in " + path;
     } else {
-      mine["source"] = path.empty() ? "measured by rank 0, not cached: no cache directory"
-                                    : "measured by rank 0, cached in " + path;
+      source = path.empty() ? "measured by rank 0, not cached: no cache directory"
+                            : "measured by rank 0, cached in " + path;
     }
   }
-  const nlohmann::json all = nlohmann::json::parse(share(mine.dump()));
-  source_ = all.at("source").get<std::string>();
-  for (const auto& [key, e] : all.at("entries").items()) {
-    entries_[key] = {e.at("vendor_s").get<double>(), e.at("native_s").get<double>(),
-                     e.at("measured").get<std::string>(), e.at("on").get<std::string>()};
-  }
+  source_ = shared(source, root_, share);
+  entries_ = shared(entries, root_, share);
 }
 
 GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
@@ -88,17 +89,12 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
   const std::string size = exact ? shape_text(shape) : std::to_string(size_class(m, n, k));
   const std::string key = class_key(gpu_memory, dtype, size);
   if (entries_.find(key) == entries_.end()) {
-    nlohmann::json mine;
+    Entry mine;
     if (root_) {
       const GemmPairTiming t = measure_(gpu_memory, dtype, shape);
-      mine = {{"vendor_s", t.vendor_s},
-              {"native_s", t.native_s},
-              {"measured", utc_now_iso8601()},
-              {"on", processor_name(gpu_memory)}};
+      mine = {t.vendor_s, t.native_s, utc_now_iso8601(), processor_name(gpu_memory)};
     }
-    const nlohmann::json e = nlohmann::json::parse(share(mine.dump()));
-    entries_[key] = {e.at("vendor_s").get<double>(), e.at("native_s").get<double>(),
-                     e.at("measured").get<std::string>(), e.at("on").get<std::string>()};
+    entries_[key] = shared(mine, root_, share);
     if (root_ && !cache_key_.is_null()) {
       std::string why;
       store_cached("gemm-choices", cache_key_, {{"entries", io::gemm_choice_entries_json(record())}}, why);

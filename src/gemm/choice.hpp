@@ -12,6 +12,7 @@
 #include "core/device.hpp"
 #include "core/gemm_dims.hpp"
 #include "core/shape.hpp"
+#include "core/wire.hpp"
 #include "io/run_record.hpp"
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace minigpu {
 
@@ -50,8 +52,9 @@ class GemmChooser {
   static constexpr double kExactVolume = 256.0 * 256.0 * 256.0;
   /// Times one size class (rank 0 only): time_gemm_pair in a run, a fake in tests.
   using Measure = std::function<GemmPairTiming(bool gpu_memory, DType dtype, GemmShape shape)>;
-  /// Gives every rank rank 0's text (identity in one process); all ranks call pick() alike.
-  using Share = std::function<std::string(const std::string&)>;
+  /// Gives every rank rank 0's bytes (comm::broadcast_bytes; identity in one process); all
+  /// ranks call pick() alike.
+  using Share = std::function<std::vector<char>(const std::vector<char>&)>;
 
   /// `cache_key` null: nothing is read or written. `root`: this rank measures and caches.
   GemmChooser(Measure measure, nlohmann::json cache_key, bool root);
@@ -77,7 +80,31 @@ class GemmChooser {
   struct Entry {
     double vendor_s = 0, native_s = 0;
     std::string measured, on;  ///< UTC time, and the CPU or GPU
+    friend void write(wire::Writer& out, const Entry& e) {
+      out.put(e.vendor_s);
+      out.put(e.native_s);
+      out.put(e.measured);
+      out.put(e.on);
+    }
+    friend void read(wire::Reader& in, Entry& e) {
+      in.get(e.vendor_s);
+      in.get(e.native_s);
+      in.get(e.measured);
+      in.get(e.on);
+    }
   };
+  /// Rank 0's `value` on every rank, through `share`.
+  template <class T>
+  static T shared(const T& value, bool root, const Share& share) {
+    wire::Writer out;
+    if (root) out.put(value);
+    const std::vector<char> bytes = share(out.bytes());
+    wire::Reader in(bytes);
+    T result{};
+    in.get(result);
+    in.expect_end();
+    return result;
+  }
   static std::string class_key(bool gpu_memory, DType dtype, const std::string& size);
   void load(const Share& share);
 

@@ -2,6 +2,8 @@
 // the runner sets each rate against them, the console and run.json show them.
 #pragma once
 
+#include "core/wire.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -38,5 +40,11 @@ struct CeilingTable {
   nlohmann::json to_json() const;
   static CeilingTable from_json(const nlohmann::json& j);
 };
+
+/// How rank 0's table reaches the other ranks (comm/typed_exchange.hpp).
+void write(wire::Writer& out, const Ceiling& c);
+void read(wire::Reader& in, Ceiling& c);
+void write(wire::Writer& out, const CeilingTable& t);
+void read(wire::Reader& in, CeilingTable& t);
 
 }  // namespace minigpu

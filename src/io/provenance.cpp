@@ -65,11 +65,26 @@ nlohmann::json to_json(const RankPlacement& p) {
           {"device", p.device}, {"cores", p.cores}, {"threads", p.threads},       {"binding", p.binding}};
 }
 
-RankPlacement placement_from_json(const nlohmann::json& j) {
-  return {j.at("rank").get<int>(),           j.at("host").get<std::string>(),
-          j.at("local_rank").get<int>(),     j.at("device_id").get<int>(),
-          j.at("device").get<std::string>(), j.at("cores").get<std::string>(),
-          j.at("threads").get<int>(),        j.value("binding", std::string("none"))};
+void write(wire::Writer& out, const RankPlacement& p) {
+  out.put(p.rank);
+  out.put(p.host);
+  out.put(p.local_rank);
+  out.put(p.device_id);
+  out.put(p.device);
+  out.put(p.cores);
+  out.put(p.threads);
+  out.put(p.binding);
+}
+
+void read(wire::Reader& in, RankPlacement& p) {
+  in.get(p.rank);
+  in.get(p.host);
+  in.get(p.local_rank);
+  in.get(p.device_id);
+  in.get(p.device);
+  in.get(p.cores);
+  in.get(p.threads);
+  in.get(p.binding);
 }
 
 void write_provenance(const Provenance& p, nlohmann::json& j) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/binding.hpp"
+#include "core/wire.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -57,9 +58,11 @@ RankPlacement rank_placement(int rank, const std::string& host, const DeviceBind
 /// This process's build, machine and environment.
 Provenance provenance();
 
-/// A placement's JSON form: run.json's mpi.ranks items, and how ranks send theirs to rank 0.
+/// A placement's JSON form: run.json's mpi.ranks items.
 nlohmann::json to_json(const RankPlacement& p);
-RankPlacement placement_from_json(const nlohmann::json& j);
+/// How the ranks send theirs to each other (comm/typed_exchange.hpp).
+void write(wire::Writer& out, const RankPlacement& p);
+void read(wire::Reader& in, RankPlacement& p);
 /// run.json's minigpu, kokkos, host, build, blas, threads, environment and devices, into `record`.
 void write_provenance(const Provenance& p, nlohmann::json& record);
 

@@ -29,7 +29,7 @@ struct FakeTimings {
 
 GemmShape cube(std::int64_t n) { return {n, n, n}; }
 
-const GemmChooser::Share kAlone = [](const std::string& mine) { return mine; };
+const GemmChooser::Share kAlone = [](const std::vector<char>& mine) { return mine; };
 
 // The measurement itself on GPU memory: a process's GPU is gpu(0) whatever its device number
 // (it timed on gpu(active_gpu_id()), which threw on every rank bound to a device other than 0,
@@ -105,13 +105,26 @@ TEST(GemmAuto, OtherRanksTakeRankZerosFigures) {
         return {};
       },
       nullptr, false);
-  int shared = 0;
+  // What rank 0 sends, in the order it sends it: the table's source, its entries (none), then
+  // the one class it measured. This rank writes nothing of its own.
+  std::vector<std::vector<char>> from_rank0(3);
+  {
+    wire::Writer source, entries, measured;
+    source.put(std::string("rank 0's"));
+    entries.put(std::uint64_t{0});
+    measured.put(3.0);
+    measured.put(1.0);
+    measured.put(std::string("then"));
+    measured.put(std::string("cpu0"));
+    from_rank0 = {source.bytes(), entries.bytes(), measured.bytes()};
+  }
+  std::size_t shared = 0;
   const GemmPick pick =
-      chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 64, 64, 64, [&](const std::string&) {
-        return ++shared == 1
-                   ? std::string(R"({"entries": {}, "source": "rank 0's"})")
-                   : std::string(R"({"vendor_s": 3, "native_s": 1, "measured": "then", "on": "cpu0"})");
+      chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 64, 64, 64, [&](const std::vector<char>& mine) {
+        EXPECT_TRUE(mine.empty()) << "a rank other than 0 sends nothing";
+        return from_rank0.at(shared++);
       });
+  EXPECT_EQ(shared, 3u);
   EXPECT_EQ(pick.kernel, GemmKernel::native);
   EXPECT_NE(pick.why.find("native 3x vendor at 64x64x64, float32, measured then on cpu0"), std::string::npos)
       << pick.why;

@@ -1,0 +1,112 @@
+// Values as bytes for the messages between the ranks of one job (comm/typed_exchange.hpp): a
+// Writer appends values in order and a Reader takes them back in the same order. Numbers and
+// enums travel as their bytes (every rank runs the same binary on the same kind of node),
+// strings, vectors and maps with their length; a struct travels through its own
+// `write(wire::Writer&, const T&)` and `read(wire::Reader&, T&)`, found beside it by ADL.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace minigpu::wire {
+
+class Writer {
+ public:
+  template <class T>
+  void put(const T& value) {
+    if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T>) {
+      append(&value, sizeof(T));
+    } else {
+      write(*this, value);  // the type's own, beside it
+    }
+  }
+  void put(const std::string& s) {
+    put(static_cast<std::uint64_t>(s.size()));
+    append(s.data(), s.size());
+  }
+  template <class T>
+  void put(const std::vector<T>& items) {
+    put(static_cast<std::uint64_t>(items.size()));
+    for (const T& item : items) put(item);
+  }
+  template <class K, class V>
+  void put(const std::map<K, V>& items) {
+    put(static_cast<std::uint64_t>(items.size()));
+    for (const auto& [key, value] : items) {
+      put(key);
+      put(value);
+    }
+  }
+  const std::vector<char>& bytes() const { return bytes_; }
+
+ private:
+  void append(const void* p, std::size_t n) {
+    const char* c = static_cast<const char*>(p);
+    bytes_.insert(bytes_.end(), c, c + n);
+  }
+  std::vector<char> bytes_;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::vector<char>& bytes) : bytes_(bytes) {}
+
+  template <class T>
+  void get(T& value) {
+    if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T>) {
+      take(&value, sizeof(T));
+    } else {
+      read(*this, value);  // the type's own, beside it
+    }
+  }
+  void get(std::string& s) {
+    s.assign(length(), '\0');
+    take(s.data(), s.size());
+  }
+  template <class T>
+  void get(std::vector<T>& items) {
+    items.assign(length(), T{});
+    for (T& item : items) get(item);
+  }
+  template <class K, class V>
+  void get(std::map<K, V>& items) {
+    items.clear();
+    for (std::size_t i = 0, n = length(); i < n; ++i) {
+      K key{};
+      get(key);
+      get(items[key]);
+    }
+  }
+  template <class T>
+  T get() {
+    T value{};
+    get(value);
+    return value;
+  }
+  /// Throws unless every byte was read: a reader out of step with its writer.
+  void expect_end() const {
+    if (at_ != bytes_.size())
+      throw std::logic_error("wire: " + std::to_string(bytes_.size() - at_) + " bytes left unread");
+  }
+
+ private:
+  std::size_t length() {
+    const auto n = get<std::uint64_t>();
+    if (n > bytes_.size() - at_) throw std::logic_error("wire: a length past the message's end");
+    return static_cast<std::size_t>(n);
+  }
+  void take(void* p, std::size_t n) {
+    if (n > bytes_.size() - at_) throw std::logic_error("wire: the message ended early");
+    std::memcpy(p, bytes_.data() + at_, n);
+    at_ += n;
+  }
+  const std::vector<char>& bytes_;
+  std::size_t at_ = 0;
+};
+
+}  // namespace minigpu::wire
