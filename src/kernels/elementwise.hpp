@@ -132,6 +132,21 @@ void map_streaming(const OutView& out, const InView& in, F f) {
   Kokkos::parallel_for("elementwise::map", range, block);
 }
 
+/// map's body as a functor, not a KOKKOS_LAMBDA: map<> is instantiated alike in several
+/// translation units (bfloat16 to float for cuBLAS in core/, for the widened native GEMM in
+/// kernels/), and nvcc's wrapper of a host-device lambda calls through a pointer that only the
+/// unit making the lambda sets, while the linker keeps one unit's instantiation. On an H200 the
+/// kept one was a unit whose pointer was null: `test_logging`'s bfloat16 `auto` case called
+/// address 0 from map<View<float*, CudaSpace>, View<bfloat16*, CudaSpace>, ConvertTo<float>>
+/// (2026-11-27, third run; the second run met the same in WidenedMatmul).
+template <class OutView, class InView, class F>
+struct MapBody {
+  OutView out;
+  InView in;
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const { out(i) = f(in(i)); }
+};
+
 /// out(i) = f(in(i)). On the host, an output too large to stay in cache is streamed.
 template <class OutView, class InView, class F>
 void map(const OutView& out, const InView& in, F f) {
@@ -144,8 +159,7 @@ void map(const OutView& out, const InView& in, F f) {
                                   [=](const std::int64_t i) { out(i) = f(in(i)); });
     }
   }
-  Kokkos::parallel_for(
-      "elementwise::map", RangeOf<OutView>(0, n), KOKKOS_LAMBDA(const std::int64_t i) { out(i) = f(in(i)); });
+  Kokkos::parallel_for("elementwise::map", RangeOf<OutView>(0, n), MapBody<OutView, InView, F>{out, in, f});
 }
 
 /// Row-major 2-D index arithmetic for broadcasting: a stride of 0 repeats a row or column.
