@@ -1,8 +1,9 @@
 // Values as bytes for the messages between the ranks of one job (comm/typed_exchange.hpp): a
 // Writer appends values in order and a Reader takes them back in the same order. Numbers and
 // enums travel as their bytes (every rank runs the same binary on the same kind of node),
-// strings, vectors and maps with their length; a struct travels through its own
-// `write(wire::Writer&, const T&)` and `read(wire::Reader&, T&)`, found beside it by ADL.
+// strings, vectors and maps with their length; a struct lists its fields once, beside it, in
+// `template <class Archive> void fields(Archive& a, T& v) { a(v.x, v.y); }` (found by ADL),
+// which both the Writer and the Reader walk: one list, so writing and reading cannot drift.
 #pragma once
 
 #include <cstdint>
@@ -17,12 +18,16 @@ namespace minigpu::wire {
 
 class Writer {
  public:
+  template <class... Ts>
+  void operator()(const Ts&... values) {
+    (put(values), ...);
+  }
   template <class T>
   void put(const T& value) {
     if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T>) {
       append(&value, sizeof(T));
     } else {
-      write(*this, value);  // the type's own, beside it
+      fields(*this, const_cast<T&>(value));  // the type's list, beside it; a Writer only reads it
     }
   }
   void put(const std::string& s) {
@@ -56,12 +61,16 @@ class Reader {
  public:
   explicit Reader(const std::vector<char>& bytes) : bytes_(bytes) {}
 
+  template <class... Ts>
+  void operator()(Ts&... values) {
+    (get(values), ...);
+  }
   template <class T>
   void get(T& value) {
     if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T>) {
       take(&value, sizeof(T));
     } else {
-      read(*this, value);  // the type's own, beside it
+      fields(*this, value);  // the type's list, beside it
     }
   }
   void get(std::string& s) {

@@ -80,17 +80,9 @@ class GemmChooser {
   struct Entry {
     double vendor_s = 0, native_s = 0;
     std::string measured, on;  ///< UTC time, and the CPU or GPU
-    friend void write(wire::Writer& out, const Entry& e) {
-      out.put(e.vendor_s);
-      out.put(e.native_s);
-      out.put(e.measured);
-      out.put(e.on);
-    }
-    friend void read(wire::Reader& in, Entry& e) {
-      in.get(e.vendor_s);
-      in.get(e.native_s);
-      in.get(e.measured);
-      in.get(e.on);
+    template <class Archive>
+    friend void fields(Archive& a, Entry& e) {
+      a(e.vendor_s, e.native_s, e.measured, e.on);
     }
   };
   /// Rank 0's `value` on every rank, through `share`.

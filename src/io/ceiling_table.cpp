@@ -41,34 +41,4 @@ CeilingTable CeilingTable::from_json(const nlohmann::json& j) {
   return t;
 }
 
-void write(wire::Writer& out, const Ceiling& c) {
-  out.put(c.name);
-  out.put(c.label);
-  out.put(c.value);
-  out.put(c.unit);
-  out.put(c.how);
-  out.put(c.bytes);
-}
-
-void read(wire::Reader& in, Ceiling& c) {
-  in.get(c.name);
-  in.get(c.label);
-  in.get(c.value);
-  in.get(c.unit);
-  in.get(c.how);
-  in.get(c.bytes);
-}
-
-void write(wire::Writer& out, const CeilingTable& t) {
-  out.put(t.ceilings);
-  out.put(t.source);
-  out.put(t.doubt);
-}
-
-void read(wire::Reader& in, CeilingTable& t) {
-  in.get(t.ceilings);
-  in.get(t.source);
-  in.get(t.doubt);
-}
-
 }  // namespace minigpu

@@ -41,10 +41,14 @@ struct CeilingTable {
   static CeilingTable from_json(const nlohmann::json& j);
 };
 
-/// How rank 0's table reaches the other ranks (comm/typed_exchange.hpp).
-void write(wire::Writer& out, const Ceiling& c);
-void read(wire::Reader& in, Ceiling& c);
-void write(wire::Writer& out, const CeilingTable& t);
-void read(wire::Reader& in, CeilingTable& t);
+/// How rank 0's table reaches the other ranks (core/wire.hpp, comm/typed_exchange.hpp).
+template <class Archive>
+void fields(Archive& a, Ceiling& c) {
+  a(c.name, c.label, c.value, c.unit, c.how, c.bytes);
+}
+template <class Archive>
+void fields(Archive& a, CeilingTable& t) {
+  a(t.ceilings, t.source, t.doubt);
+}
 
 }  // namespace minigpu

@@ -65,28 +65,6 @@ nlohmann::json to_json(const RankPlacement& p) {
           {"device", p.device}, {"cores", p.cores}, {"threads", p.threads},       {"binding", p.binding}};
 }
 
-void write(wire::Writer& out, const RankPlacement& p) {
-  out.put(p.rank);
-  out.put(p.host);
-  out.put(p.local_rank);
-  out.put(p.device_id);
-  out.put(p.device);
-  out.put(p.cores);
-  out.put(p.threads);
-  out.put(p.binding);
-}
-
-void read(wire::Reader& in, RankPlacement& p) {
-  in.get(p.rank);
-  in.get(p.host);
-  in.get(p.local_rank);
-  in.get(p.device_id);
-  in.get(p.device);
-  in.get(p.cores);
-  in.get(p.threads);
-  in.get(p.binding);
-}
-
 void write_provenance(const Provenance& p, nlohmann::json& j) {
   j["minigpu"] = {{"version", p.build.version}, {"git", p.build.git}};
   j["kokkos"] = {{"version", p.build.kokkos_version},

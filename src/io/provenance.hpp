@@ -60,9 +60,11 @@ Provenance provenance();
 
 /// A placement's JSON form: run.json's mpi.ranks items.
 nlohmann::json to_json(const RankPlacement& p);
-/// How the ranks send theirs to each other (comm/typed_exchange.hpp).
-void write(wire::Writer& out, const RankPlacement& p);
-void read(wire::Reader& in, RankPlacement& p);
+/// How the ranks send theirs to each other (core/wire.hpp, comm/typed_exchange.hpp).
+template <class Archive>
+void fields(Archive& a, RankPlacement& p) {
+  a(p.rank, p.host, p.local_rank, p.device_id, p.device, p.cores, p.threads, p.binding);
+}
 /// run.json's minigpu, kokkos, host, build, blas, threads, environment and devices, into `record`.
 void write_provenance(const Provenance& p, nlohmann::json& record);
 

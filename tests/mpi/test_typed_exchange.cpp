@@ -17,6 +17,31 @@
 namespace minigpu {
 namespace {
 
+// A struct lists its fields once; the writer and the reader both walk that list.
+struct Sample {
+  int id = 0;
+  std::string name;
+  std::vector<double> values;
+};
+template <class Archive>
+void fields(Archive& a, Sample& s) {
+  a(s.id, s.name, s.values);
+}
+
+TEST(Wire, AStructTravelsByTheFieldsItLists) {
+  wire::Writer out;
+  out.put(std::vector<Sample>{{1, "a", {0.5}}, {2, "", {}}});
+  wire::Reader in(out.bytes());
+  const auto back = in.get<std::vector<Sample>>();
+  in.expect_end();
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].id, 1);
+  EXPECT_EQ(back[0].name, "a");
+  EXPECT_EQ(back[0].values, std::vector<double>{0.5});
+  EXPECT_EQ(back[1].id, 2);
+  EXPECT_TRUE(back[1].values.empty());
+}
+
 TEST(Wire, WhatIsPutComesBackInOrder) {
   wire::Writer out;
   out.put(-7);
