@@ -25,18 +25,26 @@ KOKKOS_INLINE_FUNCTION std::int32_t probe_value(std::int64_t i, int from) {
   return static_cast<std::int32_t>((i * 7 + std::int64_t(from) * 1000003) % 2147483647) + 1;
 }
 
+/// probe_mismatches's body: counts the elements of `data` that are not rank `from`'s probe
+/// message. A functor, not a KOKKOS_LAMBDA: see MapBody (kernels/elementwise.hpp).
+template <class Mem>
+struct ProbeMismatchCountBody {
+  using value_type = std::int64_t;
+  Kokkos::View<const std::int32_t*, Mem> data;
+  int from;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i, std::int64_t& count) const {
+    if (data(i) != probe_value(i, from)) ++count;
+  }
+};
+
 /// Elements of `received` that are not rank `from`'s probe message, counted where they live.
 template <class Mem>
 std::int64_t probe_mismatches(const Kokkos::View<const std::int32_t*, Mem>& received, int from) {
-  const auto data = received;  // a local copy for the lambda
   std::int64_t wrong = 0;
   Kokkos::parallel_reduce(
       "minigpu::probe_check",
-      Kokkos::RangePolicy<typename Mem::execution_space>(0, static_cast<std::int64_t>(data.extent(0))),
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t & count) {
-        if (data(i) != probe_value(i, from)) ++count;
-      },
-      wrong);
+      Kokkos::RangePolicy<typename Mem::execution_space>(0, static_cast<std::int64_t>(received.extent(0))),
+      ProbeMismatchCountBody<Mem>{received, from}, wrong);
   return wrong;
 }
 

@@ -24,17 +24,28 @@ KOKKOS_INLINE_FUNCTION unsigned char pattern_byte(std::uint64_t seed, std::int64
   return static_cast<unsigned char>(word >> (8 * (i & 7)));
 }
 
+// Kernel bodies are functors, not KOKKOS_LAMBDAs: see MapBody (kernels/elementwise.hpp).
+
+/// fill_pattern's body: the 8 bytes of word w (fewer at the end of n bytes).
+template <class View>
+struct FillPatternBody {
+  View out;
+  std::uint64_t seed;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t w) const {
+    const std::uint64_t word = splitmix64(seed + static_cast<std::uint64_t>(w));
+    for (std::int64_t i = 8 * w; i < 8 * w + 8 && i < n; ++i) {
+      out(i) = static_cast<unsigned char>(word >> (8 * (i & 7)));
+    }
+  }
+};
+
 /// out(i) = pattern_byte(seed, i); one hash per 8 bytes keeps a 1 GiB fill cheap on a host.
 template <class View>
 void fill_pattern(const View& out, std::uint64_t seed) {
   const std::int64_t n = out.extent(0);
-  Kokkos::parallel_for(
-      "fill::byte_pattern", RangeOf<View>(0, (n + 7) / 8), KOKKOS_LAMBDA(const std::int64_t w) {
-        const std::uint64_t word = splitmix64(seed + static_cast<std::uint64_t>(w));
-        for (std::int64_t i = 8 * w; i < 8 * w + 8 && i < n; ++i) {
-          out(i) = static_cast<unsigned char>(word >> (8 * (i & 7)));
-        }
-      });
+  Kokkos::parallel_for("fill::byte_pattern", RangeOf<View>(0, (n + 7) / 8),
+                       FillPatternBody<View>{out, seed, n});
 }
 
 /// Copies src to dst as `chunks` deep_copies of contiguous, nearly equal pieces: the

@@ -169,15 +169,30 @@ struct BroadcastStrides {
   std::int64_t b_row = 0, b_col = 0;
 };
 
+// The kernels below are functors, not KOKKOS_LAMBDAs, for the reason MapBody gives: a header's
+// template is instantiated alike in several units, and nvcc's lambda wrapper works only in the
+// unit that made it.
+
+/// binary's body: out(i) = op(a(…), b(…)) at the broadcast position of flat index i.
+template <class OutView, class AView, class BView, class Op>
+struct BinaryBody {
+  OutView out;
+  AView a;
+  BView b;
+  BroadcastStrides s;
+  Op op;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    const std::int64_t r = i / s.cols;
+    const std::int64_t c = i % s.cols;
+    out(i) = op(a(r * s.a_row + c * s.a_col), b(r * s.b_row + c * s.b_col));
+  }
+};
+
 /// out(r, c) = op(a(r, c), b(r, c)) with broadcasting given by `s`, over flat storage.
 template <class OutView, class AView, class BView, class Op>
 void binary(const OutView& out, const AView& a, const BView& b, BroadcastStrides s, Op op) {
-  Kokkos::parallel_for(
-      "elementwise::binary", RangeOf<OutView>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
-        const std::int64_t r = i / s.cols;
-        const std::int64_t c = i % s.cols;
-        out(i) = op(a(r * s.a_row + c * s.a_col), b(r * s.b_row + c * s.b_col));
-      });
+  Kokkos::parallel_for("elementwise::binary", RangeOf<OutView>(0, out.extent(0)),
+                       BinaryBody<OutView, AView, BView, Op>{out, a, b, s, op});
 }
 
 /// SplitMix64 finaliser: a counter-based generator, so element i gets the same value
@@ -189,6 +204,19 @@ KOKKOS_INLINE_FUNCTION std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// fill_uniform's body: the top `bits` of element i's hash, scaled into [low, high).
+template <class View, class T, int Bits>
+struct FillUniformBody {
+  View out;
+  std::uint64_t key;
+  T scale, low, high;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    const std::uint64_t r = splitmix64(key ^ static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ULL);
+    const T u = static_cast<T>(r >> (64 - Bits)) * scale;
+    out(i) = static_cast<typename View::non_const_value_type>(low + (high - low) * u);  // may round (16-bit)
+  }
+};
+
 /// Uniform values in [low, high): element i depends only on (seed, i).
 template <class View, class T>
 void fill_uniform(const View& out, std::uint64_t seed, T low, T high) {
@@ -196,23 +224,29 @@ void fill_uniform(const View& out, std::uint64_t seed, T low, T high) {
   constexpr int bits = sizeof(T) == 4 ? 24 : 53;
   const T scale = T(1) / static_cast<T>(std::uint64_t(1) << bits);
   const std::uint64_t key = splitmix64(seed);
-  Kokkos::parallel_for(
-      "fill::uniform", RangeOf<View>(0, out.extent(0)), KOKKOS_LAMBDA(const std::int64_t i) {
-        const std::uint64_t r = splitmix64(key ^ static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ULL);
-        const T u = static_cast<T>(r >> (64 - bits)) * scale;
-        out(i) =
-            static_cast<typename View::non_const_value_type>(low + (high - low) * u);  // may round (16-bit)
-      });
+  Kokkos::parallel_for("fill::uniform", RangeOf<View>(0, out.extent(0)),
+                       FillUniformBody<View, T, bits>{out, key, scale, low, high});
 }
+
+/// fill_affine's body: out(i) = start + i * step, or `last` at i = n − 1 when `pin_last`.
+template <class View, class T>
+struct FillAffineBody {
+  View out;
+  T start, step;
+  bool pin_last;
+  T last;
+  std::int64_t n;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    out(i) = (pin_last && i == n - 1) ? last : start + static_cast<T>(i) * step;
+  }
+};
 
 /// out(i) = start + i * step, with out(n-1) forced to `last` when `pin_last` (linspace).
 template <class View, class T>
 void fill_affine(const View& out, T start, T step, bool pin_last, T last) {
   const std::int64_t n = out.extent(0);
-  Kokkos::parallel_for(
-      "fill::affine", RangeOf<View>(0, n), KOKKOS_LAMBDA(const std::int64_t i) {
-        out(i) = (pin_last && i == n - 1) ? last : start + static_cast<T>(i) * step;
-      });
+  Kokkos::parallel_for("fill::affine", RangeOf<View>(0, n),
+                       FillAffineBody<View, T>{out, start, step, pin_last, last, n});
 }
 
 /// How far out(i) is from f(in(i)), f the host's own reference of a map: the largest

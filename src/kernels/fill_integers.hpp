@@ -18,13 +18,25 @@ KOKKOS_INLINE_FUNCTION std::int64_t small_integer(std::uint64_t seed, std::int64
   return static_cast<std::int64_t>(r % span) - radius;
 }
 
+// Kernel bodies are functors, not KOKKOS_LAMBDAs: see MapBody (kernels/elementwise.hpp).
+
+/// fill_small_integers's body: out(i) = small_integer(seed, i, radius).
+template <class View>
+struct FillSmallIntegersBody {
+  View out;
+  std::uint64_t seed;
+  int radius;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i) const {
+    using T = typename View::non_const_value_type;
+    out(i) = static_cast<T>(small_integer(seed, i, radius));
+  }
+};
+
 /// out(i) = an integer in [-radius, radius] that depends only on (seed, i).
 template <class View>
 void fill_small_integers(const View& out, std::uint64_t seed, int radius = 2) {
-  using T = typename View::non_const_value_type;
-  Kokkos::parallel_for(
-      "fill::small_integers", RangeOf<View>(0, out.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i) { out(i) = static_cast<T>(small_integer(seed, i, radius)); });
+  Kokkos::parallel_for("fill::small_integers", RangeOf<View>(0, out.extent(0)),
+                       FillSmallIntegersBody<View>{out, seed, radius});
 }
 
 /// Element i of the sum of `count` fills seeded first_seed, first_seed + 1, … (one fill per

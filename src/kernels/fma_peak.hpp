@@ -87,34 +87,56 @@ double fma_peak_on_host(std::int64_t steps) {
 /// (tests/gpu/cuda_reference fma, 2026-11-27).
 inline constexpr int kFmaGpuChains = 16;
 
+// Kernel bodies are functors, not KOKKOS_LAMBDAs: see MapBody (kernels/elementwise.hpp).
+
+/// fma_peak_on_device's body: thread t's kFmaGpuChains chains for `steps` steps, their sum to sums(t).
+template <class View>
+struct FmaPeakGpuBody {
+  using T = typename View::non_const_value_type;
+  View sums;
+  std::int64_t steps;
+  T a, b;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {
+    const T one = sums(t) + T(1);  // the View starts at zero: a start the compiler cannot know
+    T x[kFmaGpuChains];
+    for (int c = 0; c < kFmaGpuChains; ++c) x[c] = one * T(c);
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#pragma unroll 32
+#endif
+    // Unrolled on the GPU: the loop's counter and branch take issue slots of their own there,
+    // and come once per 512 FMAs rather than once per 16.
+    for (std::int64_t s = 0; s < steps; ++s) {
+      for (int c = 0; c < kFmaGpuChains; ++c) x[c] = x[c] * a + b;
+    }
+    T sum = 0;
+    for (int c = 0; c < kFmaGpuChains; ++c) sum += x[c];
+    sums(t) = sum;
+  }
+};
+
+/// The sum over threads of fma_peak_on_device's results, in double.
+template <class View>
+struct FmaPeakGpuSumBody {
+  using value_type = double;
+  View sums;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t, double& acc) const {
+    acc += static_cast<double>(sums(t));
+  }
+};
+
 /// The same recurrence on a GPU: `threads` threads (enough to fill every SM several times) of
 /// kFmaGpuChains scalar chains each; returns the sum of every chain's final value. flops =
 /// threads · steps · kFmaGpuChains · 2 (nvcc and hipcc contract a·x + b to one FMA by default).
 template <class Exec, class T>
 double fma_peak_on_device(std::int64_t steps, std::int64_t threads) {
-  Kokkos::View<T*, typename Exec::memory_space> sums("minigpu::ceilings::fma_sums_gpu", threads);
+  using View = Kokkos::View<T*, typename Exec::memory_space>;
+  View sums("minigpu::ceilings::fma_sums_gpu", threads);
   const T a = T(kFmaFactor), b = T(kFmaFixedPoint * (1 - kFmaFactor));
-  Kokkos::parallel_for(
-      "ceilings::fma_peak_gpu", Kokkos::RangePolicy<Exec>(0, threads), KOKKOS_LAMBDA(const std::int64_t t) {
-        const T one = sums(t) + T(1);  // the View starts at zero: a start the compiler cannot know
-        T x[kFmaGpuChains];
-        for (int c = 0; c < kFmaGpuChains; ++c) x[c] = one * T(c);
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-#pragma unroll 32
-#endif
-        // Unrolled on the GPU: the loop's counter and branch take issue slots of their own there,
-        // and come once per 512 FMAs rather than once per 16.
-        for (std::int64_t s = 0; s < steps; ++s) {
-          for (int c = 0; c < kFmaGpuChains; ++c) x[c] = x[c] * a + b;
-        }
-        T sum = 0;
-        for (int c = 0; c < kFmaGpuChains; ++c) sum += x[c];
-        sums(t) = sum;
-      });
+  Kokkos::parallel_for("ceilings::fma_peak_gpu", Kokkos::RangePolicy<Exec>(0, threads),
+                       FmaPeakGpuBody<View>{sums, steps, a, b});
   double total = 0;
-  Kokkos::parallel_reduce(
-      "ceilings::fma_peak_gpu_sum", Kokkos::RangePolicy<Exec>(0, threads),
-      KOKKOS_LAMBDA(const std::int64_t t, double& acc) { acc += static_cast<double>(sums(t)); }, total);
+  Kokkos::parallel_reduce("ceilings::fma_peak_gpu_sum", Kokkos::RangePolicy<Exec>(0, threads),
+                          FmaPeakGpuSumBody<View>{sums}, total);
   return total;
 }
 

@@ -32,13 +32,25 @@ void gemm_native(const CView& c, const AView& a, const BView& b, GemmDims d, boo
   }
 }
 
+// Kernel bodies are functors, not KOKKOS_LAMBDAs: see MapBody (kernels/elementwise.hpp).
+
+/// pack_block's body: out(e) = in((e / cols)·in_ld + e % cols).
+template <class OutView, class InView>
+struct PackBlockBody {
+  OutView out;
+  InView in;
+  std::int64_t cols, in_ld;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t e) const {
+    out(e) = in((e / cols) * in_ld + e % cols);
+  }
+};
+
 /// out(r·cols + q) = in(r·in_ld + q): a rows×cols sub-block made contiguous for sending.
 template <class OutView, class InView>
 void pack_block(const OutView& out, const InView& in, std::int64_t rows, std::int64_t cols,
                 std::int64_t in_ld) {
-  Kokkos::parallel_for(
-      "gemm::pack_block", RangeOf<OutView>(0, rows * cols),
-      KOKKOS_LAMBDA(const std::int64_t e) { out(e) = in((e / cols) * in_ld + e % cols); });
+  Kokkos::parallel_for("gemm::pack_block", RangeOf<OutView>(0, rows * cols),
+                       PackBlockBody<OutView, InView>{out, in, cols, in_ld});
 }
 
 }  // namespace minigpu::kernels

@@ -206,6 +206,21 @@ KOKKOS_INLINE_FUNCTION void gemm_gpu_team(const Member& team, T* c, const T* a, 
 
 }  // namespace detail
 
+/// gemm_gpu's body, a functor rather than a KOKKOS_LAMBDA (see MapBody, kernels/elementwise.hpp):
+/// each team computes one block of C (detail::gemm_gpu_team).
+template <class T, class Member>
+struct GemmGpuBody {
+  T* c;
+  const T* a;
+  const T* b;
+  GemmDims d;
+  bool accumulate, a_vec, b_vec, c_vec;
+  std::int64_t blocks_m, blocks_n;
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    detail::gemm_gpu_team(team, c, a, b, d, accumulate, a_vec, b_vec, c_vec, blocks_m, blocks_n);
+  }
+};
+
 /// C = A·B (or C += A·B when `accumulate`) for row-major flat Views (rows lda/ldb/ldc long,
 /// see GemmDims) in GPU memory, on CView's execution space. The Views must have unit stride
 /// (flat or contiguous subviews). Launches exactly 256 threads per team, so it runs on GPU
@@ -236,10 +251,9 @@ void gemm_gpu(const CView& c, const AView& a, const BView& b, GemmDims d, bool a
     using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<team_size, 2>>;
     Policy policy(static_cast<int>(blocks_m * blocks_n), team_size);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
-    Kokkos::parallel_for(
-        "gemm::gpu_tiled", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {
-          detail::gemm_gpu_team(team, cp, ap, bp, d, accumulate, a_vec, b_vec, c_vec, blocks_m, blocks_n);
-        });
+    Kokkos::parallel_for("gemm::gpu_tiled", policy,
+                         GemmGpuBody<T, typename Policy::member_type>{cp, ap, bp, d, accumulate, a_vec, b_vec,
+                                                                      c_vec, blocks_m, blocks_n});
   }
 }
 

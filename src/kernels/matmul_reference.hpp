@@ -17,23 +17,34 @@
 
 namespace minigpu::kernels {
 
+// Kernel bodies are functors, not KOKKOS_LAMBDAs: see MapBody (kernels/elementwise.hpp).
+
+/// matmul_reference's body: C(i,j) = the inner product of A's row i and B's column j, in order.
+template <class CView, class AView, class BView>
+struct MatmulReferenceBody {
+  CView c;
+  AView a;
+  BView b;
+  std::int64_t n, k;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, const std::int64_t j) const {
+    using T = typename CView::non_const_value_type;
+    using Acc = accumulator_t<T>;
+    Acc acc = 0;
+    for (std::int64_t p = 0; p < k; ++p)
+      acc += static_cast<Acc>(a(i * k + p)) * static_cast<Acc>(b(p * n + j));
+    c(i * n + j) = static_cast<T>(acc);
+  }
+};
+
 /// A is m×k, B is k×n, C is m×n, all row-major in flat Views. The inner product accumulates in
 /// accumulator_t (float for the 16-bit types) and C is rounded once.
 template <class CView, class AView, class BView>
 void matmul_reference(const CView& c, const AView& a, const BView& b, std::int64_t m, std::int64_t n,
                       std::int64_t k) {
-  using T = typename CView::non_const_value_type;
-  using Acc = accumulator_t<T>;
   using Policy = Kokkos::MDRangePolicy<typename CView::execution_space, Kokkos::Rank<2>,
                                        Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_for(
-      "gemm::reference", Policy({std::int64_t(0), std::int64_t(0)}, {m, n}),
-      KOKKOS_LAMBDA(const std::int64_t i, const std::int64_t j) {
-        Acc acc = 0;
-        for (std::int64_t p = 0; p < k; ++p)
-          acc += static_cast<Acc>(a(i * k + p)) * static_cast<Acc>(b(p * n + j));
-        c(i * n + j) = static_cast<T>(acc);
-      });
+  Kokkos::parallel_for("gemm::reference", Policy({std::int64_t(0), std::int64_t(0)}, {m, n}),
+                       MatmulReferenceBody<CView, AView, BView>{c, a, b, n, k});
 }
 
 /// ‖Y_t‖_F of the first `steps` steps of Y_t = A·X_t, X_{t+1} = Y_t / ‖Y_t‖_F, from n×n

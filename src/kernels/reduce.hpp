@@ -21,14 +21,21 @@ constexpr void require_same_space() {
                 "the result must live in the memory space of the input");
 }
 
+// Kernel bodies are functors, not KOKKOS_LAMBDAs: see MapBody (kernels/elementwise.hpp).
+
+/// sum_into's body: acc += in(i), in the entries' own type.
+template <class InView>
+struct SumBody {
+  using value_type = typename InView::non_const_value_type;
+  InView in;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, value_type& acc) const { acc += in(i); }
+};
+
 /// out() = sum of in(i).
 template <class InView, class OutView>
 void sum_into(const InView& in, const OutView& out) {
   require_same_space<InView, OutView>();
-  using T = typename InView::non_const_value_type;
-  Kokkos::parallel_reduce(
-      "reduce::sum", RangeOf<InView>(0, in.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t i, T& acc) { acc += in(i); }, out);
+  Kokkos::parallel_reduce("reduce::sum", RangeOf<InView>(0, in.extent(0)), SumBody<InView>{in}, out);
 }
 
 /// x² in Acc, the type a sum of squares runs in: float for 16-bit storage, as mixed precision
