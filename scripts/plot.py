@@ -35,8 +35,8 @@ def import_pyplot():
 
 
 def drawer(experiment):
-    """plotlib/<experiment>.py's draw(plt, run, rows), or None when the experiment has none: a
-    new experiment's figure needs that one file, no table here. What the figure is called is
+    """plotlib/<experiment>.py's draw(plt, run, rows), or None when the experiment has none (it is
+    then drawn by plotlib/any_experiment.py): no table here. What the figure is called is
     run.json's business."""
     if not re.fullmatch(r"[a-z][a-z0-9_]*", experiment or ""):
         return None
@@ -101,9 +101,9 @@ def figures(run_dir, plt=None):
         if not e.get("figure") or not rows:
             continue
         draw = drawer(e["name"])
-        if draw is None:
-            print(f"plot.py: no scripts/plotlib/{e['name']}.py for experiment {e['name']} ({e['figure']}): skipped",
-                  file=sys.stderr)
+        if draw is None:  # no figure of its own yet: the bars every experiment can have
+            from plotlib.any_experiment import draw_any
+            out[e["figure"]] = draw_any(plt, run, e["name"], rows)
             continue
         out[e["figure"]] = draw(plt, run, rows)
     return out

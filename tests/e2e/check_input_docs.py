@@ -6,10 +6,18 @@ exactly the keys the readers declare, and each row must state what the code enfo
 bound (minimum, maximum), every choice, and the default (the constant, or where it comes from).
 A bound changed in the code and not in the README, or a key added without a row, fails here.
 
-Usage: check_input_docs.py MINIGPU INPUTS_README
+With --write, a section missing for a registered experiment, and a row missing for a key, are
+written from the record (type, bounds, choices, default), so a new experiment's keys need no
+hand-kept table: its author may then say more in a row's default column, and the check holds
+whatever is said to the code. Stale rows are never removed by --write: they fail.
+
+Usage: check_input_docs.py MINIGPU INPUTS_README [--write | --self-test]
+--self-test: a copy of the README without an experiment's section and without one row fails the
+check, and after --write passes it, the removed keys back with their bounds and defaults.
 """
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -134,11 +142,104 @@ def check_key(section, key, facts, row, glossary, problems):
             break
 
 
-def main(minigpu, readme_path):
+def number_text(v):
+    """A bound as the tables write it: 2^40 for a large power of two, 10^9 for a power of ten."""
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:g}"
+    v = int(v)
+    if v >= 1024 and v & (v - 1) == 0:
+        return f"2^{v.bit_length() - 1}"
+    if v >= 10**6 and str(v).rstrip("0") == "1":
+        return f"10^{len(str(v)) - 1}"
+    return str(v)
+
+
+def type_text(facts):
+    """The type column: the kind, its bounds and its choices, as check_key reads them back."""
+    kind = facts.get("type")
+    if kind == "array":
+        items = facts.get("items", {})
+        inner = type_text(items) if items.get("type") != "string" or not items.get("enum") else None
+        if items.get("enum"):
+            return "list of " + ", ".join(f"`{c}`" for c in items["enum"])
+        return f"list of {inner}" if inner else "list"
+    if facts.get("enum"):
+        return " \\| ".join(f"`{c}`" for c in facts["enum"])
+    low = facts.get("minimum", facts.get("exclusiveMinimum"))
+    high = facts.get("maximum", facts.get("exclusiveMaximum"))
+    text = {"integer": "integer", "number": "number", "boolean": "`true` \\| `false`"}.get(kind, kind or "string")
+    if low is not None and high is not None:
+        if "exclusiveMinimum" in facts or "exclusiveMaximum" in facts:
+            left = "(" if "exclusiveMinimum" in facts else "["
+            right = ")" if "exclusiveMaximum" in facts else "]"
+            return f"{text} in {left}{number_text(low)}, {number_text(high)}{right}"
+        return f"{text} {number_text(low)} … {number_text(high)}"
+    if low is not None:
+        return f"{text} {'>' if 'exclusiveMinimum' in facts else '≥'} {number_text(low)}"
+    if high is not None:
+        return f"{text} {'<' if 'exclusiveMaximum' in facts else '≤'} {number_text(high)}"
+    return text
+
+
+def default_text(facts):
+    if "default_from" in facts:
+        return f"`{facts['default_from']}`"
+    if facts.get("required"):
+        return "required"
+    default = facts.get("default")
+    if isinstance(default, bool):
+        return f"`{str(default).lower()}`"
+    if isinstance(default, list):
+        return "[" + ", ".join(number_text(v) if isinstance(v, (int, float)) else str(v) for v in default) + "]"
+    if isinstance(default, (int, float)):
+        return number_text(default)
+    if default in (None, ""):
+        return "—"
+    return f"`{default}`" if re.fullmatch(r"[\w.+-]+", str(default)) else str(default)
+
+
+def row_text(key, facts):
+    kind = "device" if key == "device" and facts.get("type") == "string" else type_text(facts)  # the glossary's
+    return f"| `{key}` | {kind} | {default_text(facts)} |"
+
+
+def write_missing(readme, expected):
+    """The README with a section for each experiment it lacks and a row for each key missing from
+    a section, both from the record; the number of rows written."""
+    documented, written = sections(readme), 0
+    lines = readme.rstrip("\n").split("\n")
+    for section, keys in expected.items():
+        if section not in documented:
+            continue
+        missing = [k for k in keys if k not in documented[section][1]]
+        if not missing:
+            continue
+        heading = next(i for i, l in enumerate(lines) if re.match(r"^## ", l) and (
+            l.strip().startswith(f"## `{section}") or (section == "every_experiment" and "Keys every" in l)))
+        end = next((i for i in range(heading + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        last_row = max(i for i in range(heading, end) if lines[i].startswith("|"))
+        lines[last_row + 1:last_row + 1] = [row_text(k, keys[k]) for k in missing]
+        written += len(missing)
+    for section, keys in expected.items():
+        if section in documented:
+            continue
+        lines += ["", f"## `{section}`", "| key | type | default |", "|---|---|---|"]
+        lines += [row_text(k, keys[k]) for k in keys]
+        written += len(keys)
+    return "\n".join(lines) + "\n", written
+
+
+def main(minigpu, readme_path, write=False):
     declared = json.loads(subprocess.run([minigpu, "list", "--keys"], check=True, capture_output=True,
                                          text=True).stdout)
     expected = {"run": declared["run"], "every_experiment": declared["every_experiment"],
                 **declared["experiments"]}
+    if write:
+        text, written = write_missing(open(readme_path, encoding="utf-8").read(), expected)
+        if written:
+            with open(readme_path, "w", encoding="utf-8") as f:
+                f.write(text)
+            print(f"wrote {written} row(s) into {readme_path} from `minigpu list --keys`")
     documented = sections(open(readme_path, encoding="utf-8").read())
     glossary = documented.get("every_experiment", ["", {}])[0]
     problems = []
@@ -164,5 +265,43 @@ def main(minigpu, readme_path):
     return 0
 
 
+def self_test(minigpu, readme_path):
+    import contextlib
+    import io
+    import tempfile
+    text = open(readme_path, encoding="utf-8").read()
+    cut = re.sub(r"^## `lazy`\n.*?(?=^## )", "", text, count=1, flags=re.M | re.S)
+    cut = re.sub(r"^\| `steps` \|.*\n", "", cut, count=1, flags=re.M)
+    if cut.count("\n") >= text.count("\n") - 4:
+        print("FAIL: self-test: the README no longer has a `lazy` section and a `steps` row to remove")
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "README.md")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(cut)
+        quiet = io.StringIO()
+        with contextlib.redirect_stdout(quiet):
+            before = main(minigpu, path)
+            after = main(minigpu, path, write=True)
+        written = open(path, encoding="utf-8").read()
+    problems = []
+    if before == 0:
+        problems.append("the cut README passed the check")
+    if after != 0:
+        problems.append("the check still fails after --write:\n" + quiet.getvalue())
+    for expected in ("## `lazy`", "| `elements` | integer 1 … 2^40 | 10^8 |", "| `steps` | integer 1 … 10^7 |"):
+        if expected not in written:
+            problems.append(f"--write did not write {expected!r}")
+    for p in problems:
+        print("FAIL:", p)
+    print("ok: --write restored a removed section and row" if not problems else "")
+    return 1 if problems else 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:3]))
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) != 2:
+        sys.exit(__doc__)
+    if "--self-test" in sys.argv:
+        sys.exit(self_test(*args))
+    sys.exit(main(*args, write="--write" in sys.argv))

@@ -2,21 +2,28 @@
 """Every registered experiment is whole, and every experiment file is registered.
 
 The registry (`minigpu list --json`) is the one place that names an experiment, its chapter
-question, its figure and the findings it may report. From it this test requires, and fails
-naming whatever is missing:
+question, its figure and the findings it may report. Adding experiment X takes its file, its
+input and its registration line; everything else follows from the registry. From it this test
+requires, and fails naming whatever is missing:
   - src/experiments/<name>.cpp, or src/experiments/<name>/<name>.cpp, registering <name>;
-  - inputs/<name>.yaml running it, and an entry for it in inputs/quickstart.yaml;
-  - tests/**/test_<name>.cpp, built by tests/CMakeLists.txt;
-  - scripts/plotlib/<name>.py with a draw() when the experiment names a figure;
+  - inputs/<name>.yaml running it;
   - README's experiment table and docs/measuring.md's metrics table, rows as the registry
-    generates them (run with --write to regenerate the rows in place);
-and it refuses a file or folder in src/experiments/ that is named like no registered
-experiment. docs/architecture.md's "Adding an experiment" must list exactly the files required
-here, so the worked example there cannot drift from what this test enforces.
+    generates them (run with --write to write them in place: a missing row is added, the
+    description standing for the cases column, which an author may then reword);
+and of what an experiment may add (a drawer scripts/plotlib/<name>.py, a test
+tests/**/test_<name>.cpp, an entry in inputs/quickstart.yaml) that a drawer has a draw(), a test
+is built by tests/CMakeLists.txt and a quickstart entry names a registered experiment. Without
+a drawer, plot.py draws the experiment with plotlib/any_experiment.py; without a test of its own
+it is planned, run and verified by test_regions from its registration's smallest keys; its
+inputs/README.md section is written by check_input_docs.py --write. It refuses a file or folder
+in src/experiments/ that is named like no registered experiment. docs/architecture.md's "Adding
+an experiment" must list exactly the files required here, so the worked example there cannot
+drift from what this test enforces.
 
 Usage: check_registry_coverage.py MINIGPU REPO_ROOT [--write | --self-test]
---self-test copies what the check reads into a scratch tree and shows that a forgotten drawer,
-test, input entry, table row or a stray experiment file each fails it.
+--self-test copies what the check reads into a scratch tree and shows that a forgotten input, a
+drawer without draw(), an unbuilt test, a stale quickstart entry, a table row or a stray
+experiment file each fails it.
 """
 import glob
 import json
@@ -28,7 +35,7 @@ import sys
 import tempfile
 
 # What adding experiment X takes, as docs/architecture.md spells it (X for the name).
-REQUIRED = ["src/experiments/X.cpp", "inputs/X.yaml", "scripts/plotlib/X.py", "tests/unit/test_X.cpp"]
+REQUIRED = ["src/experiments/X.cpp", "inputs/X.yaml"]
 
 
 def registry(minigpu):
@@ -68,13 +75,21 @@ def table_rows(text, columns):
     return rows
 
 
+def with_row(text, rows, row):
+    """`text` with `row` after the last of the table `rows` ({name: (line, cells)}) came from."""
+    last = max(text.index(line) + len(line) for line, _ in rows.values())
+    return text[:last] + "\n" + row + text[last:]
+
+
 def check_tables(root, experiments, write):
     errors = []
     readme, measuring = read(root, "README.md"), read(root, "docs/measuring.md")
     have = table_rows(readme, 3)
     for e in experiments:
         want = readme_row(e)
-        if e["name"] not in have:
+        if e["name"] not in have and write and have:
+            readme = with_row(readme, have, want)
+        elif e["name"] not in have:
             errors.append(f"README.md: the experiment table has no row for {e['name']}: add\n  {want}")
         elif have[e["name"]][0] != want:
             if write:
@@ -85,6 +100,10 @@ def check_tables(root, experiments, write):
         errors.append(f"README.md: the experiment table names {extra}, which is not registered")
     have = table_rows(measuring, 4)
     for e in experiments:
+        if e["name"] not in have and write and have:  # its description stands for the cases
+            measuring = with_row(measuring, have, "| " + " | ".join(
+                [f"`{e['name']}`", e["question"], e["description"], findings_cell(e)]) + " |")
+            continue
         if e["name"] not in have:
             errors.append(f"docs/measuring.md: the metrics table has no row for {e['name']}")
             continue
@@ -121,19 +140,16 @@ def check_files(root, experiments):
             errors.append(f"{n}: no input {path}")
         elif not runs_experiment(read(root, path), n):
             errors.append(f"{n}: {path} has no `- name: {n}` entry")
-        if not runs_experiment(quickstart, n):
-            errors.append(f"{n}: inputs/quickstart.yaml has no `- name: {n}` entry")
         tests = glob.glob(os.path.join(root, "tests", "**", f"test_{n}.cpp"), recursive=True)
-        if not tests:
-            errors.append(f"{n}: no tests/**/test_{n}.cpp")
-        elif not re.search(rf"\btest_{re.escape(n)}\.cpp\b", tests_cmake):
+        if tests and not re.search(rf"\btest_{re.escape(n)}\.cpp\b", tests_cmake):
             errors.append(f"{n}: tests/CMakeLists.txt does not build test_{n}.cpp")
-        if e["figure"]:
-            drawer = os.path.join(root, "scripts", "plotlib", f"{n}.py")
-            if not os.path.isfile(drawer):
-                errors.append(f"{n}: names figure {e['figure']} but has no scripts/plotlib/{n}.py")
-            elif not re.search(r"^def draw\(plt, run, rows\):", read(root, drawer), re.M):
-                errors.append(f"{n}: scripts/plotlib/{n}.py has no draw(plt, run, rows)")
+        drawer = os.path.join(root, "scripts", "plotlib", f"{n}.py")
+        if e["figure"] and os.path.isfile(drawer) and not re.search(r"^def draw\(plt, run, rows\):",
+                                                                     read(root, drawer), re.M):
+            errors.append(f"{n}: scripts/plotlib/{n}.py has no draw(plt, run, rows)")
+    for listed in re.findall(r"^\s*-\s*name:\s*(\w+)\s*$", quickstart, re.M):
+        if listed not in names:
+            errors.append(f"inputs/quickstart.yaml: runs {listed}, which is not registered")
     for entry in sorted(os.listdir(os.path.join(root, "src", "experiments"))):
         stem = entry.split(".")[0]
         if stem not in names:
@@ -170,16 +186,16 @@ def self_test(experiments, root):
                 f.write(text.replace(old, new, 1))
         return apply
     cases = {
-        "plotlib/lazy.py": lambda t: os.remove(os.path.join(t, "scripts/plotlib/lazy.py")),
-        "test_logging.cpp": lambda t: [os.remove(p) for p in glob.glob(f"{t}/tests/**/test_logging.cpp",
-                                                                      recursive=True)],
-        "inputs/quickstart.yaml has no `- name: linear`": edit("inputs/quickstart.yaml", "- name: linear",
-                                                               "- name: linear_renamed"),
+        "no input inputs/lazy.yaml": lambda t: os.remove(os.path.join(t, "inputs/lazy.yaml")),
+        "plotlib/lazy.py has no draw": edit("scripts/plotlib/lazy.py", "def draw(plt, run, rows):",
+                                            "def draw_lazy(plt, run, rows):"),
+        "does not build test_logging.cpp": edit("tests/CMakeLists.txt", "test_logging.cpp", "test_logging_gone.cpp"),
+        "inputs/quickstart.yaml: runs linear_renamed": edit("inputs/quickstart.yaml", "- name: linear",
+                                                            "- name: linear_renamed"),
         "src/experiments/stray.cpp": lambda t: open(os.path.join(t, "src/experiments/stray.cpp"), "w").close(),
         "README.md: matmul's row differs": edit("README.md", "| `matmul` | ", "| `matmul` | a stale question; "),
         "docs/measuring.md: devices's question": edit("docs/measuring.md", "| `devices` | ", "| `devices` | old: "),
-        "does not list tests/unit/test_X.cpp": edit("docs/architecture.md", "**`tests/unit/test_X.cpp`**",
-                                                    "**the test**"),
+        "does not list inputs/X.yaml": edit("docs/architecture.md", "**`inputs/X.yaml`**", "**the input**"),
     }
     failures = 0
     for expected, mutate in cases.items():
@@ -220,8 +236,8 @@ def main():
         print("FAIL:", e)
     if errors:
         sys.exit(1)
-    print(f"ok: {len(experiments)} experiments, each with its source, input, quickstart entry, test, "
-          "drawer and table rows; every file in src/experiments/ registered")
+    print(f"ok: {len(experiments)} experiments, each with its source, input and table rows (drawers with "
+          "draw(), tests built, quickstart entries registered); every file in src/experiments/ registered")
 
 
 if __name__ == "__main__":

@@ -1,14 +1,18 @@
 # Included from tests/CMakeLists.txt (paths are relative to tests/): the tests that keep README,
 # docs/ and inputs/README.md true to the code, each with a self-test that shows it can fail.
 
-# inputs/README.md's key tables say what the config layer enforces (minigpu list --keys).
+# inputs/README.md's key tables say what the config layer enforces (minigpu list --keys); the
+# self-test shows that a removed section or row fails it and that --write writes them back.
 add_test(NAME input_docs_match_code
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_input_docs.py $<TARGET_FILE:minigpu>
                  ${PROJECT_SOURCE_DIR}/inputs/README.md)
+add_test(NAME input_docs_self_test
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_input_docs.py $<TARGET_FILE:minigpu>
+                 ${PROJECT_SOURCE_DIR}/inputs/README.md --self-test)
 
-# Every registered experiment has its source, input, quickstart entry, test, drawer and table rows
-# (generated from its registration), and every file in src/experiments/ is registered; the
-# self-test shows on a copied tree that a missing drawer, test or table row is caught.
+# Every registered experiment has its source, input and table rows (generated from its
+# registration), an optional drawer, test or quickstart entry is whole, and every file in
+# src/experiments/ is registered; the self-test shows on a copied tree that each is caught.
 add_test(NAME registry_coverage
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_registry_coverage.py $<TARGET_FILE:minigpu>
                  ${PROJECT_SOURCE_DIR})
