@@ -31,12 +31,12 @@ CeilingTable on_rank_zero(bool remeasure) {
     if (auto cached = load_cached_ceilings(key)) return *cached;
   }
   const std::string when = utc_now_iso8601();
-  CeilingTable table = measure_ceilings();
+  auto [table, contradictions] = measure_ceilings();
   table.source = "measured " + when + " on " + host_info().hostname + " by rank 0 alone";
   // A table that contradicts itself is used for this run, said to be doubtful, and measured
   // again next time; one measured on a loaded machine is cached with its doubt, so that every
   // run using it says so.
-  if (!ceiling_contradictions(table, ceiling_cores()).empty()) {
+  if (!contradictions.empty()) {
     table.source += "; not cached: its figures contradict each other";
     return table;
   }

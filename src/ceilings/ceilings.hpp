@@ -49,10 +49,15 @@ std::string gemm_peak(Device device, DType dtype, GemmKernel kernel);
 /// vdpbf16ps in this build).
 bool host_sbgemm_measured();
 
+/// A measured table, and "" or how its figures contradict each other (ceiling_contradictions).
+struct MeasuredCeilings {
+  CeilingTable table;
+  std::string contradictions;
+};
 /// Measures every ceiling this process's build and devices have (about two seconds on a host).
 /// The table is doubtful (CeilingTable::doubt) when its figures contradict each other or the
 /// machine was loaded meanwhile (core/machine_load.hpp).
-CeilingTable measure_ceilings();
+MeasuredCeilings measure_ceilings();
 /// "" or the figures where the rank's threads measured below one thread by more than
 /// kContradictionMargin (host_memcpy below host_memcpy_1core, ...), or where the FMA peak on
 /// `cores` physical cores gained less than kMinCoreScaling of one thread's rate per core past the

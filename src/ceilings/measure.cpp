@@ -298,17 +298,18 @@ std::string ceiling_contradictions(const CeilingTable& t, int cores) {
   return out;
 }
 
-CeilingTable measure_ceilings() {
+MeasuredCeilings measure_ceilings() {
   const CpuSample before = sample_cpu();
   CeilingTable t = measure_all();
   const CpuSample after = sample_cpu();
-  std::string doubt = ceiling_contradictions(t, ceiling_cores());
+  const std::string contradictions = ceiling_contradictions(t, ceiling_cores());
+  std::string doubt = contradictions;
   const auto load = load_between(before, after, after.own_s - before.own_s);
   if (load && load->loaded())
     doubt += (doubt.empty() ? "" : "; ") + load->describe() +
              " while they were measured (minigpu ceilings measures again)";
   t.doubt = doubt;
-  return t;
+  return {std::move(t), contradictions};
 }
 
 namespace {

@@ -18,14 +18,8 @@ std::vector<std::vector<char>> allgather_bytes(const std::vector<char>& mine, co
 /// Rank `root`'s `value` on every rank (the others' is not read).
 template <class T>
 T broadcast_value(const T& value, int root, const Communicator& comm) {
-  wire::Writer out;
-  if (comm.rank() == root) out.put(value);
-  const std::vector<char> bytes = broadcast_bytes(out.bytes(), root, comm);
-  wire::Reader in(bytes);
-  T result{};
-  in.get(result);
-  in.expect_end();
-  return result;
+  return wire::through(value, comm.rank() == root,
+                       [&](const std::vector<char>& bytes) { return broadcast_bytes(bytes, root, comm); });
 }
 
 /// Every rank's `value`, in rank order, on every rank.

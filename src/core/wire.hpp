@@ -118,4 +118,18 @@ class Reader {
   std::size_t at_ = 0;
 };
 
+/// `value` written to bytes (by the one `writes`), moved by `move` (bytes in, bytes out: a
+/// broadcast, a test's stand-in) and read back: what every typed exchange between ranks does.
+template <class T, class Move>
+T through(const T& value, bool writes, Move&& move) {
+  Writer out;
+  if (writes) out.put(value);
+  const std::vector<char> bytes = move(out.bytes());
+  Reader in(bytes);
+  T result{};
+  in.get(result);
+  in.expect_end();
+  return result;
+}
+
 }  // namespace minigpu::wire

@@ -48,29 +48,29 @@ std::string GemmChooser::class_key(bool gpu_memory, DType dtype, const std::stri
   return std::string(gpu_memory ? "gpu" : "host") + "/" + to_string(dtype) + "/" + size;
 }
 
-// Rank 0 reads the cache and every rank takes its copy: all ranks then hold the same table and
-// miss the same classes, so the measurements' sharing stays collective.
+// Rank 0 reads the cache and every rank takes its copy, in one exchange: all ranks then hold the
+// same table and miss the same classes, so the measurements' sharing stays collective.
 void GemmChooser::load(const Share& share) {
   if (loaded_) return;
   loaded_ = true;
-  std::string source = "measured in this process";
-  std::map<std::string, Entry> entries;
+  Loaded mine{"measured in this process", {}};
   if (root_ && !cache_key_.is_null()) {
     std::string path;
     if (const auto cached = load_cached("gemm-choices", cache_key_, path)) {
       const nlohmann::json stored = cached->value("entries", nlohmann::json::object());
       for (const auto& [key, e] : stored.items()) {
-        entries[key] = {e.at("vendor_s").get<double>(), e.at("native_s").get<double>(),
-                        e.at("measured").get<std::string>(), e.at("on").get<std::string>()};
+        mine.entries[key] = {e.at("vendor_s").get<double>(), e.at("native_s").get<double>(),
+                             e.at("measured").get<std::string>(), e.at("on").get<std::string>()};
       }
-      source = "cached in " + path;
+      mine.source = "cached in " + path;
     } else {
-      source = path.empty() ? "measured by rank 0, not cached: no cache directory"
-                            : "measured by rank 0, cached in " + path;
+      mine.source = path.empty() ? "measured by rank 0, not cached: no cache directory"
+                                 : "measured by rank 0, cached in " + path;
     }
   }
-  source_ = shared(source, root_, share);
-  entries_ = shared(entries, root_, share);
+  Loaded all = wire::through(mine, root_, share);
+  source_ = std::move(all.source);
+  entries_ = std::move(all.entries);
 }
 
 GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
@@ -94,7 +94,7 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
       const GemmPairTiming t = measure_(gpu_memory, dtype, shape);
       mine = {t.vendor_s, t.native_s, utc_now_iso8601(), processor_name(gpu_memory)};
     }
-    entries_[key] = shared(mine, root_, share);
+    entries_[key] = wire::through(mine, root_, share);
     if (root_ && !cache_key_.is_null()) {
       std::string why;
       store_cached("gemm-choices", cache_key_, {{"entries", io::gemm_choice_entries_json(record())}}, why);

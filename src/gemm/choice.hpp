@@ -85,18 +85,15 @@ class GemmChooser {
       a(e.vendor_s, e.native_s, e.measured, e.on);
     }
   };
-  /// Rank 0's `value` on every rank, through `share`.
-  template <class T>
-  static T shared(const T& value, bool root, const Share& share) {
-    wire::Writer out;
-    if (root) out.put(value);
-    const std::vector<char> bytes = share(out.bytes());
-    wire::Reader in(bytes);
-    T result{};
-    in.get(result);
-    in.expect_end();
-    return result;
-  }
+  /// What rank 0 read from the cache, sent to every rank in one exchange.
+  struct Loaded {
+    std::string source;
+    std::map<std::string, Entry> entries;
+    template <class Archive>
+    friend void fields(Archive& a, Loaded& l) {
+      a(l.source, l.entries);
+    }
+  };
   static std::string class_key(bool gpu_memory, DType dtype, const std::string& size);
   void load(const Share& share);
 
