@@ -4,8 +4,8 @@
 # best of 3 runs of each; bar: 0.95 <= miniGPU / likwid <= 1.05 (above it, miniGPU counts flops
 # it did not do: a compiler once dropped a chain it proved constant). Exits 1 when a ratio misses
 # it, 77 when likwid-bench is not installed (apt-get install likwid; scripts/dev/bench.sh does).
-# Then the triad against likwid-bench's stream kernels (bar >= 0.95), and native GEMM's share of
-# that peak: n >= 1024 bar >= 85 %, n = 256 bar >= 80 %.
+# Then the triad against likwid-bench's stream kernels (bar >= 0.95; above 1.05 the row is ABOVE,
+# not met), and native GEMM's share of that peak: n >= 1024 bar >= 85 %, n = 256 bar >= 80 %.
 # Usage: scripts/dev/bench_peak.sh MINIGPU [OUT_DIR]
 set -euo pipefail
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || [ $# -lt 1 ]; then
@@ -57,7 +57,10 @@ for dtype in f32 f64; do
 done
 # The triad against likwid-bench's, the same 24 bytes counted per element: miniGPU's host_triad
 # (streaming stores, 3 x host_stream_bytes) against the better of stream_mem_* (streaming stores,
-# as ours) and stream_* (ordinary stores) over the same working set; bar >= 0.95.
+# as ours) and stream_* (ordinary stores) over the same working set; bar >= 0.95. A ratio above
+# 1.05 passes nothing: the reference is then not this machine's limit in this sitting (likwid-bench
+# read 40 GB/s on 2 threads where miniGPU's triad moved 66, 2026-11-28), so the row says ABOVE,
+# with that reason, and the bench fails rather than count a figure past its bound as met.
 triad_bytes="$(awk '$1 == "host_triad" { print }' "$out/ceilings_1.txt" | grep -o '3 x [0-9.]* [KMG]iB' | head -n 1)"
 per_array_mib="$(echo "$triad_bytes" | awk '{ v = $3; u = $4; print (u == "GiB" ? v * 1024 : u == "KiB" ? v / 1024 : v) }')"
 working_set="$(awk -v m="${per_array_mib:-128}" 'BEGIN { printf "%dMB", 3 * m * 1.048576 }')"
@@ -67,10 +70,13 @@ for threads in 1 "$cores"; do
   ours="$(best_minigpu "$name")"
   nt="$(best_likwid "stream_mem_$isa" "$threads" "$working_set" MByte/s)"
   plain="$(best_likwid "stream_$isa" "$threads" "$working_set" MByte/s)"
-  verdict="$(awk -v o="$ours" -v a="$nt" -v b="$plain" 'BEGIN { t = a > b ? a : b; r = t > 0 ? o / t : 0; printf "%.3f %s", r, (r >= 0.95 ? "PASS" : "FAIL") }')"
+  verdict="$(awk -v o="$ours" -v a="$nt" -v b="$plain" 'BEGIN { t = a > b ? a : b; r = t > 0 ? o / t : 0;
+    printf "%.3f %s", r, (r > 1.05 ? "ABOVE" : r >= 0.95 ? "PASS" : "FAIL") }')"
   printf '%-34s %8s %10s %10s %7s %9s  %s   (likwid stream_mem %s, stream %s GB/s over %s)\n' "triad / likwid-bench stream" \
-    "$threads" "$ours" "$(awk -v a="$nt" -v b="$plain" 'BEGIN { print (a > b ? a : b) }')" "${verdict% *}" ">= 0.95" \
+    "$threads" "$ours" "$(awk -v a="$nt" -v b="$plain" 'BEGIN { print (a > b ? a : b) }')" "${verdict% *}" "0.95-1.05" \
     "${verdict#* }" "$nt" "$plain" "$working_set"
+  [ "${verdict#* }" = ABOVE ] &&
+    echo "    ABOVE: miniGPU's triad beat likwid-bench's by more than 5 %: likwid's figure is not this machine's limit in this sitting (its threads' placement, or the VM), so the row proves nothing"
   [ "${verdict#* }" = PASS ] || status=1
 done
 # Native GEMM (`tiled`) as a share of that peak, from its rows' pct_of_peak (issue 44):
