@@ -13,14 +13,15 @@
 // Packing makes both operands contiguous in the order the micro-kernel reads them and pads
 // ragged edges with zeros, so the micro-kernel has no edge path: only C's write-back is guarded.
 // KC, MC and NC come from the caches the OS reports (cpu_caches()), MR and NR from the vector
-// width this build targets (kHostVectorBytes).
+// width this build targets (kHostVectorBytes); the micro-kernel and the choice of tile are in
+// gemm_host_tile.hpp.
 #pragma once
 
 #include "core/backend.hpp"
 #include "core/cpu_info.hpp"
 #include "core/gemm_dims.hpp"
 #include "kernels/elementwise.hpp"
-#include "kernels/gemm_host_bf16.hpp"
+#include "kernels/gemm_host_tile.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -34,25 +35,6 @@
 namespace minigpu::kernels {
 
 namespace detail {
-
-// Register tile per element type. With 32 vector registers (AVX-512) a 12 × 2-vector tile takes
-// 24 accumulators and leaves room for the B loads and A broadcasts; on Zen 5 it ran within noise
-// of 8×3, 6×4 and 14×2 for float and double. With 16 registers (AVX2, SSE) 6 × 2 is the classic fit.
-template <class T>
-struct HostTile {
-  static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));  // lanes per vector
-  static constexpr int MR = kHostVectorBytes >= 64 ? 12 : 6;
-  static constexpr int NV = 2;  // vectors per row of the tile
-  static constexpr int NR = NV * W;
-  static constexpr int M1 = MR / 3, M2 = 2 * MR / 3;  // the shorter tiles for C's last rows
-};
-
-#if defined(MINIGPU_HOST_VECTOR_TYPES)
-template <class T>
-struct HostVec {
-  typedef T type __attribute__((vector_size(kHostVectorBytes)));
-};
-#endif
 
 // Work below which one more thread does not pay for its wake-up (a few µs): 4 MFLOP, about
 // 25 µs of one AVX-512 core.
@@ -115,87 +97,18 @@ void pack_a_panel(T* dst, const T* a, std::int64_t lda, std::int64_t rows, std::
 
 // kc×cols of B (cols ≤ NR) as one micro-panel: NR values of a row of B per step of k. A
 // fixed-size memcpy, because element copies between two T* came out as scalar moves (aliasing).
+// A ragged panel is padded only as far as its tile reads (tile_width: half a vector, one, or
+// all NR): n = 100 in float32 pads 8 columns a row, not 32.
 template <class T>
 void pack_b_panel(T* dst, const T* b, std::int64_t ldb, std::int64_t cols, std::int64_t kc) {
-  constexpr int NR = HostTile<T>::NR;
-  for (std::int64_t p = 0; p < kc; ++p, dst += NR, b += ldb) {
-    if (cols == NR) {
-      std::memcpy(dst, b, NR * sizeof(T));
-    } else {
-      for (int j = 0; j < NR; ++j) dst[j] = j < cols ? b[j] : T(0);
-    }
-  }
-}
-
-// One MR×NR tile of C from packed panels: C = acc, or C += acc when load_c. Only rows×cols of
-// the tile are written, so the padded lanes never touch memory beyond C. DirectA: A is read in
-// place, MR whole rows lda apart, instead of from a packed panel. DirectB: B is read in place,
-// rows ldb apart, instead of from a packed panel. NV: the vectors of B's panel it multiplies
-// (fewer for a last panel of at most one vector's columns: n = 100 in float32 then computes 112
-// columns, not 128). MT: the rows it computes, MR or a shorter tile for the last rows of C (m =
-// 64 is 5 tiles of 12 and one of 4, where a tile of 12 would compute 72 rows).
-template <class T, bool DirectA = false, int NV = HostTile<T>::NV, int MT = HostTile<T>::MR,
-          bool DirectB = false>
-inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __restrict__ b, T* c,
-                         std::int64_t ldc, int rows, int cols, bool load_c, std::int64_t lda = 0,
-                         std::int64_t ldb = HostTile<T>::NR) {
-  constexpr std::int64_t a_step = DirectA ? 1 : HostTile<T>::MR;
-  const std::int64_t b_step = DirectB ? ldb : HostTile<T>::NR;
-  constexpr int MR = MT, NR = HostTile<T>::NR;
-  static_assert(MT >= 1 && MT <= HostTile<T>::MR, "a tile of at most MR rows");
-  alignas(64) T tile[MR * NR];
-#if defined(MINIGPU_HOST_VECTOR_TYPES)
-  using V = typename HostVec<T>::type;
-  constexpr int W = HostTile<T>::W;
-  static_assert(NV >= 1 && NV <= HostTile<T>::NV, "a tile multiplies at most the panel's vectors");
-  // C's lines are written once per tile; asking for them now hides their miss behind the k loop.
-  for (int r = 0; r < rows; ++r) {
-    __builtin_prefetch(c + r * ldc, 1);
-    __builtin_prefetch(c + r * ldc + cols - 1, 1);
-  }
-  V acc[MR][NV] = {};
-  for (std::int64_t p = 0; p < kc; ++p, a += a_step, b += b_step) {
-    V bv[NV];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) __builtin_memcpy(&bv[v], b + v * W, sizeof(V));
-#pragma GCC unroll 16
-    for (int r = 0; r < MR; ++r) {
-      const T ar = DirectA ? a[r * lda] : a[r];
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[r][v] += ar * bv[v];
-    }
-  }
-  if (rows == MR && cols == NV * W) {
-    // All of C's loads before any store: rows ldc apart can share address bits 0-11, and a load
-    // issued after a store to such an address waits on a false store-forwarding dependence.
-    if (load_c) {
-      for (int r = 0; r < MR; ++r) {
-        for (int v = 0; v < NV; ++v) {
-          V old;
-          __builtin_memcpy(&old, c + r * ldc + v * W, sizeof(V));
-          acc[r][v] += old;
-        }
-      }
-    }
-    for (int r = 0; r < MR; ++r) {
-      for (int v = 0; v < NV; ++v) __builtin_memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(V));
-    }
+  constexpr int NR = HostTile<T>::NR, W = HostTile<T>::W;
+  if (cols == NR) {
+    for (std::int64_t p = 0; p < kc; ++p, dst += NR, b += ldb) std::memcpy(dst, b, NR * sizeof(T));
     return;
   }
-  for (int r = 0; r < MR; ++r) {
-    for (int v = 0; v < NV; ++v) __builtin_memcpy(tile + r * NR + v * W, &acc[r][v], sizeof(V));
-  }
-#else
-  for (int e = 0; e < MR * NR; ++e) tile[e] = T(0);
-  for (std::int64_t p = 0; p < kc; ++p, a += a_step, b += b_step) {
-    for (int r = 0; r < MR; ++r) {
-      for (int j = 0; j < NR; ++j) tile[r * NR + j] += (DirectA ? a[r * lda] : a[r]) * b[j];
-    }
-  }
-#endif
-  for (int r = 0; r < rows; ++r) {
-    for (int j = 0; j < cols; ++j)
-      c[r * ldc + j] = load_c ? c[r * ldc + j] + tile[r * NR + j] : tile[r * NR + j];
+  const int read = cols <= W / 2 ? W / 2 : cols <= W ? W : NR;
+  for (std::int64_t p = 0; p < kc; ++p, dst += NR, b += ldb) {
+    for (int j = 0; j < read; ++j) dst[j] = j < cols ? b[j] : T(0);
   }
 }
 
@@ -208,56 +121,6 @@ inline void pack_a_panel(bfloat16* dst, const bfloat16* a, std::int64_t lda, std
 inline void pack_b_panel(bfloat16* dst, const bfloat16* b, std::int64_t ldb, std::int64_t cols,
                          std::int64_t kc) {
   pack_b_panel_bf16<HostTile<float>::NR>(dst, b, ldb, cols, kc);
-}
-
-// One tile of C of type T from panels of operand type S: the same type, or bfloat16 into float
-// (packed B and tiles of MR rows only).
-template <bool DirectA, int NV, int MT, bool DirectB, class S, class T>
-inline void tile_product(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
-                         int rows, int cols, bool load_c, std::int64_t lda) {
-  if constexpr (std::is_same_v<S, T>) {
-    micro_kernel<T, DirectA, NV, MT, DirectB>(kc, a, b, c, ldc, rows, cols, load_c, lda, ldb);
-  } else if constexpr (!DirectB && MT == HostTile<T>::MR) {
-#if defined(MINIGPU_HOST_BF16_DOT)
-    micro_kernel_bf16<HostTile<T>::MR, HostTile<T>::NR, DirectA, NV>(kc, a, b, c, ldc, rows, cols, load_c,
-                                                                     lda);
-#else
-    std::abort();  // gemm_host's static_assert admits bfloat16 only where the dot product exists
-#endif
-  } else {
-    // Instantiated (gemm_host picks the tile at run time) but never called: bfloat16's B is always
-    // packed (direct_b needs S == T) and its last rows padded to MR (tails need S == T). A call
-    // would leave C's tile unwritten, so it stops the program instead.
-    std::abort();
-  }
-}
-
-// Whether `rows` of A (rows <= MR) are read in place when A is: a full MR, or exactly one of the
-// shorter tiles (a tile reads all its rows, so 3 rows in place would read a 4th past A's end).
-template <class S, class T>
-constexpr bool rows_in_place(std::int64_t rows) {
-  using Tile = HostTile<T>;
-  return rows == Tile::MR || (std::is_same_v<S, T> && (rows == Tile::M1 || rows == Tile::M2));
-}
-
-// The tile for `rows` × `cols` of C: one vector of B's panel where `cols` fit in one; for the
-// last rows of C, a tile of MR/3 or 2·MR/3 rows where they fit in one (exactly, read in place).
-template <bool DirectA, bool DirectB, class S, class T>
-inline void tile_for(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
-                     int rows, int cols, bool load_c, std::int64_t lda) {
-  constexpr int MR = HostTile<T>::MR, NV = HostTile<T>::NV, M1 = HostTile<T>::M1, M2 = HostTile<T>::M2;
-  constexpr bool tails = std::is_same_v<S, T>;
-  const bool narrow = cols <= HostTile<T>::W;
-  if (tails && (DirectA ? rows == M1 : rows <= M1)) {
-    return narrow ? tile_product<DirectA, 1, M1, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda)
-                  : tile_product<DirectA, NV, M1, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
-  }
-  if (tails && (DirectA ? rows == M2 : rows <= M2)) {
-    return narrow ? tile_product<DirectA, 1, M2, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda)
-                  : tile_product<DirectA, NV, M2, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
-  }
-  narrow ? tile_product<DirectA, 1, MR, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda)
-         : tile_product<DirectA, NV, MR, DirectB>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
 }
 
 }  // namespace detail
@@ -300,8 +163,11 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // A product too small to repay waking a thread runs on the calling thread alone, as a BLAS
   // does: a 100×100 step (2 MFLOP) took longer on 2 threads than on 1.
   const double flops = 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) * static_cast<double>(d.k);
-  const std::int64_t workers = std::clamp<std::int64_t>(
-      static_cast<std::int64_t>(flops / detail::kMinFlopsPerWorker), 1, std::max(1, Exec().concurrency()));
+  // (Exec() is only asked when a second worker could pay: each instance costs an allocation, and
+  // a 64×64 product takes 5 µs.)
+  const auto by_work = static_cast<std::int64_t>(flops / detail::kMinFlopsPerWorker);
+  const std::int64_t workers =
+      by_work < 2 ? 1 : std::clamp<std::int64_t>(by_work, 1, std::max(1, Exec().concurrency()));
   const std::int64_t rows_each = ((d.m + workers - 1) / workers + MR - 1) / MR * MR;
   // Blocks of rows in a multiple of the workers, so that none idles while the others finish:
   // 7 blocks on 2 threads ran at 7/8 of the rate of 8 (n = 2048, float64).
@@ -321,7 +187,7 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // path a BLAS takes for small products (OpenBLAS's AVX-512 small-matrix kernels; native /
   // OpenBLAS at n = 64 went from 0.75 to 0.80 in float32). Only a ragged last panel is packed,
   // so that no load reads past a row of B.
-  const bool direct_b = direct_a && std::is_same_v<S, T> && nc_max == d.n &&
+  const bool direct_b = direct_a && std::is_same_v<S, T> && nc_max >= d.n &&
                         d.k * d.n * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2;
   // B's packed block is shared by all workers; it belongs to the calling thread and is only read
   // inside the parallel loops that follow its packing.
@@ -349,17 +215,25 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
           detail::pack_a_panel(a_pack + q * MR * kc_packed, ap + (ic + q * MR) * d.lda + pc, d.lda,
                                std::min(MR, rows - q * MR), kc);
         }
+        // Read in place, the last MR + M1 rows run as two tiles of M2 (m = 64: 12·4 + 8 + 8, not
+        // 12·5 + 4): a tile of M1 rows has too few accumulators to hide the FMA's latency, and
+        // ran at 75 % of the rate of a full one.
+        const bool split_tail =
+            direct_a && std::is_same_v<S, T> && m_panels >= 2 && rows - (m_panels - 1) * MR == Tile::M1;
         for (std::int64_t jr = 0; jr < n_panels; ++jr) {
           const int cols = static_cast<int>(std::min(NR, nc - jr * NR));
           for (std::int64_t ir = 0; ir < m_panels; ++ir) {
-            const int tile_rows = static_cast<int>(std::min(MR, rows - ir * MR));
-            T* const c_tile = cp + (ic + ir * MR) * d.ldc + jc + jr * NR;
+            const bool in_tail = split_tail && ir >= m_panels - 2;
+            const std::int64_t r0 =
+                in_tail ? (m_panels - 2) * MR + (ir - (m_panels - 2)) * Tile::M2 : ir * MR;
+            const int tile_rows = static_cast<int>(in_tail ? Tile::M2 : std::min(MR, rows - r0));
+            T* const c_tile = cp + (ic + r0) * d.ldc + jc + jr * NR;
             const bool b_in_place = direct_b && cols == NR;
             const S* const b_panel =
                 b_in_place ? bp + pc * d.ldb + jc + jr * NR : b_pack + jr * NR * kc_packed;
             const std::int64_t ldb = b_in_place ? d.ldb : NR;
             if (direct_a && detail::rows_in_place<S, T>(tile_rows)) {
-              const S* const a_rows = ap + (ic + ir * MR) * d.lda + pc;
+              const S* const a_rows = ap + (ic + r0) * d.lda + pc;
               b_in_place ? detail::tile_for<true, true>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
                                                         cols, load_c, d.lda)
                          : detail::tile_for<true, false>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
@@ -384,8 +258,8 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
     }
   }
   // Host backends that run kernels asynchronously must finish before the caller reads C or a
-  // later call on this thread regrows the packed-B buffer.
-  Exec().fence();
+  // later call on this thread regrows the packed-B buffer. One worker launched nothing.
+  if (workers > 1) Exec().fence();
 }
 
 }  // namespace minigpu::kernels

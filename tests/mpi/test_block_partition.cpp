@@ -60,12 +60,15 @@ TYPED_TEST_SUITE(GemmBlock, testing::EveryDeviceAndDtype, testing::OnNames);
 
 // Strided blocks, accumulate or not, with the native kernel and the vendor BLAS; the last
 // shape spans several cache blocks of the host kernel in every dimension, with ragged edges.
+// The fourth is small enough for the host kernel to read A and B in place, strided: its last
+// 4 + 12 rows run as two tiles of 8, its last 4 columns as half a vector.
 TYPED_TEST(GemmBlock, EveryKernelMatchesHostLoop) {
   using T = typename TypeParam::value_type;
   with_memory_space(this->device(), [&](auto space) {
     using View = Kokkos::View<T*, typename decltype(space)::type>;
-    for (const GemmDims d : {GemmDims{7, 13, 9, 11, 15, 14}, GemmDims{70, 35, 300, 301, 36, 37},
-                             GemmDims{5, 4, 0, 1, 4, 4}, GemmDims{301, 531, 700, 701, 533, 540}}) {
+    for (const GemmDims d :
+         {GemmDims{7, 13, 9, 11, 15, 14}, GemmDims{70, 35, 300, 301, 36, 37}, GemmDims{5, 4, 0, 1, 4, 4},
+          GemmDims{28, 100, 44, 50, 103, 105}, GemmDims{301, 531, 700, 701, 533, 540}}) {
       View a("test::a", d.m * d.lda), b("test::b", d.k * d.ldb), c0("test::c0", d.m * d.ldc);
       kernels::fill_small_integers(a, 3);
       kernels::fill_small_integers(b, 4);

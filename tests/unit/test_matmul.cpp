@@ -42,17 +42,19 @@ TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 
 // Sizes not divisible by the tile, square and rectangular: every product is exact, with every
 // kernel the device has. Among them: k beyond the host kernel's KC (512), so C accumulates over
-// passes; a last column panel of one vector or less (the narrow tile); last rows that a shorter
-// tile takes exactly, read in place (32 = 2·12 + 8, 64 = 5·12 + 4) or not (63: 3 rows); B read in
-// place (n = 64, 100); and a product large enough to share out among threads (above 4 MFLOP per
-// worker).
+// passes; a last column panel of one vector or less (the narrow tile: n = 44) or half a vector
+// (n = 36, 40, 100); last rows that a shorter tile takes exactly, read in place (32 = 2·12 + 8,
+// and 28, 64, 100 = 12·q + 4, whose last 16 rows run as two tiles of 8) or not (63: 3 rows); B
+// read in place (n = 64, 100); and a product large enough to share out among threads (above
+// 4 MFLOP per worker).
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
-      {1, 1, 1},     {7, 7, 7},      {17, 17, 17}, {63, 63, 63}, {65, 65, 65},   {129, 129, 129},
-      {17, 33, 5},   {40, 7, 65},    {3, 50, 16},  {37, 129, 5}, {130, 3, 257},  {1, 200, 300},
-      {29, 9, 1030}, {300, 70, 600}, {32, 64, 64}, {64, 64, 64}, {100, 100, 100}};
+      {1, 1, 1},       {7, 7, 7},       {17, 17, 17},  {63, 63, 63},   {65, 65, 65},
+      {129, 129, 129}, {17, 33, 5},     {40, 7, 65},   {3, 50, 16},    {37, 129, 5},
+      {130, 3, 257},   {1, 200, 300},   {29, 9, 1030}, {300, 70, 600}, {32, 64, 64},
+      {64, 64, 64},    {100, 100, 100}, {28, 44, 28},  {64, 40, 64},   {100, 36, 100}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {

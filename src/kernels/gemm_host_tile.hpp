@@ -1,0 +1,199 @@
+// gemm_host's register tiles: the micro-kernel that keeps an MT×(NV vectors) tile of C in vector
+// registers for kc rank-1 updates (one broadcast of A per row, one load of B per vector, MT·NV
+// FMAs per step of k), and the choice of tile for each block of C that gemm_host hands out. See
+// gemm_host.hpp for the loops around it; bfloat16 operands take gemm_host_bf16.hpp's tile.
+#pragma once
+
+#include "core/backend.hpp"
+#include "core/cpu_info.hpp"
+#include "kernels/gemm_host_bf16.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <type_traits>
+
+namespace minigpu::kernels::detail {
+
+// Register tile per element type. With 32 vector registers (AVX-512) a 12 × 2-vector tile takes
+// 24 accumulators and leaves room for the B loads and A broadcasts; on Zen 5 it ran within noise
+// of 8×3, 6×4 and 14×2 for float and double. With 16 registers (AVX2, SSE) 6 × 2 is the classic fit.
+template <class T>
+struct HostTile {
+  static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));  // lanes per vector
+  static constexpr int MR = kHostVectorBytes >= 64 ? 12 : 6;
+  static constexpr int NV = 2;  // vectors per row of the tile
+  static constexpr int NR = NV * W;
+  static constexpr int M1 = MR / 3, M2 = 2 * MR / 3;  // the shorter tiles for C's last rows
+};
+
+#if defined(MINIGPU_HOST_VECTOR_TYPES)
+template <class T, int Bytes = kHostVectorBytes>
+struct HostVec {
+  typedef T type __attribute__((vector_size(Bytes)));
+};
+#endif
+
+// One MT×(NV·W) tile of C: C = acc, or C += acc when load_c. Only rows×cols of the tile are
+// written, so padded lanes never touch memory beyond C.
+//   DirectA  A read in place, MT whole rows lda apart, instead of from a packed MR-row panel.
+//   DirectB  B read in place, rows ldb apart, instead of from a packed NR-wide panel.
+//   NV, VB   the vectors of B it multiplies and their bytes: one for a last panel of at most one
+//            vector's columns, and half of one for a panel of at most half (n = 100 in float32
+//            then computes 104 columns, not 112; where a 512-bit FMA issues as two 256-bit
+//            halves, as on this Zen 5, half a vector also takes half the time).
+//   MT       the rows: MR, or a shorter tile for C's last rows (m = 128: ten tiles of 12 and one
+//            of 8, where tiles of 12 would compute 132 rows).
+// Measured alone on Zen 5 (float32, k = 100, cycles against the FMA's due): 12 rows × 2 vectors
+// 2400 / 2400, 8 × 2 1600 / 1600; 12 × half a vector 766 / 600 and 8 × half 525 / 400, where a
+// broadcast of A for every FMA makes them load-bound. Three vectors a row, the last of them half
+// (8 rows: 24 accumulators, the most that fit beside B's loads), took that last panel with the
+// one before it at 2206 / 2000 cycles, more than the two tiles apart (1592 + 525).
+template <class T, bool DirectA = false, int NV = HostTile<T>::NV, int MT = HostTile<T>::MR,
+          bool DirectB = false, int VB = kHostVectorBytes>
+inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __restrict__ b, T* c,
+                         std::int64_t ldc, int rows, int cols, bool load_c, std::int64_t lda = 0,
+                         std::int64_t ldb = HostTile<T>::NR) {
+  constexpr std::int64_t a_step = DirectA ? 1 : HostTile<T>::MR;
+  const std::int64_t b_step = DirectB ? ldb : HostTile<T>::NR;
+  constexpr int MR = MT, NR = HostTile<T>::NR;
+  static_assert(MT >= 1 && MT <= HostTile<T>::MR, "a tile of at most MR rows");
+  alignas(64) T tile[MR * NR];
+#if defined(MINIGPU_HOST_VECTOR_TYPES)
+  using V = typename HostVec<T, VB>::type;
+  constexpr int W = VB / static_cast<int>(sizeof(T));
+  static_assert(VB == kHostVectorBytes || NV == 1, "half vectors only for a one-vector tile");
+  static_assert(NV >= 1 && NV <= HostTile<T>::NV, "a tile multiplies at most the panel's vectors");
+  // C's lines are written once per tile; asking for them now hides their miss behind the k loop.
+  // Products whose A is read in place are small enough for C to be in cache already, and the
+  // prefetches cost them 1-2 % (n = 64 and 100, float32).
+  if constexpr (!DirectA) {
+    for (int r = 0; r < rows; ++r) {
+      __builtin_prefetch(c + r * ldc, 1);
+      __builtin_prefetch(c + r * ldc + cols - 1, 1);
+    }
+  }
+  V acc[MR][NV] = {};
+  // A read in place: rows in groups of three, one pointer each, so that every row is that
+  // pointer plus 0, 1 or 2 times lda (x86's scaled index). Twelve row offsets of their own took
+  // more general registers than there are, and the spills ran the loop 13 % slower (n = 64).
+  constexpr int G = DirectA ? (MR + 2) / 3 : 1;
+  const T* ag[G];
+#pragma GCC unroll 4
+  for (int g = 0; g < G; ++g) ag[g] = a + (DirectA ? 3 * g * lda : 0);
+  for (std::int64_t p = 0; p < kc; ++p, b += b_step) {
+    V bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) __builtin_memcpy(&bv[v], b + v * W, sizeof(V));
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const T ar = DirectA ? ag[r / 3][(r % 3) * lda] : ag[0][r];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] += ar * bv[v];
+    }
+#pragma GCC unroll 4
+    for (int g = 0; g < G; ++g) ag[g] += a_step;
+  }
+  // The epilogue's loops unrolled too: otherwise acc is kept in memory for them, zeroed by a
+  // call to memset and spilled after the k loop, every tile.
+  if (rows == MR && cols == NV * W) {
+    // All of C's loads before any store: rows ldc apart can share address bits 0-11, and a load
+    // issued after a store to such an address waits on a false store-forwarding dependence.
+    if (load_c) {
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+          V old;
+          __builtin_memcpy(&old, c + r * ldc + v * W, sizeof(V));
+          acc[r][v] += old;
+        }
+      }
+    }
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) __builtin_memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(V));
+    }
+    return;
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) __builtin_memcpy(tile + r * NR + v * W, &acc[r][v], sizeof(V));
+  }
+#else
+  for (int e = 0; e < MR * NR; ++e) tile[e] = T(0);
+  for (std::int64_t p = 0; p < kc; ++p, a += a_step, b += b_step) {
+    for (int r = 0; r < MR; ++r) {
+      for (int j = 0; j < NR; ++j) tile[r * NR + j] += (DirectA ? a[r * lda] : a[r]) * b[j];
+    }
+  }
+#endif
+  for (int r = 0; r < rows; ++r) {
+    for (int j = 0; j < cols; ++j)
+      c[r * ldc + j] = load_c ? c[r * ldc + j] + tile[r * NR + j] : tile[r * NR + j];
+  }
+}
+
+// One tile of C of type T from panels of operand type S: the same type, or bfloat16 into float
+// (packed B, tiles of MR rows and whole vectors only).
+template <bool DirectA, int NV, int MT, bool DirectB, int VB, class S, class T>
+inline void tile_product(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
+                         int rows, int cols, bool load_c, std::int64_t lda) {
+  if constexpr (std::is_same_v<S, T>) {
+    micro_kernel<T, DirectA, NV, MT, DirectB, VB>(kc, a, b, c, ldc, rows, cols, load_c, lda, ldb);
+  } else if constexpr (!DirectB && MT == HostTile<T>::MR && VB == kHostVectorBytes) {
+#if defined(MINIGPU_HOST_BF16_DOT)
+    micro_kernel_bf16<HostTile<T>::MR, HostTile<T>::NR, DirectA, NV>(kc, a, b, c, ldc, rows, cols, load_c,
+                                                                     lda);
+#else
+    std::abort();  // gemm_host's static_assert admits bfloat16 only where the dot product exists
+#endif
+  } else {
+    // Instantiated (gemm_host picks the tile at run time) but never called: bfloat16's B is always
+    // packed (direct_b needs S == T), its last rows padded to MR and its last columns to a whole
+    // vector (tails need S == T). A call would leave C's tile unwritten, so it stops the program.
+    std::abort();
+  }
+}
+
+// Whether `rows` of A (rows <= MR) are read in place when A is: a full MR, or exactly one of the
+// shorter tiles (a tile reads all its rows, so 3 rows in place would read a 4th past A's end).
+template <class S, class T>
+constexpr bool rows_in_place(std::int64_t rows) {
+  using Tile = HostTile<T>;
+  return rows == Tile::MR || (std::is_same_v<S, T> && (rows == Tile::M1 || rows == Tile::M2));
+}
+
+// The tile for `rows` × `cols` of C, in MT rows: half a vector of B's panel, or one, where `cols`
+// fit in it; all of the panel's vectors otherwise.
+template <bool DirectA, bool DirectB, int MT, class S, class T>
+inline void tile_width(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
+                       int rows, int cols, bool load_c, std::int64_t lda) {
+  constexpr int V = kHostVectorBytes, NV = HostTile<T>::NV, W = HostTile<T>::W;
+  if (std::is_same_v<S, T> && V >= 32 && cols <= W / 2) {
+    tile_product<DirectA, 1, MT, DirectB, V / 2>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+  } else if (cols <= W) {
+    tile_product<DirectA, 1, MT, DirectB, V>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+  } else {
+    tile_product<DirectA, NV, MT, DirectB, V>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+  }
+}
+
+// The tile for `rows` × `cols` of C: for the last rows of C, a tile of MR/3 or 2·MR/3 rows where
+// they fit in one (exactly, when read in place).
+template <bool DirectA, bool DirectB, class S, class T>
+inline void tile_for(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
+                     int rows, int cols, bool load_c, std::int64_t lda) {
+  constexpr int MR = HostTile<T>::MR, M1 = HostTile<T>::M1, M2 = HostTile<T>::M2;
+  constexpr bool tails = std::is_same_v<S, T>;
+  if (tails && (DirectA ? rows == M1 : rows <= M1)) {
+    return tile_width<DirectA, DirectB, M1>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+  }
+  if (tails && (DirectA ? rows == M2 : rows <= M2)) {
+    return tile_width<DirectA, DirectB, M2>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+  }
+  tile_width<DirectA, DirectB, MR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+}
+
+}  // namespace minigpu::kernels::detail
