@@ -169,13 +169,14 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   const std::int64_t workers =
       by_work < 2 ? 1 : std::clamp<std::int64_t>(by_work, 1, std::max(1, Exec().concurrency()));
   const std::int64_t rows_each = ((d.m + workers - 1) / workers + MR - 1) / MR * MR;
-  // Blocks of rows in a multiple of the workers, so that none idles while the others finish:
-  // 7 blocks on 2 threads ran at 7/8 of the rate of 8 (n = 2048, float64).
-  const std::int64_t cap = std::min(blocking.mc, rows_each);
-  const std::int64_t row_blocks = ((d.m + cap - 1) / cap + workers - 1) / workers * workers;
-  const std::int64_t mc = ((d.m + row_blocks - 1) / row_blocks + MR - 1) / MR * MR;
+  // Blocks of rows in a multiple of the workers, so that none idles while the others finish (7
+  // blocks on 2 threads ran at 7/8 of the rate of 8, n = 2048, float64), each of as many MR-row
+  // panels as the next, give or take one: blocks of one size MC left the last block short and
+  // its worker idle (n = 1024: five blocks of 180 rows and one of 124, so 540 rows on one thread
+  // and 484 on the other; now 516 and 508).
+  const std::int64_t cap = std::min(blocking.mc, rows_each), panels = (d.m + MR - 1) / MR;
+  const std::int64_t m_blocks = std::min(panels, ((d.m + cap - 1) / cap + workers - 1) / workers * workers);
   const std::int64_t kc_max = balanced(d.k, blocking.kc, KS), nc_max = balanced(d.n, blocking.nc, NR);
-  const std::int64_t m_blocks = (d.m + mc - 1) / mc;
   // Small products (all of k in one pass, A within half of L2) read A's full MR-row panels in
   // place, and a last panel that a shorter tile takes exactly (n = 64: 4 rows; native /
   // OpenBLAS went from 0.80 to 0.85 in float32): packing them is a scalar transpose that cost about a quarter
@@ -207,7 +208,9 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
                              std::min(NR, nc - q * NR), kc);
       };
       const auto row_block = [=](const std::int64_t blk) {
-        const std::int64_t ic = blk * mc, rows = std::min(mc, d.m - ic), m_panels = (rows + MR - 1) / MR;
+        const std::int64_t ic = blk * panels / m_blocks * MR;
+        const std::int64_t rows = std::min((blk + 1) * panels / m_blocks * MR, d.m) - ic;
+        const std::int64_t m_panels = (rows + MR - 1) / MR;
         S* const a_pack = detail::host_scratch<S, 0>(m_panels * MR * kc_packed);
         for (std::int64_t q = 0; q < m_panels; ++q) {
           // Read in place; only a ragged panel no shorter tile fits exactly is packed.
