@@ -24,9 +24,9 @@ if grep -qw avx512f /proc/cpuinfo; then isa=avx512; elif grep -qw fma /proc/cpui
 cores="$(nproc)"
 # likwid-bench's triads with streaming stores, as miniGPU's, at every vector width this CPU has:
 # the reference at its best, as OpenBLAS is (blas_at_best.sh). On this Zen 5 VM, whose 512-bit
-# operations issue as two 256-bit halves, the 512-bit one read 25-57 GB/s on 2 threads where the
-# 256-bit one read 49-63 in the same minutes (2026-11-28); the ordinary-store kernels (stream_*)
-# read 17-28 and never won.
+# operations issue as two 256-bit halves, the 512-bit one read 39-57 GB/s on 2 threads where the
+# 256-bit one read 49-64 in the same minutes, less in each of six sittings (2026-11-28); the
+# ordinary-store kernels (stream_*) read 17-28 and never won.
 triad_tests="stream_mem_avx stream_mem_sse"
 [ "$isa" = avx512 ] && triad_tests="stream_mem_avx512 $triad_tests"
 
