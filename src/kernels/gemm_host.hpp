@@ -97,16 +97,16 @@ void pack_a_panel(T* dst, const T* a, std::int64_t lda, std::int64_t rows, std::
 
 // kc×cols of B (cols ≤ NR) as one micro-panel: NR values of a row of B per step of k. A
 // fixed-size memcpy, because element copies between two T* came out as scalar moves (aliasing).
-// A ragged panel is padded only as far as its tile reads (tile_width: half a vector, one, or
+// A ragged panel is padded only as far as its tile reads (columns_read: half a vector, one, or
 // all NR): n = 100 in float32 pads 8 columns a row, not 32.
 template <class T>
 void pack_b_panel(T* dst, const T* b, std::int64_t ldb, std::int64_t cols, std::int64_t kc) {
-  constexpr int NR = HostTile<T>::NR, W = HostTile<T>::W;
+  constexpr int NR = HostTile<T>::NR;
   if (cols == NR) {
     for (std::int64_t p = 0; p < kc; ++p, dst += NR, b += ldb) std::memcpy(dst, b, NR * sizeof(T));
     return;
   }
-  const int read = cols <= W / 2 ? W / 2 : cols <= W ? W : NR;
+  const int read = columns_read<T>(static_cast<int>(cols));
   for (std::int64_t p = 0; p < kc; ++p, dst += NR, b += ldb) {
     for (int j = 0; j < read; ++j) dst[j] = j < cols ? b[j] : T(0);
   }

@@ -165,13 +165,26 @@ constexpr bool rows_in_place(std::int64_t rows) {
   return rows == Tile::MR || (std::is_same_v<S, T> && (rows == Tile::M1 || rows == Tile::M2));
 }
 
+// The columns of a panel of B that the tile for `cols` of them reads, operands and C of type
+// T: half a vector, one, or all NR (the build without vector types reads all NR). pack_b_panel
+// pads a ragged panel with zeros as far as this.
+template <class T>
+constexpr int columns_read(int cols) {
+#if defined(MINIGPU_HOST_VECTOR_TYPES)
+  constexpr int W = HostTile<T>::W;
+  if (kHostVectorBytes >= 32 && cols <= W / 2) return W / 2;
+  if (cols <= W) return W;
+#endif
+  return HostTile<T>::NR;
+}
+
 // The tile for `rows` × `cols` of C, in MT rows: half a vector of B's panel, or one, where `cols`
-// fit in it; all of the panel's vectors otherwise.
+// fit in it (columns_read); all of the panel's vectors otherwise.
 template <bool DirectA, bool DirectB, int MT, class S, class T>
 inline void tile_width(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
                        int rows, int cols, bool load_c, std::int64_t lda) {
   constexpr int V = kHostVectorBytes, NV = HostTile<T>::NV, W = HostTile<T>::W;
-  if (std::is_same_v<S, T> && V >= 32 && cols <= W / 2) {
+  if (std::is_same_v<S, T> && columns_read<T>(cols) == W / 2) {
     tile_product<DirectA, 1, MT, DirectB, V / 2>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
   } else if (cols <= W) {
     tile_product<DirectA, 1, MT, DirectB, V>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
