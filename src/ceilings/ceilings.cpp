@@ -58,7 +58,7 @@ nlohmann::json ceilings_cache_key(const nlohmann::json& build) {
   const HostInfo host = host_info();
   const HostBlasInfo blas = host_blas_info();
   // Bump kFormat when the set of ceilings changes, so older cache files are not taken.
-  constexpr int kFormat = 7;
+  constexpr int kFormat = 8;  // 8: host GEMM ceilings are the best over sizes
   nlohmann::json key = {{"format", kFormat},
                         {"build", build},
                         {"hostname", host.hostname},

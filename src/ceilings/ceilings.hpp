@@ -5,8 +5,9 @@
 //   host_triad       STREAM's triad a = b + s·c on the host execution space (3 arrays of doubles)
 //   host_fma_f32/f64 the arithmetic peak: independent FMA chains in vector registers
 //                    (kernels/fma_peak.hpp), what no GEMM can exceed
-//   blas_sgemm/dgemm the host vendor BLAS (the one the `vendor` kernels call) at n = 1024
-//   native_sgemm/…   miniGPU's own host GEMM (`tiled`, `native`) at n = 1024
+//   blas_sgemm/dgemm the host vendor BLAS (the one the `vendor` kernels call) at its fastest of
+//                    n = 64 … 1024 (ceilings/gemm_measure.hpp: small products run from cache)
+//   native_sgemm/…   miniGPU's own host GEMM (`tiled`, `native`), the same way
 //   host_sgemm/dgemm the faster of those two: what host GEMM rows are a share of
 //   blas_sbgemm, native_sbgemm, host_sbgemm   the same in bfloat16, where the CPU has AVX512_BF16:
 //                    oneDNN's matmul, miniGPU's vdpbf16ps kernel, the faster (rank's threads only)

@@ -1,5 +1,6 @@
 // How each ceiling is measured: best rate of a few repetitions after one warm-up, fenced.
 #include "ceilings/ceilings.hpp"
+#include "ceilings/gemm_measure.hpp"
 
 #include "core/backend.hpp"
 #include "core/backend_blas.hpp"
@@ -13,8 +14,6 @@
 #include "kernels/byte_copy.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/fma_peak.hpp"
-#include "kernels/gemm_block.hpp"
-#include "kernels/matmul_widened.hpp"
 #include "kernels/triad.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -29,7 +28,6 @@ namespace minigpu {
 namespace {
 
 constexpr int kRepetitions = 7;
-constexpr std::int64_t kHostGemmN = 1024, kGpuGemmN = 4096;
 constexpr std::int64_t kGpuCopyBytes = std::int64_t(256) << 20;
 
 std::string mib(std::int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
@@ -43,8 +41,6 @@ double best_seconds(const std::function<void()>& once, int repetitions = kRepeti
 std::int64_t host_stream_bytes() {
   return std::clamp<std::int64_t>(4 * cpu_caches().l3, std::int64_t(64) << 20, std::int64_t(256) << 20);
 }
-
-std::string threads_text(int t) { return std::to_string(t) + (t == 1 ? " thread" : " threads"); }
 
 // In-cache sizes of the host's bandwidth ceilings, per array, a factor of 4 apart: from within
 // L1/L2 to beyond L3 on the CPUs miniGPU runs on (a factor of 16 set a 12 MB lazy case, in L3,
@@ -114,11 +110,11 @@ Ceiling fma_ceiling(const std::string& name, const std::string& dtype) {
   double sum = 0;
   const double s = best_seconds([&] { sum = kernels::fma_peak_on_host<Exec, T>(kSteps); });
   const double lanes = kernels::fma_lanes<T>(), values = threads * kernels::kFmaChains * lanes;
-  return {name, dtype + " FMA peak, " + threads_text(threads),
+  return {name, dtype + " FMA peak, " + io::counted(threads, "thread"),
           checked_fma_gflops(sum, values, kSteps, s, "the FMA peak kernel (" + dtype + ")"), "GFLOP/s",
           "x = a*x + b in " + std::to_string(kernels::kFmaChains) + " independent chains of " +
               std::to_string(kernels::fma_lanes<T>()) + " lanes (" + kHostVectorIsa +
-              ") in registers, 2^22 steps, " + threads_text(threads) + ", best of " +
+              ") in registers, 2^22 steps, " + io::counted(threads, "thread") + ", best of " +
               std::to_string(kRepetitions) + " (likwid-bench's peakflops_*_fma)"};
 }
 
@@ -136,67 +132,6 @@ Ceiling gpu_fma_ceiling(const std::string& name, const std::string& dtype) {
           "x = a*x + b in " + std::to_string(kernels::kFmaGpuChains) +
               " independent chains per thread, 2^20 threads, 2^14 steps, best of " +
               std::to_string(kRepetitions)};
-}
-
-// Which GEMM a ceiling times: the vendor BLAS on the host or the GPU, or miniGPU's own host kernel.
-enum class GemmSource { host_vendor, gpu_vendor, host_native };
-
-// `one_core`: the host kernels on one thread (the BLAS capped at 1, native on OneThreadExecSpace).
-template <class T>
-Ceiling gemm_ceiling_of(GemmSource source, const std::string& label, bool one_core = false) {
-  const bool on_gpu = source == GemmSource::gpu_vendor;
-  const std::int64_t n = on_gpu ? kGpuGemmN : kHostGemmN;
-  const GemmDims d{n, n, n, n, n, n};
-  const std::string prefix = on_gpu ? "gpu_" : source == GemmSource::host_native ? "native_" : "blas_";
-  const std::string kind = sizeof(T) == 8 ? "dgemm" : sizeof(T) == 4 ? "sgemm" : "sbgemm";  // BLAS's names
-  const std::string name = prefix + kind + (one_core ? "_1core" : "");
-  const auto run = [&](auto space) {
-    using Mem = decltype(space);
-    Kokkos::View<T*, Mem> a("minigpu::ceilings::gemm_a", n * n), b("minigpu::ceilings::gemm_b", n * n),
-        c("minigpu::ceilings::gemm_c", n * n);
-    kernels::fill_small_integers(a, 3);
-    kernels::fill_small_integers(b, 4);
-    kernels::WidenedMatmul<Mem, T> through_float;  // bfloat16's native product, as matmul's `tiled` runs it
-    if constexpr (sizeof(T) == 2) through_float = kernels::WidenedMatmul<Mem, T>(n);
-    return best_seconds(
-        [&] {
-          if constexpr (sizeof(T) == 2) {
-            if (source == GemmSource::host_vendor) {
-              host_mixed_gemm(DType::bf16, a.data(), b.data(), c.data(), d);
-            } else {
-              through_float(c, a, b, n);
-            }
-          } else if (source == GemmSource::gpu_vendor) {
-            gpu_vendor_gemm<T>(a.data(), b.data(), c.data(), d, false, nullptr);
-          } else if (source == GemmSource::host_vendor) {
-            host_vendor_gemm<T>(a.data(), b.data(), c.data(), d, false, nullptr);
-          } else {
-            kernels::gemm_native(c, a, b, d, false);
-          }
-        },
-        3);
-  };
-  double s = 0;
-  if constexpr (sizeof(T) == 2) {  // bfloat16 is measured on the host alone
-    s = run(HostMemSpace());
-  } else {
-    s = on_gpu     ? run(GpuMemSpace())
-        : one_core ? run(Kokkos::Device<OneThreadExecSpace, HostMemSpace>())
-                   : run(HostMemSpace());
-  }
-  return {name, label, 2.0 * static_cast<double>(n * n * n) / s / 1e9, "GFLOP/s",
-          kind + " n=" + std::to_string(n) + " (2n^3 flops), best of 3"};
-}
-
-// The host's GEMM bound: the faster of the vendor BLAS and miniGPU's own kernel, so that no
-// host GEMM row can pass its ceiling because the BLAS runs kernels older than the CPU.
-Ceiling best_host_gemm(const Ceiling& vendor, const Ceiling& native, const std::string& name) {
-  const Ceiling& best = vendor.value >= native.value ? vendor : native;
-  const std::string kind = name.substr(5, name.find('_', 5) - 5);  // host_<kind>[_1core]
-  return {name, "best host " + kind + " (" + best.label + ")", best.value, "GFLOP/s",
-          "the faster of " + vendor.name + " (" + std::to_string(static_cast<int>(vendor.value + 0.5)) +
-              " GFLOP/s) and " + native.name + " (" + std::to_string(static_cast<int>(native.value + 0.5)) +
-              " GFLOP/s)"};
 }
 
 template <class Dst, class Src>
@@ -229,7 +164,7 @@ Ceiling memcpy_ceiling(const std::string& name, int threads, const CopyBuffer& f
   });
   const bool streaming = bytes == static_cast<std::int64_t>(from.extent(0));
   return {name,
-          "host memcpy, " + threads_text(threads) +
+          "host memcpy, " + io::counted(threads, "thread") +
               (streaming ? "" : ", " + io::human_bytes(static_cast<std::uint64_t>(bytes))),
           static_cast<double>(bytes * passes) / s / 1e9,
           "GB/s",
@@ -237,35 +172,9 @@ Ceiling memcpy_ceiling(const std::string& name, int threads, const CopyBuffer& f
               (streaming ? " (4 x L3 within 64-256 MiB)"
                          : " (in cache), " + std::to_string(passes) + " passes per timing") +
               (threads > 1 ? " in " + std::to_string(threads) + " slices at once" : "") +
-              ", on transparent huge pages where granted, " + threads_text(threads) +
+              ", on transparent huge pages where granted, " + io::counted(threads, "thread") +
               ", bytes counted once, best of " + std::to_string(kRepetitions),
           2 * bytes};
-}
-
-// The host GEMM bound and its two candidates at this rank's threads, or on one core.
-void add_host_gemm(CeilingTable& t, const std::string& kind, bool one_core) {
-  const bool f32 = kind == "sgemm", bf16 = kind == "sbgemm";
-  const std::string suffix = one_core ? "_1core" : "";
-  const int kokkos_threads = one_core ? 1 : HostExecSpace().concurrency();
-  // bfloat16's vendor is oneDNN on Kokkos's OpenMP threads, not the BLAS.
-  const std::string vendor_label =
-      bf16 ? host_bf16_gemm_library() + " bfloat16 matmul, " + threads_text(kokkos_threads)
-           : host_blas_info().library + " " + kind + ", " +
-                 threads_text(one_core ? 1 : host_blas_info().threads);
-  const std::string native_label = "miniGPU tiled " + kind + ", " + threads_text(kokkos_threads);
-  const auto measure = [&](GemmSource source, const std::string& label) {
-    if (bf16) return gemm_ceiling_of<bfloat16>(source, label, one_core);
-    return f32 ? gemm_ceiling_of<float>(source, label, one_core)
-               : gemm_ceiling_of<double>(source, label, one_core);
-  };
-  const Ceiling vendor = measure(GemmSource::host_vendor, vendor_label);
-  const Ceiling native = measure(GemmSource::host_native, native_label);
-  const Ceiling best = best_host_gemm(vendor, native, "host_" + kind + suffix);
-  if (one_core) {
-    t.ceilings.push_back(best);  // its `how` names both candidates' figures
-  } else {
-    t.ceilings.insert(t.ceilings.end(), {vendor, native, best});
-  }
 }
 
 CeilingTable measure_all();
@@ -328,7 +237,7 @@ CeilingTable measure_all() {
   t.ceilings.push_back(memcpy_ceiling("host_memcpy", threads, from, to, bytes));
   if (per_core) t.ceilings.push_back(memcpy_ceiling("host_memcpy_1core", 1, from, to, bytes));
   t.ceilings.push_back(
-      triad_ceiling<HostExecSpace>("host_triad", "host triad, " + threads_text(threads), bytes));
+      triad_ceiling<HostExecSpace>("host_triad", "host triad, " + io::counted(threads, "thread"), bytes));
   if (per_core) {
     t.ceilings.push_back(
         triad_ceiling<OneThreadExecSpace>("host_triad_1core", "host triad, 1 thread", bytes));
@@ -336,10 +245,11 @@ CeilingTable measure_all() {
   for (const std::int64_t in_cache : kInCacheBytes) {
     const std::string at = size_suffix(in_cache, bytes);
     t.ceilings.push_back(memcpy_ceiling("host_memcpy" + at, threads, from, to, in_cache));
-    t.ceilings.push_back(triad_ceiling<HostExecSpace>(
-        "host_triad" + at,
-        "host triad, " + threads_text(threads) + ", " + io::human_bytes(static_cast<std::uint64_t>(in_cache)),
-        in_cache, passes_for(3 * in_cache)));
+    t.ceilings.push_back(
+        triad_ceiling<HostExecSpace>("host_triad" + at,
+                                     "host triad, " + io::counted(threads, "thread") + ", " +
+                                         io::human_bytes(static_cast<std::uint64_t>(in_cache)),
+                                     in_cache, passes_for(3 * in_cache)));
   }
   t.ceilings.push_back(fma_ceiling<HostExecSpace, float>("host_fma_f32", "float32"));
   t.ceilings.push_back(fma_ceiling<HostExecSpace, double>("host_fma_f64", "float64"));
@@ -366,12 +276,7 @@ CeilingTable measure_all() {
     t.ceilings.push_back(triad_ceiling<GpuExecSpace>("gpu_triad", "GPU triad", kGpuCopyBytes));
     t.ceilings.push_back(gpu_fma_ceiling<float>("gpu_fma_f32", "float32"));
     t.ceilings.push_back(gpu_fma_ceiling<double>("gpu_fma_f64", "float64"));
-    if (kHasGpuVendorGemm) {
-      t.ceilings.push_back(
-          gemm_ceiling_of<float>(GemmSource::gpu_vendor, std::string(kGpuBlasName) + " sgemm"));
-      t.ceilings.push_back(
-          gemm_ceiling_of<double>(GemmSource::gpu_vendor, std::string(kGpuBlasName) + " dgemm"));
-    }
+    if (kHasGpuVendorGemm) add_gpu_gemm(t);
   }
   return t;
 }

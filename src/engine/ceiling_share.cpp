@@ -35,8 +35,8 @@ void attach_ceiling(CaseResult& r, const CeilingTable& table) {
       : bandwidth
           ? "noise, the case's data in a faster cache than the ceiling's, or a ceiling measured on a busier "
             "machine (minigpu ceilings measures again)"
-          : "the ceiling is the best GEMM at one size (ceilings.hpp): noise, a size the kernel suits "
-            "better, or a ceiling measured on a busier machine (minigpu ceilings measures again)";
+          : "the ceiling is its GEMM's fastest of n = 64 ... 1024 (ceilings/gemm_measure.hpp): noise, a "
+            "size between those, or a ceiling measured on a busier machine (minigpu ceilings measures again)";
 }
 
 }  // namespace minigpu

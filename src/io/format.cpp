@@ -31,6 +31,10 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
   return text;
 }
 
+std::string counted(std::int64_t count, const std::string& noun) {
+  return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 std::string bracketed(const std::vector<std::string>& items) { return "[" + joined(items, ", ") + "]"; }
 
 std::string csv_field(const std::string& text) {

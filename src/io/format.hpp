@@ -14,6 +14,8 @@ std::string human_bytes(std::uint64_t bytes);
 std::string significant(double value, int digits = 3);
 /// {"a", "b"}, ", " -> "a, b".
 std::string joined(const std::vector<std::string>& items, const std::string& separator);
+/// 1, "thread" -> "1 thread"; 2, "thread" -> "2 threads".
+std::string counted(std::int64_t count, const std::string& noun);
 /// {"a", "b"} -> "[a, b]".
 std::string bracketed(const std::vector<std::string>& items);
 /// A CSV field: as is, or quoted with inner quotes doubled when it holds a comma, quote or newline.

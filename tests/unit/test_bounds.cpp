@@ -2,6 +2,7 @@
 // to the bytes a case touches, ceilings that contradict each other, a machine loaded while it
 // measured, the FMA peak's kernel, and the scaling model held at its own ideal.
 #include "ceilings/ceilings.hpp"
+#include "ceilings/gemm_measure.hpp"
 #include "core/backend.hpp"
 #include "core/machine_load.hpp"
 #include "distributed/calibration.hpp"
@@ -108,12 +109,26 @@ TEST(Ceilings, AnFmaPeakThatDidNotScaleWithItsCoresIsAContradiction) {
   row.peak.reset();
   attach_ceiling(row, doubtful);
   ASSERT_TRUE(row.ceiling);
-  EXPECT_NE(row.ceiling->above_because.find("the best GEMM at one size"), std::string::npos);
+  EXPECT_NE(row.ceiling->above_because.find("its GEMM's fastest of n = 64 ... 1024"), std::string::npos);
 }
 
 // Other processes' share of the node: busy time not the job's own, over the node's CPU time.
 // The FMA peak's kernel computes what it says: one step of x = a·x + b from each chain's start,
 // and, run long, every lane at the fixed point (a compiler that broke the chains would not be).
+// A GEMM ceiling is its GEMM's fastest size, wherever that falls: at n = 1024 alone, native
+// float64 at n = 128 read 106 % of it (its tiles run from L1 there).
+TEST(Ceilings, AGemmCeilingIsItsFastestSizeNotItsLargest) {
+  const GemmRate best = fastest_gemm({{64, 90}, {128, 111}, {256, 110}, {1024, 100}});
+  EXPECT_EQ(best.n, 128);
+  EXPECT_EQ(best.gflops, 111);
+  EXPECT_EQ(fastest_gemm({{64, 100}, {1024, 100}}).n, 64) << "of equal rates, the smallest n";
+  EXPECT_EQ(fastest_gemm({}).gflops, 0);
+  // From in-cache products to the chapter's largest host product, every power of two between:
+  // the shipped matmul input's host sizes from 64 on.
+  const std::vector<std::int64_t> sizes(std::begin(kHostGemmCeilingSizes), std::end(kHostGemmCeilingSizes));
+  EXPECT_EQ(sizes, (std::vector<std::int64_t>{64, 128, 256, 512, 1024}));
+}
+
 TEST(FmaPeak, OneStepIsTheRecurrenceAndALongRunEndsAtItsFixedPoint) {
   const float a = float(kernels::kFmaFactor), b = float(kernels::kFmaFixedPoint * (1 - kernels::kFmaFactor));
   double want = 0;
