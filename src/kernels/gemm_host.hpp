@@ -21,6 +21,7 @@
 #include "core/cpu_info.hpp"
 #include "core/gemm_dims.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/gemm_host_grouped.hpp"
 #include "kernels/gemm_host_tile.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -190,6 +191,11 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // so that no load reads past a row of B.
   const bool direct_b = direct_a && std::is_same_v<S, T> && nc_max >= d.n &&
                         d.k * d.n * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2;
+  // A ragged last panel of B whose every tile reads A in place takes the grouped tile
+  // (gemm_host_grouped.hpp: n = 100 in float32 multiplies its last 4 columns as 4 steps of k a
+  // vector, not as 8 lanes half of them padding). Only C's last panel of rows can be short.
+  const bool rows_all_in_place =
+      direct_a && detail::rows_in_place<S, T>(d.m - ((d.m + MR - 1) / MR - 1) * MR);
   // B's packed block is shared by all workers; it belongs to the calling thread and is only read
   // inside the parallel loops that follow its packing.
   S* const b_pack = detail::host_scratch<S, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
@@ -202,8 +208,18 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
     for (std::int64_t pc = 0; pc < d.k; pc += kc_max) {
       const std::int64_t kc = std::min(kc_max, d.k - pc), kc_packed = (kc + KS - 1) / KS * KS;
       const bool load_c = accumulate || pc > 0;
+      const int last_cols = static_cast<int>(nc - (n_panels - 1) * NR);
+      const int group = std::is_same_v<S, T> && last_cols < NR ? detail::k_group<T>(last_cols) : 1;
+      const bool grouped = rows_all_in_place && group > 1 && kc % group == 0;
       const auto pack_b = [=](const std::int64_t q) {
         if (direct_b && nc - q * NR >= NR) return;  // read in place
+        if constexpr (std::is_same_v<S, T>) {
+          if (grouped && q == n_panels - 1) {
+            detail::pack_b_grouped(b_pack + q * NR * kc_packed, bp + pc * d.ldb + jc + q * NR, d.ldb,
+                                   last_cols, kc, group);
+            return;
+          }
+        }
         detail::pack_b_panel(b_pack + q * NR * kc_packed, bp + pc * d.ldb + jc + q * NR, d.ldb,
                              std::min(NR, nc - q * NR), kc);
       };
@@ -235,6 +251,13 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
             const S* const b_panel =
                 b_in_place ? bp + pc * d.ldb + jc + jr * NR : b_pack + jr * NR * kc_packed;
             const std::int64_t ldb = b_in_place ? d.ldb : NR;
+            if constexpr (std::is_same_v<S, T>) {
+              if (grouped && jr == n_panels - 1) {
+                detail::tile_grouped(kc, ap + (ic + r0) * d.lda + pc, d.lda, b_panel, c_tile, d.ldc,
+                                     tile_rows, cols, load_c);
+                continue;
+              }
+            }
             if (direct_a && detail::rows_in_place<S, T>(tile_rows)) {
               const S* const a_rows = ap + (ic + r0) * d.lda + pc;
               b_in_place ? detail::tile_for<true, true>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
