@@ -102,6 +102,22 @@ TYPED_TEST(TensorOps, ReductionsMatchHost) {
   EXPECT_NEAR(frobenius_norm(x).item(), std::sqrt(T(91)), this->tolerance() * 10);
 }
 
+// Enough entries for the host's blocked sum of squares (kernels/reduce.hpp) to fill blocks and
+// lanes and leave a ragged last block: small integers, so every order of summing is exact.
+TYPED_TEST(TensorOps, NormSumsEveryBlockAndLaneOfALongVector) {
+  using T = typename TypeParam::value_type;
+  const std::int64_t n = 2 * 2048 + 67;
+  std::vector<T> v(static_cast<std::size_t>(n));
+  double squares = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    v[static_cast<std::size_t>(i)] = T(i % 3 + 1);
+    squares += static_cast<double>((i % 3 + 1) * (i % 3 + 1));
+  }
+  const auto x = from_vector<T>(v, {n}, this->device());
+  const double norm = std::sqrt(squares);
+  EXPECT_NEAR(static_cast<double>(frobenius_norm(x).item()), norm, this->tolerance() * norm);
+}
+
 TYPED_TEST(TensorOps, MatmulMatchesHostTripleLoop) {
   using T = typename TypeParam::value_type;
   const std::int64_t m = 7, k = 5, n = 3;
