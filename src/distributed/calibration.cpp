@@ -52,7 +52,7 @@ double round_trip(const comm::Communicator& comm, int a, int b, std::int64_t ele
                   comm::CommPath path, CalibrationClock& clock) {
   const int me = comm.rank();
   if (me != a && me != b) return 0;
-  const auto buffer = message_view<float, Mem>("minigpu::calibration::pingpong", elems);
+  const auto buffer = huge_page_view<float, Mem>("minigpu::calibration::pingpong", elems);
   comm::Transport<float> transport(path, 2 * elems, "minigpu::calibration::stage");
   const std::string what = "ping-pong " + io::human_bytes(static_cast<std::uint64_t>(elems * sizeof(float))) +
                            ", ranks " + std::to_string(a) + " and " + std::to_string(b);

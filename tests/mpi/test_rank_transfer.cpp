@@ -74,13 +74,13 @@ TEST_P(RankWindow, PingPongAnswersWithThePeersBufferAndOneWayFillsOnlyThePeer) {
 // them with huge pages), hold n zeroed elements and keep their label.
 TEST(MessageBuffers, LargeHostBuffersStartOnAHugePageBoundaryZeroed) {
   const std::int64_t n = 2000000 / sizeof(float);
-  const auto big = message_view<float, HostMemSpace>("test::message", n);
+  const auto big = huge_page_view<float, HostMemSpace>("test::message", n);
   ASSERT_EQ(static_cast<std::int64_t>(big.extent(0)), n);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(big.data()) % kHugePageBytes, 0u);
   EXPECT_EQ(big.label(), "test::message");
   for (std::int64_t i = 0; i < n; i += 4093) ASSERT_EQ(big(i), 0.0f) << "element " << i;
   EXPECT_EQ(big(n - 1), 0.0f);
-  const auto small = message_view<float, HostMemSpace>("test::small", 100);
+  const auto small = huge_page_view<float, HostMemSpace>("test::small", 100);
   EXPECT_EQ(small.extent(0), 100u);
   EXPECT_EQ(small.label(), "test::small");
 }

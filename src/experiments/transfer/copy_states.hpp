@@ -86,8 +86,8 @@ class PeerState : public CaseState {
         me_(comm.rank()),
         peer_(c.partner),
         leader_(peer_ != comm::kNoRank && me_ < peer_),
-        send_(message_view<unsigned char, Mem>("minigpu::transfer::peer_send", c.bytes)),
-        recv_(message_view<unsigned char, Mem>(
+        send_(huge_page_view<unsigned char, Mem>("minigpu::transfer::peer_send", c.bytes)),
+        recv_(huge_page_view<unsigned char, Mem>(
             "minigpu::transfer::peer_recv", c.bytes * (c.pattern == RankPattern::pingpong ? 1 : c.messages))),
         transport_(c.path, c.bytes + static_cast<std::int64_t>(recv_.extent(0)),
                    "minigpu::transfer::peer_stage") {
