@@ -13,6 +13,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <utility>
 
 namespace minigpu {
 
@@ -41,13 +42,19 @@ enum class GemmSource { host_vendor, gpu_vendor, host_native };
 template <class T, class Mem>
 std::vector<GemmRate> gemm_rates(GemmSource source, const std::vector<std::int64_t>& sizes) {
   const std::int64_t largest = *std::max_element(sizes.begin(), sizes.end());
-  Kokkos::View<T*, Mem> a("minigpu::ceilings::gemm_a", largest * largest),
-      b("minigpu::ceilings::gemm_b", largest * largest), c("minigpu::ceilings::gemm_c", largest * largest);
-  kernels::fill_small_integers(a, 3);
-  kernels::fill_small_integers(b, 4);
+  Kokkos::View<T*, Mem> a_all("minigpu::ceilings::gemm_a", largest * largest),
+      b_all("minigpu::ceilings::gemm_b", largest * largest),
+      c_all("minigpu::ceilings::gemm_c", largest * largest);
+  kernels::fill_small_integers(a_all, 3);
+  kernels::fill_small_integers(b_all, 4);
   std::vector<GemmRate> rates;
   for (const std::int64_t n : sizes) {
-    const GemmDims d{n, n, n, n, n, n};  // the leading n·n elements of each array
+    // The leading n·n elements of each array, as Views of exactly that many: bfloat16's widened
+    // product maps over the whole of C (a View of largest² read n² floats past their end).
+    const auto first = std::make_pair(std::int64_t(0), n * n);
+    const Kokkos::View<T*, Mem> a = Kokkos::subview(a_all, first), b = Kokkos::subview(b_all, first),
+                                c = Kokkos::subview(c_all, first);
+    const GemmDims d{n, n, n, n, n, n};
     const double flops = 2.0 * static_cast<double>(n * n * n);
     const auto passes = static_cast<std::int64_t>(std::max(1.0, kMinFlopsPerTiming / flops));
     kernels::WidenedMatmul<Mem, T> through_float;  // bfloat16's native product, as matmul's `tiled` runs it
