@@ -194,8 +194,7 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // A ragged last panel of B whose every tile reads A in place takes the grouped tile
   // (gemm_host_grouped.hpp: n = 100 in float32 multiplies its last 4 columns as 4 steps of k a
   // vector, not as 8 lanes half of them padding). Only C's last panel of rows can be short.
-  const bool rows_all_in_place =
-      direct_a && detail::rows_in_place<S, T>(d.m - ((d.m + MR - 1) / MR - 1) * MR);
+  const bool rows_all_in_place = direct_a && detail::rows_in_place<S, T>(d.m - (panels - 1) * MR);
   // B's packed block is shared by all workers; it belongs to the calling thread and is only read
   // inside the parallel loops that follow its packing.
   S* const b_pack = detail::host_scratch<S, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
