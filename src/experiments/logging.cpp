@@ -1,20 +1,20 @@
 // logging: the chapter's exercise 3 — what does logging a value every step cost when the
 // value lives on the GPU? `steps` steps of an n×n matmul, normalised so values stay finite:
 //   Y_t = A·X_t;  log[t] = 1/‖Y_t‖_F;  X_{t+1} = Y_t·log[t]      (X_0 fixed)
-// One step is two launches with the vendor kernel: the GEMM, scaled by the
-// previous step's log entry read in device memory (Y_t = log[t-1]·A·Y_{t-1}), and one
+// One step is two launches: the GEMM, scaled by the previous step's log entry read in device
+// memory (Y_t = log[t-1]·A·Y_{t-1}; the vendor BLAS's α, the native kernel's epilogue), and one
 // reduction that writes the log entry; nothing is allocated or copied. The log keeps the
 // reciprocal norm because that is the factor the next GEMM needs; the host inverts it when it
-// reads the log. The native kernel takes no α, so it adds one scaling pass per step.
+// reads the log.
 // sync_each_step copies log[t] to the host every step (a host sync, like print() or .item());
 // device_log copies the whole log to the host once, at the end. In bfloat16 and float16 the
 // matrices are stored in the 16-bit type, products and norms sum in float and the log is float
-// (mixed precision); 16-bit products take no α, so they scale in a pass as native does.
+// (mixed precision); 16-bit products take no α, so they add one scaling pass per step.
 // Accounting per repetition (s = sizeof(T)):
 //   flops = steps·(2n³ + 3n²)   (matmul; the scaling; squares and sum for the norm)
 //   bytes = steps·(4n²·s + 2·e)  (matmul reads A, X, writes Y: 3n²; norm reads Y: n²; the entry
 //           stored, then copied to the host; e = the log's entry, float for 16-bit s), plus
-//           steps·2n²·s for the scaling pass (native, 16-bit)
+//           steps·2n²·s for the scaling pass (16-bit)
 #include "config/common_keys.hpp"
 #include "engine/case_grid.hpp"
 #include "engine/findings.hpp"
@@ -85,13 +85,13 @@ class LoggingState : public CaseState {
       const View& y = y_[t % 2];
       const View& x = t == 0 ? x0_ : y_[(t - 1) % 2];
       const auto entry = Kokkos::subview(log_, t);
-      if (c_.kernel == GemmKernel::native || k16Bit) {
+      if constexpr (k16Bit) {
         product_(y, a_, x);  // x was scaled in place last step
         kernels::inverse_frobenius_norm_into(y, entry);
         kernels::scale_by_device_scalar(y, entry);
-      } else if constexpr (!k16Bit) {
-        if (t == 0) kernels::gemm_vendor(y, a_, x, dims, false);
-        if (t > 0) kernels::gemm_vendor_scaled(y, a_, x, dims, Kokkos::subview(log_, t - 1));
+      } else {
+        if (t == 0) kernels::gemm(c_.kernel, y, a_, x, dims, false);
+        if (t > 0) kernels::gemm_scaled(c_.kernel, y, a_, x, dims, Kokkos::subview(log_, t - 1));
         kernels::inverse_frobenius_norm_into(y, entry);
       }
       // deep_copy to the host waits for the device: the sync the chapter warns about.
@@ -160,11 +160,11 @@ class LoggingExperiment : public CaseList<LoggingCase>, public Analysis {
         CaseSpec c = gemm_case_spec(name + " " + to_string(pick.kernel),
                                     {{"n", n_}, {"steps", steps_}, {"mode", name}}, pick, device, dtype, "n");
         const double steps = static_cast<double>(steps_), n = static_cast<double>(n_);
-        // 16-bit storage logs in float, and scales in a pass as native does.
-        const bool low = is_low_precision(dtype), pass = pick.kernel == GemmKernel::native || low;
+        // 16-bit storage logs in float, and scales in a pass of its own.
+        const bool low = is_low_precision(dtype);
         const std::uint64_t s = size_of(dtype), log_entry = low ? sizeof(float) : s;
         c.work = {
-            steps * ((pass ? 6 : 4) * n * n * static_cast<double>(s) + 2.0 * static_cast<double>(log_entry)),
+            steps * ((low ? 6 : 4) * n * n * static_cast<double>(s) + 2.0 * static_cast<double>(log_entry)),
             steps * (2 * n * n * n + 3 * n * n)};
         c.flops_estimate = steps * gemm_flops(n_, n_, n_);
         c.device_bytes = 4 * static_cast<std::uint64_t>(n_ * n_) * s +

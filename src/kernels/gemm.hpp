@@ -6,6 +6,8 @@
 #include "kernels/gemm_block.hpp"
 #include "kernels/matmul_vendor.hpp"
 
+#include <type_traits>
+
 namespace minigpu::kernels {
 
 /// C = A·B, or C += A·B when `accumulate`, for row-major flat Views (see GemmDims).
@@ -16,6 +18,21 @@ void gemm(GemmKernel kernel, const CView& c, const AView& a, const BView& b, con
     gemm_vendor(c, a, b, d, accumulate);
   } else {
     gemm_native(c, a, b, d, accumulate);
+  }
+}
+
+/// C = α·A·B with α the value of a rank-0 View in C's memory, written by an earlier kernel: the
+/// product is scaled without the host waiting for α (each kernel reads it when it runs).
+template <class CView, class AView, class BView, class AlphaView>
+void gemm_scaled(GemmKernel kernel, const CView& c, const AView& a, const BView& b, const GemmDims& d,
+                 const AlphaView& alpha) {
+  static_assert(
+      AlphaView::rank == 0 && std::is_same_v<typename AlphaView::memory_space, typename CView::memory_space>,
+      "gemm_scaled: alpha is a rank-0 View in C's memory space");
+  if (kernel == GemmKernel::vendor) {
+    gemm_vendor_scaled(c, a, b, d, alpha);
+  } else {
+    gemm_native(c, a, b, d, false, alpha.data());
   }
 }
 

@@ -66,7 +66,7 @@ inline bool vec_aligned(const void* p, std::int64_t ld, std::size_t elem_bytes) 
 /// The work of one team: block (league rank) of C. `*_vec`: 16-byte accesses are legal.
 template <class T, class Member>
 KOKKOS_INLINE_FUNCTION void gemm_gpu_team(const Member& team, T* c, const T* a, const T* b, const GemmDims& d,
-                                          bool accumulate, bool a_vec, bool b_vec, bool c_vec,
+                                          bool accumulate, const T* alpha, bool a_vec, bool b_vec, bool c_vec,
                                           std::int64_t blocks_m, std::int64_t blocks_n) {
   using S = GemmGpuShape<T>;
   using V = Vec<T>;
@@ -179,7 +179,9 @@ KOKKOS_INLINE_FUNCTION void gemm_gpu_team(const Member& team, T* c, const T* a, 
     team.team_barrier();
   }
 
-  // Write back: acc[h·W + e][g·W + f] is C(i0 + h·SM + ty·W + e, j0 + g·SN + tx·W + f).
+  // Write back: acc[h·W + e][g·W + f] is C(i0 + h·SM + ty·W + e, j0 + g·SN + tx·W + f), times α
+  // read here, on the device, where an earlier kernel wrote it.
+  const T scale = alpha ? *alpha : T(1);
   const bool c_fast = c_vec && i0 + BM <= d.m && j0 + BN <= d.n;
   MINIGPU_GEMM_UNROLL
   for (int r = 0; r < TM; ++r) {
@@ -192,12 +194,12 @@ KOKKOS_INLINE_FUNCTION void gemm_gpu_team(const Member& team, T* c, const T* a, 
       if (c_fast) {
         V x = accumulate ? *reinterpret_cast<const V*>(crow + j) : V{};
         MINIGPU_GEMM_UNROLL
-        for (int f = 0; f < W; ++f) x.v[f] += acc[r][g * W + f];
+        for (int f = 0; f < W; ++f) x.v[f] += scale * acc[r][g * W + f];
         *reinterpret_cast<V*>(crow + j) = x;
       } else {
         MINIGPU_GEMM_UNROLL
         for (int f = 0; f < W; ++f) {
-          if (j + f < d.n) crow[j + f] = accumulate ? crow[j + f] + acc[r][g * W + f] : acc[r][g * W + f];
+          if (j + f < d.n) crow[j + f] = (accumulate ? crow[j + f] : T(0)) + scale * acc[r][g * W + f];
         }
       }
     }
@@ -214,19 +216,23 @@ struct GemmGpuBody {
   const T* a;
   const T* b;
   GemmDims d;
-  bool accumulate, a_vec, b_vec, c_vec;
+  bool accumulate;
+  const T* alpha;
+  bool a_vec, b_vec, c_vec;
   std::int64_t blocks_m, blocks_n;
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    detail::gemm_gpu_team(team, c, a, b, d, accumulate, a_vec, b_vec, c_vec, blocks_m, blocks_n);
+    detail::gemm_gpu_team(team, c, a, b, d, accumulate, alpha, a_vec, b_vec, c_vec, blocks_m, blocks_n);
   }
 };
 
 /// C = A·B (or C += A·B when `accumulate`) for row-major flat Views (rows lda/ldb/ldc long,
-/// see GemmDims) in GPU memory, on CView's execution space. The Views must have unit stride
+/// see GemmDims) in GPU memory, on CView's execution space; with `alpha` (in GPU memory, read by
+/// the kernel), C = α·A·B (+ C). The Views must have unit stride
 /// (flat or contiguous subviews). Launches exactly 256 threads per team, so it runs on GPU
 /// execution spaces only: on a host space it throws std::invalid_argument (use gemm_block).
 template <class CView, class AView, class BView>
-void gemm_gpu(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate) {
+void gemm_gpu(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate,
+              const typename CView::non_const_value_type* alpha = nullptr) {
   using T = typename CView::non_const_value_type;
   using Exec = typename CView::execution_space;
   static_assert(CView::rank == 1 && AView::rank == 1 && BView::rank == 1, "gemm_gpu takes flat Views");
@@ -252,8 +258,8 @@ void gemm_gpu(const CView& c, const AView& a, const BView& b, GemmDims d, bool a
     Policy policy(static_cast<int>(blocks_m * blocks_n), team_size);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
     Kokkos::parallel_for("gemm::gpu_tiled", policy,
-                         GemmGpuBody<T, typename Policy::member_type>{cp, ap, bp, d, accumulate, a_vec, b_vec,
-                                                                      c_vec, blocks_m, blocks_n});
+                         GemmGpuBody<T, typename Policy::member_type>{cp, ap, bp, d, accumulate, alpha, a_vec,
+                                                                      b_vec, c_vec, blocks_m, blocks_n});
   }
 }
 

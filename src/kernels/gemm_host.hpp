@@ -128,9 +128,11 @@ inline void pack_b_panel(bfloat16* dst, const bfloat16* b, std::int64_t ldb, std
 
 /// C = A·B (or C += A·B when `accumulate`) for row-major Views in host-accessible memory
 /// (unit stride; rows lda/ldb/ldc long, see GemmDims). A and B share C's type, or are bfloat16
-/// with C float where kHostBf16Dot.
+/// with C float where kHostBf16Dot. With `alpha`, C = α·A·B (+ C): α is read where it lies,
+/// in host-accessible memory, when the product starts, so an earlier kernel may have written it.
 template <class CView, class AView, class BView>
-void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate) {
+void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate,
+               const typename CView::non_const_value_type* alpha = nullptr) {
   using T = typename CView::non_const_value_type;
   using S = typename AView::non_const_value_type;
   static_assert(std::is_same_v<S, typename BView::non_const_value_type>, "gemm_host: A and B share a type");
@@ -153,6 +155,8 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
     }
     return;
   }
+  // Applied by each tile to its sums before C is added, so no pass over C of its own.
+  const T scale = alpha ? *alpha : T(1);
   static const detail::HostBlocking blocking = detail::host_blocking<T, S>();
   // Blocks of equal size under each cap: k = KC + 1 as KC and 1 would make a second pass over C
   // for a single rank-1 update.
@@ -253,22 +257,22 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
             if constexpr (std::is_same_v<S, T>) {
               if (grouped && jr == n_panels - 1) {
                 detail::tile_grouped(kc, ap + (ic + r0) * d.lda + pc, d.lda, b_panel, c_tile, d.ldc,
-                                     tile_rows, cols, load_c);
+                                     tile_rows, cols, load_c, scale);
                 continue;
               }
             }
             if (direct_a && detail::rows_in_place<S, T>(tile_rows)) {
               const S* const a_rows = ap + (ic + r0) * d.lda + pc;
               b_in_place ? detail::tile_for<true, true>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
-                                                        cols, load_c, d.lda)
+                                                        cols, load_c, scale, d.lda)
                          : detail::tile_for<true, false>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
-                                                         cols, load_c, d.lda);
+                                                         cols, load_c, scale, d.lda);
             } else {
               const S* const a_panel = a_pack + ir * MR * kc_packed;
               b_in_place ? detail::tile_for<false, true>(kc, a_panel, b_panel, ldb, c_tile, d.ldc, tile_rows,
-                                                         cols, load_c, 0)
+                                                         cols, load_c, scale, 0)
                          : detail::tile_for<false, false>(kc, a_panel, b_panel, ldb, c_tile, d.ldc, tile_rows,
-                                                          cols, load_c, 0);
+                                                          cols, load_c, scale, 0);
             }
           }
         }

@@ -70,7 +70,8 @@ void pack_b_panel_bf16(bfloat16* dst, const bfloat16* b, std::int64_t ldb, std::
 // place, lda apart, kc even): the float kernel's shape, with vdpbf16ps for its FMA.
 template <int MR, int NR, bool DirectA, int NV>
 inline void micro_kernel_bf16(std::int64_t kc, const bfloat16* __restrict__ a, const bfloat16* __restrict__ b,
-                              float* c, std::int64_t ldc, int rows, int cols, bool load_c, std::int64_t lda) {
+                              float* c, std::int64_t ldc, int rows, int cols, bool load_c, float alpha,
+                              std::int64_t lda) {
   constexpr int W = 16;
   for (int r = 0; r < rows; ++r) {
     __builtin_prefetch(c + r * ldc, 1);
@@ -92,6 +93,11 @@ inline void micro_kernel_bf16(std::int64_t kc, const bfloat16* __restrict__ a, c
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], ar, bv[v]);
     }
+  }
+  if (alpha != 1.0f) {  // C = α·acc (+ C), as the float kernel
+    const __m512 scale = _mm512_set1_ps(alpha);
+    for (int r = 0; r < MR; ++r)
+      for (int v = 0; v < NV; ++v) acc[r][v] = _mm512_mul_ps(acc[r][v], scale);
   }
   if (rows == MR && cols == NV * W) {  // as the float kernel: all of C's loads before any store
     if (load_c) {

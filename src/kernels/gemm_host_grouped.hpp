@@ -89,7 +89,8 @@ inline auto group_firsts(GroupedVec<T> x, std::index_sequence<J...>) {
 // One MT-row tile of C's last `cols` columns (cols <= W/4), MT rows of A read in place lda apart.
 template <class T, int MT>
 inline void micro_kernel_grouped(std::int64_t kc, const T* __restrict__ a, std::int64_t lda,
-                                 const T* __restrict__ b, T* c, std::int64_t ldc, int cols, bool load_c) {
+                                 const T* __restrict__ b, T* c, std::int64_t ldc, int cols, bool load_c,
+                                 T alpha) {
   constexpr int G = 4, W = HostTile<T>::W, C = W / G;
   GroupedVec<T> acc[MT] = {};
   // Rows in groups of three, one pointer each, as micro_kernel reads A in place.
@@ -109,6 +110,7 @@ inline void micro_kernel_grouped(std::int64_t kc, const T* __restrict__ a, std::
   for (int r = 0; r < MT; ++r) {
     auto sums =
         group_firsts<T>(fold_fours<T>(acc[r], std::make_index_sequence<W>{}), std::make_index_sequence<C>{});
+    sums *= alpha;  // C = α·acc (+ C): a multiply a row of the tile
     T* const row = c + r * ldc;
     if (cols == C) {
       if (load_c) {
@@ -127,16 +129,19 @@ inline void micro_kernel_grouped(std::int64_t kc, const T* __restrict__ a, std::
 // The grouped tile for `rows` (MR, M2 or M1: rows_in_place) × `cols` of C, k_group<T>(cols) == 4.
 template <class T>
 inline void tile_grouped(std::int64_t kc, const T* a, std::int64_t lda, const T* b, T* c, std::int64_t ldc,
-                         int rows, int cols, bool load_c) {
+                         int rows, int cols, bool load_c, T alpha) {
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
   if constexpr (k_group<T>(1) == 4) {
     using Tile = HostTile<T>;
-    if (rows == Tile::M1) return micro_kernel_grouped<T, Tile::M1>(kc, a, lda, b, c, ldc, cols, load_c);
-    if (rows == Tile::M2) return micro_kernel_grouped<T, Tile::M2>(kc, a, lda, b, c, ldc, cols, load_c);
-    return micro_kernel_grouped<T, Tile::MR>(kc, a, lda, b, c, ldc, cols, load_c);
+    if (rows == Tile::M1)
+      return micro_kernel_grouped<T, Tile::M1>(kc, a, lda, b, c, ldc, cols, load_c, alpha);
+    if (rows == Tile::M2)
+      return micro_kernel_grouped<T, Tile::M2>(kc, a, lda, b, c, ldc, cols, load_c, alpha);
+    return micro_kernel_grouped<T, Tile::MR>(kc, a, lda, b, c, ldc, cols, load_c, alpha);
   }
 #endif
-  (void)kc, (void)a, (void)lda, (void)b, (void)c, (void)ldc, (void)rows, (void)cols, (void)load_c;
+  (void)kc, (void)a, (void)lda, (void)b, (void)c, (void)ldc, (void)rows, (void)cols, (void)load_c,
+      (void)alpha;
   std::abort();  // gemm_host calls it only where k_group<T>(cols) > 1
 }
 

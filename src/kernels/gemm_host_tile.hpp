@@ -33,8 +33,8 @@ struct HostVec {
 };
 #endif
 
-// One MT×(NV·W) tile of C: C = acc, or C += acc when load_c. Only rows×cols of the tile are
-// written, so padded lanes never touch memory beyond C.
+// One MT×(NV·W) tile of C: C = α·acc, or C = α·acc + C when load_c (a BLAS's α, β = 0 or 1). Only rows×cols
+// of the tile are written, so padded lanes never touch memory beyond C.
 //   DirectA  A read in place, MT whole rows lda apart, instead of from a packed MR-row panel.
 //   DirectB  B read in place, rows ldb apart, instead of from a packed NR-wide panel.
 //   NV, VB   the vectors of B it multiplies and their bytes: one for a last panel of at most one
@@ -51,7 +51,7 @@ struct HostVec {
 template <class T, bool DirectA = false, int NV = HostTile<T>::NV, int MT = HostTile<T>::MR,
           bool DirectB = false, int VB = kHostVectorBytes>
 inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __restrict__ b, T* c,
-                         std::int64_t ldc, int rows, int cols, bool load_c, std::int64_t lda = 0,
+                         std::int64_t ldc, int rows, int cols, bool load_c, T alpha, std::int64_t lda = 0,
                          std::int64_t ldb = HostTile<T>::NR) {
   constexpr std::int64_t a_step = DirectA ? 1 : HostTile<T>::MR;
   const std::int64_t b_step = DirectB ? ldb : HostTile<T>::NR;
@@ -93,6 +93,14 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
 #pragma GCC unroll 4
     for (int g = 0; g < G; ++g) ag[g] += a_step;
   }
+  // C = α·acc (+ C): one multiply per accumulator, against MT·NV·kc FMAs, and none for α = 1.
+  if (alpha != T(1)) {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] *= alpha;
+    }
+  }
   // The epilogue's loops unrolled too: otherwise acc is kept in memory for them, zeroed by a
   // call to memset and spilled after the k loop, every tile.
   if (rows == MR && cols == NV * W) {
@@ -128,6 +136,7 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
       for (int j = 0; j < NR; ++j) tile[r * NR + j] += (DirectA ? a[r * lda] : a[r]) * b[j];
     }
   }
+  for (int e = 0; e < MR * NR; ++e) tile[e] *= alpha;
 #endif
   for (int r = 0; r < rows; ++r) {
     for (int j = 0; j < cols; ++j)
@@ -139,13 +148,13 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
 // (packed B, tiles of MR rows and whole vectors only).
 template <bool DirectA, int NV, int MT, bool DirectB, int VB, class S, class T>
 inline void tile_product(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
-                         int rows, int cols, bool load_c, std::int64_t lda) {
+                         int rows, int cols, bool load_c, T alpha, std::int64_t lda) {
   if constexpr (std::is_same_v<S, T>) {
-    micro_kernel<T, DirectA, NV, MT, DirectB, VB>(kc, a, b, c, ldc, rows, cols, load_c, lda, ldb);
+    micro_kernel<T, DirectA, NV, MT, DirectB, VB>(kc, a, b, c, ldc, rows, cols, load_c, alpha, lda, ldb);
   } else if constexpr (!DirectB && MT == HostTile<T>::MR && VB == kHostVectorBytes) {
 #if defined(MINIGPU_HOST_BF16_DOT)
     micro_kernel_bf16<HostTile<T>::MR, HostTile<T>::NR, DirectA, NV>(kc, a, b, c, ldc, rows, cols, load_c,
-                                                                     lda);
+                                                                     alpha, lda);
 #else
     std::abort();  // gemm_host's static_assert admits bfloat16 only where the dot product exists
 #endif
@@ -182,14 +191,14 @@ constexpr int columns_read(int cols) {
 // fit in it (columns_read); all of the panel's vectors otherwise.
 template <bool DirectA, bool DirectB, int MT, class S, class T>
 inline void tile_width(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
-                       int rows, int cols, bool load_c, std::int64_t lda) {
+                       int rows, int cols, bool load_c, T alpha, std::int64_t lda) {
   constexpr int V = kHostVectorBytes, NV = HostTile<T>::NV, W = HostTile<T>::W;
   if (std::is_same_v<S, T> && columns_read<T>(cols) == W / 2) {
-    tile_product<DirectA, 1, MT, DirectB, V / 2>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+    tile_product<DirectA, 1, MT, DirectB, V / 2>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
   } else if (cols <= W) {
-    tile_product<DirectA, 1, MT, DirectB, V>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+    tile_product<DirectA, 1, MT, DirectB, V>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
   } else {
-    tile_product<DirectA, NV, MT, DirectB, V>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+    tile_product<DirectA, NV, MT, DirectB, V>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
   }
 }
 
@@ -197,16 +206,16 @@ inline void tile_width(std::int64_t kc, const S* a, const S* b, std::int64_t ldb
 // they fit in one (exactly, when read in place).
 template <bool DirectA, bool DirectB, class S, class T>
 inline void tile_for(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
-                     int rows, int cols, bool load_c, std::int64_t lda) {
+                     int rows, int cols, bool load_c, T alpha, std::int64_t lda) {
   constexpr int MR = HostTile<T>::MR, M1 = HostTile<T>::M1, M2 = HostTile<T>::M2;
   constexpr bool tails = std::is_same_v<S, T>;
   if (tails && (DirectA ? rows == M1 : rows <= M1)) {
-    return tile_width<DirectA, DirectB, M1>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+    return tile_width<DirectA, DirectB, M1>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
   }
   if (tails && (DirectA ? rows == M2 : rows <= M2)) {
-    return tile_width<DirectA, DirectB, M2>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+    return tile_width<DirectA, DirectB, M2>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
   }
-  tile_width<DirectA, DirectB, MR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, lda);
+  tile_width<DirectA, DirectB, MR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
 }
 
 }  // namespace minigpu::kernels::detail

@@ -224,18 +224,21 @@ TEST(LowPrecision, Tf32BoundTellsTf32InputsFromBFloat16Inputs) {
 
 // The host's bfloat16 GEMM (vdpbf16ps): each shape the loop nest cuts differently (A read in
 // place, an odd k's padded pair, ragged m and n, a last panel of at most 16 columns, k across
-// KC blocks, C += A·B) against the exact products summed in double, within float summation's
-// bound γ(k+1)·(|C0| + Σ|a||b|). A dropped or doubled pair, or a C rounded to bfloat16 between
-// KC blocks, lands far outside it.
+// KC blocks, C += A·B, C = α·A·B (+ C) with α a power of two, so exact) against the exact
+// products summed in double, within float summation's bound γ(k+1)·(|C0| + |α|·Σ|a||b|). A
+// dropped or doubled pair, a C rounded to bfloat16 between KC blocks, or α left out or applied
+// to C0 too, lands far outside it.
 TEST(LowPrecision, HostBFloat16GemmSumsExactProductsInFloat) {
   if (!kernels::kHostBf16Dot) GTEST_SKIP() << "this build's CPU target has no AVX512_BF16";
   struct Shape {
     std::int64_t m, n, k;
     bool accumulate;
+    float alpha;
   };
-  for (const Shape s :
-       {Shape{12, 32, 64, false}, Shape{13, 33, 63, false}, Shape{100, 100, 100, false}, Shape{7, 5, 3, true},
-        Shape{50, 16, 1, false}, Shape{40, 70, 1100, true}, Shape{300, 200, 257, false}}) {
+  for (const Shape s : {Shape{12, 32, 64, false, 1}, Shape{13, 33, 63, false, 1},
+                        Shape{100, 100, 100, false, 1}, Shape{7, 5, 3, true, 1}, Shape{50, 16, 1, false, 1},
+                        Shape{40, 70, 1100, true, 1}, Shape{300, 200, 257, false, 1},
+                        Shape{100, 100, 100, false, -0.25f}, Shape{40, 70, 1100, true, 0.5f}}) {
     Kokkos::View<bfloat16*, Kokkos::HostSpace> a("test::A", s.m * s.k), b("test::B", s.k * s.n);
     Kokkos::View<float*, Kokkos::HostSpace> c("test::C", s.m * s.n), c0("test::C0", s.m * s.n);
     kernels::fill_uniform(a, 1, -1.0f, 1.0f);
@@ -243,20 +246,21 @@ TEST(LowPrecision, HostBFloat16GemmSumsExactProductsInFloat) {
     if (s.accumulate) kernels::fill_uniform(c0, 3, -1.0f, 1.0f);
     Kokkos::fence();
     Kokkos::deep_copy(c, c0);
-    kernels::gemm_host(c, a, b, dense_gemm(s.m, s.n, s.k), s.accumulate);
+    kernels::gemm_host(c, a, b, dense_gemm(s.m, s.n, s.k), s.accumulate, s.alpha == 1 ? nullptr : &s.alpha);
     const double u = std::ldexp(1.0, -24), ku = static_cast<double>(s.k + 1) * u, gamma = ku / (1 - ku);
     double worst = 0;
     for (std::int64_t i = 0; i < s.m; ++i)
       for (std::int64_t j = 0; j < s.n; ++j) {
         double exact = c0(i * s.n + j), scale = std::abs(exact);
         for (std::int64_t p = 0; p < s.k; ++p) {
-          const double x = float(a(i * s.k + p)) * double(float(b(p * s.n + j)));
+          const double x = s.alpha * (float(a(i * s.k + p)) * double(float(b(p * s.n + j))));
           exact += x;
           scale += std::abs(x);
         }
         worst = std::max(worst, std::abs(c(i * s.n + j) - exact) / (gamma * scale));
       }
-    EXPECT_LE(worst, 1.0) << s.m << "x" << s.n << "x" << s.k << (s.accumulate ? " C+=AB" : "");
+    EXPECT_LE(worst, 1.0) << s.m << "x" << s.n << "x" << s.k << (s.accumulate ? " C+=AB" : "") << " alpha "
+                          << s.alpha;
   }
 }
 

@@ -79,6 +79,45 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   }
 }
 
+// C = α·A·B with α in device memory (as the logging step's previous factor), and for the native
+// kernel C = α·A·B + C0 too: exact for small integers and α = -0.5. Shapes that take each tile
+// (full, narrow, half, grouped, the split tail, packed rows) and k across KC, where α must scale
+// every pass's sum and never C0. A dropped or doubled α fails them all.
+TYPED_TEST(MatmulKernels, ScaledProductIsAlphaTimesTheProductExactly) {
+  using T = typename TypeParam::value_type;
+  const Device d = this->device();
+  const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
+      {7, 7, 7}, {64, 64, 64}, {100, 100, 100}, {28, 44, 28}, {63, 40, 65}, {29, 9, 1030}, {300, 70, 600}};
+  for (const GemmKernel kernel : {GemmKernel::native, GemmKernel::vendor}) {
+    if (kernel == GemmKernel::vendor && !kernels::has_vendor_gemm(d)) continue;
+    for (const bool accumulate : {false, true}) {
+      if (accumulate && kernel == GemmKernel::vendor) continue;  // gemm_scaled is C = α·A·B
+      for (const auto& [m, n, k] : shapes) {
+        const auto a = small_integers<T>({m, k}, d, 3);
+        const auto b = small_integers<T>({k, n}, d, 4);
+        const auto c = small_integers<T>({m, n}, d, 5);
+        const std::vector<T> c0 = c.to_vector();
+        with_views(
+            d,
+            [&](const auto& cv, const auto& av, const auto& bv) {
+              Kokkos::View<T, typename std::decay_t<decltype(cv)>::memory_space> alpha("test::alpha");
+              Kokkos::deep_copy(alpha, T(-0.5));
+              const GemmDims dims = dense_gemm(m, n, k);
+              if (accumulate) kernels::gemm_native(cv, av, bv, dims, true, alpha.data());
+              if (!accumulate) kernels::gemm_scaled(kernel, cv, av, bv, dims, alpha);
+            },
+            c, a, b);
+        std::vector<T> want = host_product(a.to_vector(), b.to_vector(), m, n, k);
+        for (std::size_t e = 0; e < want.size(); ++e)
+          want[e] = T(-0.5) * want[e] + (accumulate ? c0[e] : T(0));
+        EXPECT_EQ(c.to_vector(), want)
+            << to_string(kernel) << (accumulate ? " C+=" : " C=") << "-0.5*A*B, " << m << "x" << k
+            << " times " << k << "x" << n << " on " << describe(d);
+      }
+    }
+  }
+}
+
 TYPED_TEST(MatmulKernels, SmallIntegersAreInRangeAndDeterministic) {
   using T = typename TypeParam::value_type;
   const auto x = small_integers<T>({1000}, cpu(), 9).to_vector();
