@@ -99,6 +99,36 @@ def check_compare(script, tmp, errors):
         errors.append(f"--bench with logging rows PyTorch did not run must fail (exit {code}):\n{out}")
 
 
+def check_rounds(script, tmp, errors):
+    """Rounds joined by commas: each side's row is its fastest round. miniGPU's sync step 18 and
+    then 14 us (auto picked vendor, then native), PyTorch's 24 and then 20 us: 14 / 20 = 0.700 passes
+    where either first round alone (0.900 or 0.750) would not; an unverified round of PyTorch's
+    wins over any time and so removes the pair."""
+    rounds = []
+    for i, (ours, kernel, theirs, verified) in enumerate(((0.018, "vendor", 0.024, "true"),
+                                                          (0.014, "native", 0.020, "true"))):
+        mine, peer = logging_rows(ours)
+        mine = [dict(m, kernel=kernel) for m in mine]
+        peer = [dict(t, median_s=theirs, verified=verified, peer="PyTorch 1.13.0") for t in peer]
+        write(os.path.join(tmp, f"mine{i}.csv"), MINE, mine)
+        write(os.path.join(tmp, f"theirs{i}.csv"), THEIRS, peer)
+        rounds.append((os.path.join(tmp, f"mine{i}.csv"), os.path.join(tmp, f"theirs{i}.csv")))
+    joined = [",".join(r[side] for r in rounds) for side in (0, 1)]
+    proc = subprocess.run([sys.executable, script, *joined, "--bench"], capture_output=True, text=True)
+    out = re.sub(" +", " ", proc.stdout)
+    if (proc.returncode != 0 or "sync_each_step n=100 float32 native 1.4e-05 2e-05 0.700 <=0.80 PASS" not in out
+            or "device_log n=100 float32 vendor 1.2e-05 2e-05 0.600 <=0.80 PASS" not in out
+            or out.count("logging step") != 2):
+        errors.append(f"rounds: each side's fastest round, one row per mode (exit {proc.returncode}):\n{out}")
+    bad = [dict(t, verified="false") for t in logging_rows(0.014)[1]]
+    write(os.path.join(tmp, "theirs_bad.csv"), THEIRS, [dict(t, peer="PyTorch 1.13.0") for t in bad])
+    proc = subprocess.run([sys.executable, script, joined[0], joined[1] + "," + os.path.join(tmp, "theirs_bad.csv"),
+                           "--bench"], capture_output=True, text=True)
+    if proc.returncode != 1 or "FAIL logging: no miniGPU row pairs" not in proc.stdout:
+        errors.append(f"rounds: an unverified PyTorch round must remove its pairs (exit {proc.returncode}):\n"
+                      f"{proc.stdout}")
+
+
 def check_bf16(script, tmp, errors):
     """bench.sh's bfloat16 rows: miniGPU / PyTorch on the CPU against the 0.5 bar (native) and
     the 0.9 bar (vendor: oneDNN), and bfloat16 / float32 of miniGPU itself with the row's error."""
@@ -166,6 +196,7 @@ def main():
     errors = []
     with tempfile.TemporaryDirectory() as tmp:
         check_compare(sys.argv[1], tmp, errors)
+        check_rounds(sys.argv[1], tmp, errors)
         check_bf16(sys.argv[1], tmp, errors)
         check_report(sys.argv[2], tmp, errors)
     for e in errors:
