@@ -59,13 +59,13 @@ choose_openblas_at_best "$MINIGPU_BUILD/src/minigpu" "$out"
 cores="$(nproc)"
 log "kernel pairs: $MINIGPU_BUILD/tests/minigpu_bench -> $out/kernels.json (1 thread), kernels_all.json ($cores)"
 "$MINIGPU_BUILD/tests/minigpu_bench" --benchmark_repetitions="${MINIGPU_BENCH_REPETITIONS:-5}" \
-  --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
+  --benchmark_enable_random_interleaving=true --benchmark_display_aggregates_only=true \
   --benchmark_out="$out/kernels.json" --benchmark_out_format=json >"$out/kernels.txt" || status=1
 # The GEMM pairs and the node's bandwidth again with every core, in Kokkos and both BLAS alike.
 "$MINIGPU_BUILD/tests/minigpu_bench" --kokkos-num-threads="$cores" \
   --benchmark_filter='^(gemm/.*/n:(512|1024|2048)/(blas|blis|native)|stream/.*/(memcpy|triad))/' \
   --benchmark_repetitions="${MINIGPU_BENCH_REPETITIONS:-5}" --benchmark_enable_random_interleaving=true \
-  --benchmark_report_aggregates_only=true --benchmark_out="$out/kernels_all.json" --benchmark_out_format=json \
+  --benchmark_display_aggregates_only=true --benchmark_out="$out/kernels_all.json" --benchmark_out_format=json \
   >"$out/kernels_all.txt" || status=1
 python3 "$MINIGPU_ROOT/scripts/dev/bench_report.py" "$out/kernels.json" --threads "$out/kernels_all.json" || status=1
 log "the machine's FMA peak: minigpu ceilings against likwid-bench, 1 and $cores thread(s)"
