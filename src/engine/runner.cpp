@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/fault_injection.hpp"
 #include "core/host_threads.hpp"
+#include "core/machine_load.hpp"
 #include "core/profile_region.hpp"
 #include "core/progress.hpp"
 #include "core/stopwatch.hpp"
@@ -127,6 +128,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   std::vector<double> local, global;
   std::vector<std::vector<std::pair<std::string, double>>> phase_reps;
   std::optional<std::string> why;
+  const CpuWaitSample wait_before = sample_cpu_wait();
   const auto loop_start = Clock::now();
   double elapsed = 0;  // of the repetition loop, wall clock, the slowest rank's
   const auto minimum = static_cast<std::size_t>(planned.repetitions);
@@ -154,6 +156,7 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   e.attach_phase_clock(nullptr);
   Kokkos::fence();  // an unfenced case may still be running; verify sees finished data
   run_region.reset();
+  const std::optional<CpuWait> waited = cpu_wait_between(wait_before, sample_cpu_wait());
 
   CaseResult r;
   r.experiment = planned.name;
@@ -173,10 +176,14 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   }
   r.rank_means = summarize(working_means.empty() ? means : working_means);
   // A slow node shows here long before it stalls a job: the row names it.
+  // Its own CPU wait says whether the node held it back (a busy or stolen CPU) or its work did.
+  const std::vector<double> queued = comm::allgather(waited ? waited->queued : -1.0, ctx.comm);
+  const std::vector<double> stolen = comm::allgather(waited ? waited->stolen : -1.0, ctx.comm);
   if (const auto s = find_straggler(means, works)) {
-    r.mark_unreliable(std::string(kStragglerTag) + "rank " + std::to_string(s->rank) + " (" +
-                      hosts.at(s->rank) + ") took " + io::significant(s->ratio, 2) +
-                      "x the next slowest rank's mean time");
+    const auto k = static_cast<std::size_t>(s->rank);
+    r.mark_unreliable(std::string(kStragglerTag) + "rank " + std::to_string(s->rank) + " (" + hosts.at(k) +
+                      ") took " + io::significant(s->ratio, 2) + "x the next slowest rank's mean time" +
+                      (queued[k] < 0 ? "" : ", and " + CpuWait{queued[k], stolen[k]}.describe()));
   }
   r.phases = reduce_phases(phase_reps, ctx.comm);
   r.work = spec.work;

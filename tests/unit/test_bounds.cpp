@@ -4,7 +4,6 @@
 #include "ceilings/ceilings.hpp"
 #include "ceilings/gemm_measure.hpp"
 #include "core/backend.hpp"
-#include "core/machine_load.hpp"
 #include "distributed/calibration.hpp"
 #include "engine/ceiling_share.hpp"
 #include "io/ceiling_table.hpp"
@@ -151,28 +150,6 @@ TEST(FmaPeak, OneStepIsTheRecurrenceAndALongRunEndsAtItsFixedPoint) {
   for (int c = 0; c < kernels::kFmaGpuChains; ++c)
     want_step += kernels::kFmaFactor * c + kernels::kFmaFixedPoint * (1 - kernels::kFmaFactor);
   EXPECT_NEAR(one_step, want_step, 1e-12 * want_step);
-}
-
-TEST(MachineLoad, OthersAndStealAreSharesOfTheNode) {
-  CpuSample before, after;
-  before.cpus = after.cpus = 2;
-  before.wall_s = 100, after.wall_s = 110;            // 10 s of 2 CPUs: 20 CPU-seconds
-  before.node_busy_s = 50, after.node_busy_s = 66;    // 16 busy, of which the job's 12
-  before.node_steal_s = 1, after.node_steal_s = 2.2;  // 1.2 stolen
-  const auto load = load_between(before, after, 12);
-  ASSERT_TRUE(load.has_value());
-  EXPECT_NEAR(load->others, 4.0 / 20, 1e-12);
-  EXPECT_NEAR(load->steal, 1.2 / 20, 1e-12);
-  EXPECT_TRUE(load->loaded());
-  EXPECT_EQ(load->describe(), "other processes took 20 % of the node's CPU time over 10 s, steal 6 %");
-  EXPECT_TRUE(load_between(before, after, 15.5)->loaded()) << "2.5 % others, but 6 % steal";
-  after.node_steal_s = 1.5;
-  EXPECT_FALSE(load_between(before, after, 15.5)->loaded());
-  CpuSample short_after = after;
-  short_after.wall_s = 100.5;
-  EXPECT_FALSE(load_between(before, short_after, 0).has_value())
-      << "half a second of 10 ms ticks says nothing";
-  EXPECT_FALSE(load_between(CpuSample{}, CpuSample{}, 0).has_value()) << "no /proc/stat";
 }
 
 // The model's per-shape rates summed to 162 % efficiency once: a row's model_s is held at the
