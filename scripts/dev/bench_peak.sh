@@ -9,8 +9,8 @@
 # it proved constant). Exits 1 when a row misses it, 77 when likwid-bench is not installed
 # (apt-get install likwid; bench.sh does).
 # Then the triad against likwid-bench's stream kernels (bar >= 0.95; above 1.05 the row is ABOVE,
-# not met), and native GEMM's share of that peak, best of 5 runs as the peaks are best of theirs: n >= 1024
-# bar >= 85 %, n = 256 bar >= 80 %.
+# not met), and native GEMM's share of the peak measured in the same run, best of 5 runs as the
+# peaks are best of theirs (OpenBLAS's share beside it): n >= 1024 bar >= 85 %, n = 256 bar >= 80 %.
 # Usage: scripts/dev/bench_peak.sh MINIGPU [OUT_DIR]
 set -euo pipefail
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || [ $# -lt 1 ]; then
@@ -148,38 +148,44 @@ for threads in 1 "$cores"; do
 done
 # Native GEMM (`tiled`) as a share of that peak, from its rows' pct_of_peak (issue 44):
 # n >= 1024 bar >= 85 % (goal 90 %), n = 256 bar >= 80 %, float32 and float64, 1 and every core.
-# Each row is the best reliable one of 5 runs, as each peak above is its best of 5 rounds: on the
-# Zen 5 VM one run's 2-thread rows read 83-99 % and the next's 85-93 %, and on the Xeon VM the
-# cores' clock moved between 2.1 and 2.8 GHz in spells minutes long (2026-11-28). All 5 runs share
-# one measured peak (the first run's ceilings, cached), so they differ only in the GEMM's times.
+# Each run measures its own peak (a fresh ceilings cache) seconds before its products, so every
+# share is a GEMM and a peak from one spell of the machine: on the Xeon VM the cores' clock moved
+# between 2.1 and 2.8 GHz in spells minutes long (2026-11-28), and GEMMs set against one cached
+# peak read 59-99 % of it from run to run. Each row is the best reliable one of 5 runs, as each
+# peak above is its best of 5 rounds. OpenBLAS's (`vendor`) share of the same peak is printed
+# beside it: the peer at its best on this machine, the reference for what the bar asks.
 cat >"$out/gemm_peak.yaml" <<'YAML'
 run: {name: gemm_peak, warmups: 2, repetitions: 10}
 experiments:
-  - {name: matmul, sizes: [256, 1024, 2048], devices: [cpu], dtypes: [float32, float64], variants: [tiled]}
+  - {name: matmul, sizes: [256, 1024, 2048], devices: [cpu], dtypes: [float32, float64], variants: [tiled, vendor]}
 YAML
 for threads in 1 "$cores"; do
   for run in 1 2 3 4 5; do
     env -u MINIGPU_EMULATE_GPUS OMP_NUM_THREADS="$threads" OPENBLAS_NUM_THREADS="$threads" \
-      MINIGPU_CEILINGS_DIR="$out/cache_gemm_$threads" "$minigpu" run "$out/gemm_peak.yaml" \
+      MINIGPU_CEILINGS_DIR="$out/cache_gemm_${threads}_$run" "$minigpu" run "$out/gemm_peak.yaml" \
       --output-dir "$out/gemm_peak_${threads}_$run" >"$out/gemm_peak_${threads}_$run.txt" 2>&1 || status=1
   done
   python3 - "$threads" "$out"/gemm_peak_"$threads"_*/*/results.csv <<'PY' || status=1
 import csv, sys
-best = {}  # (dtype, n) -> the row with the highest share, reliable rows before unreliable ones
+best = {}  # (variant, dtype, n) -> the row with the highest share, reliable rows before unreliable ones
 for path in sys.argv[2:]:
     for r in csv.DictReader(open(path)):
-        key, share = (r["dtype"], int(r["n"])), float(r["pct_of_peak"] or 0)
+        key, share = (r["variant"], r["dtype"], int(r["n"])), float(r["pct_of_peak"] or 0)
         rank = (r["reliable"] == "true", share)
         if key not in best or rank > best[key][0]:
             best[key] = (rank, r)
-ok = True
-for (dtype, n), ((reliable, share), r) in sorted(best.items()):
+ok = any(key[0] == "tiled" for key in best)
+for (variant, dtype, n), ((reliable, share), r) in sorted(best.items(), key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
+    if variant != "tiled":
+        continue
     bar = 85 if n >= 1024 else 80
     verdict = "PASS" if reliable and share >= bar else "FAIL"
     ok = ok and verdict == "PASS"
+    peer = best.get(("vendor", dtype, n))
+    beside = f"   OpenBLAS {peer[0][1]:5.1f} %{'' if peer[0][0] else ' (unreliable)'}" if peer else ""
     print(f"{'native GEMM / FMA peak':34} {sys.argv[1]:>8} {dtype:>10} n={n:<5} {share:6.1f} % "
-          f"bar >= {bar} %  {verdict}{'' if reliable else ' (unreliable: ' + r['unreliable_because'] + ')'}")
-sys.exit(0 if ok and best else 1)
+          f"bar >= {bar} %  {verdict}{'' if reliable else ' (unreliable: ' + r['unreliable_because'] + ')'}{beside}")
+sys.exit(0 if ok else 1)
 PY
 done
 exit "$status"
