@@ -1,4 +1,6 @@
-// /proc/stat's first line and getrusage: enough to tell a quiet node from a busy one.
+// What else the machine did while this process measured: /proc/stat (the node's busy and
+// stolen time, each CPU's steal), getrusage (the job's own time) and /proc/self/task/*/schedstat
+// (each thread's run-queue wait).
 #include "core/machine_load.hpp"
 
 #include "core/host_threads.hpp"
@@ -20,23 +22,39 @@ std::string percent(double share) {
   return std::to_string(static_cast<int>(std::lround(100 * share))) + " %";
 }
 
-// Steal seconds of each CPU /proc/stat lists ("cpu3 user nice system idle iowait irq softirq steal").
-std::map<int, double> steal_per_cpu() {
-  std::map<int, double> steal;
-  std::ifstream stat("/proc/stat");
+// /proc/stat's CPU lines ("cpu  user nice system idle iowait irq softirq steal ..." for the
+// node, then "cpu3 ..." for each CPU), in seconds: read once for both the node's load and each
+// CPU's steal.
+struct ProcStat {
+  bool read = false;  // the node's line parsed
+  double busy_s = 0, steal_s = 0;
+  std::map<int, double> steal_of_cpu;
+};
+
+ProcStat read_proc_stat() {
+  ProcStat stat;
   const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  if (tick <= 0) return stat;
+  std::ifstream file("/proc/stat");
   std::string line;
-  while (tick > 0 && std::getline(stat, line)) {
-    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] == ' ') continue;
+  while (std::getline(file, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4) continue;
+    const bool node = line[3] == ' ';
     std::istringstream fields(line.substr(3));
     int cpu = -1;
-    double skip = 0, stolen = 0;
-    fields >> cpu;
-    for (int k = 0; k < 7; ++k) fields >> skip;
-    fields >> stolen;
-    if (fields) steal[cpu] = stolen / tick;
+    if (!node) fields >> cpu;
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    fields >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    if (!fields) continue;
+    if (node) {
+      stat.read = true;
+      stat.busy_s = (user + nice + system + irq + softirq) / tick;
+      stat.steal_s = steal / tick;
+    } else {
+      stat.steal_of_cpu[cpu] = steal / tick;
+    }
   }
-  return steal;
+  return stat;
 }
 
 }  // namespace
@@ -51,21 +69,11 @@ CpuSample sample_cpu() {
     };
     s.own_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
   }
-  std::ifstream stat("/proc/stat");
-  std::string line;
-  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
-  while (tick > 0 && std::getline(stat, line)) {
-    if (line.rfind("cpu ", 0) == 0) {
-      std::istringstream fields(line.substr(4));
-      double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-      fields >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
-      if (!fields) return s;
-      s.node_busy_s = (user + nice + system + irq + softirq) / tick;
-      s.node_steal_s = steal / tick;
-    } else if (line.rfind("cpu", 0) == 0) {
-      ++s.cpus;  // cpu0, cpu1, ...
-    }
-  }
+  const ProcStat stat = read_proc_stat();
+  if (!stat.read) return s;
+  s.node_busy_s = stat.busy_s;
+  s.node_steal_s = stat.steal_s;
+  s.cpus = static_cast<int>(stat.steal_of_cpu.size());
   return s;
 }
 
@@ -90,14 +98,17 @@ std::optional<MachineLoad> load_between(const CpuSample& before, const CpuSample
 CpuWaitSample sample_cpu_wait() {
   CpuWaitSample s;
   s.wall_s = seconds_since(Clock::time_point{});
+  // A thread may exit mid-walk: the iterator then reports through `error`, never throws.
   std::error_code error;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
-    std::ifstream schedstat(task.path() / "schedstat");
+  namespace fs = std::filesystem;
+  for (fs::directory_iterator task("/proc/self/task", error), end; !error && task != end;
+       task.increment(error)) {
+    std::ifstream schedstat(task->path() / "schedstat");
     double running_ns = 0, queued_ns = 0;  // the first two of its three fields
     if (schedstat >> running_ns >> queued_ns)
-      s.queued_s[std::stol(task.path().filename().string())] = 1e-9 * queued_ns;
+      s.queued_s[std::stol(task->path().filename().string())] = 1e-9 * queued_ns;
   }
-  const std::map<int, double> steal = steal_per_cpu();
+  const std::map<int, double> steal = read_proc_stat().steal_of_cpu;
   int counted = 0;
   for (int cpu : affinity_cpus()) {
     if (const auto it = steal.find(cpu); it != steal.end()) {

@@ -4,6 +4,7 @@
 #include "ceilings/ceilings.hpp"
 #include "comm/collectives.hpp"
 #include "comm/mpi_session.hpp"
+#include "comm/typed_exchange.hpp"
 #include "core/binding.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
@@ -35,6 +36,18 @@ constexpr std::size_t kMaxAdaptiveRepetitions = 1000000;
 // A row whose repetitions vary more than this is noise-dominated: its figure is flagged.
 constexpr double kNoisyRowCv = 0.25;
 constexpr const char* kStragglerTag = "straggler: ";
+
+// One rank's view of a case, gathered on every rank in one collective.
+struct RankTiming {
+  double mean = 0;  // of its repetitions, seconds
+  bool works = false;
+  bool waited = false;  // `wait` was readable from /proc
+  CpuWait wait;
+};
+template <class Archive>
+void fields(Archive& a, RankTiming& t) {
+  a(t.mean, t.works, t.waited, t.wait.queued, t.wait.stolen);
+}
 
 // Phase times per repetition -> per phase, stats of the slowest rank's time. Every rank
 // must report the same phases; a mismatch is a bug, reported identically on all ranks.
@@ -166,24 +179,26 @@ std::optional<CaseResult> measure_case(PlannedExperiment& planned, const CaseSpe
   // The wall time of a parallel repetition is its slowest rank.
   r.samples = global;
   r.seconds = summarize(r.samples);
-  const std::vector<double> means = comm::allgather(summarize(local).mean, ctx.comm);
-  const std::vector<double> working = comm::allgather(spec.this_rank_works ? 1.0 : 0.0, ctx.comm);
+  // One gather carries what each rank saw: its mean, whether it worked, and its CPU wait.
+  const std::vector<RankTiming> ranks = comm::allgather_values(
+      RankTiming{summarize(local).mean, spec.this_rank_works, waited.has_value(), waited.value_or(CpuWait{})},
+      ctx.comm);
+  std::vector<double> means, working_means;
   std::vector<bool> works;
-  std::vector<double> working_means;
-  for (std::size_t k = 0; k < means.size(); ++k) {
-    works.push_back(working[k] > 0);
-    if (works.back()) working_means.push_back(means[k]);
+  for (const RankTiming& rank : ranks) {
+    means.push_back(rank.mean);
+    works.push_back(rank.works);
+    if (rank.works) working_means.push_back(rank.mean);
   }
   r.rank_means = summarize(working_means.empty() ? means : working_means);
   // A slow node shows here long before it stalls a job: the row names it.
   // Its own CPU wait says whether the node held it back (a busy or stolen CPU) or its work did.
-  const std::vector<double> queued = comm::allgather(waited ? waited->queued : -1.0, ctx.comm);
-  const std::vector<double> stolen = comm::allgather(waited ? waited->stolen : -1.0, ctx.comm);
   if (const auto s = find_straggler(means, works)) {
-    const auto k = static_cast<std::size_t>(s->rank);
-    r.mark_unreliable(std::string(kStragglerTag) + "rank " + std::to_string(s->rank) + " (" + hosts.at(k) +
-                      ") took " + io::significant(s->ratio, 2) + "x the next slowest rank's mean time" +
-                      (queued[k] < 0 ? "" : ", and " + CpuWait{queued[k], stolen[k]}.describe()));
+    const RankTiming& slow = ranks.at(static_cast<std::size_t>(s->rank));
+    r.mark_unreliable(std::string(kStragglerTag) + "rank " + std::to_string(s->rank) + " (" +
+                      hosts.at(static_cast<std::size_t>(s->rank)) + ") took " + io::significant(s->ratio, 2) +
+                      "x the next slowest rank's mean time" +
+                      (slow.waited ? ", and " + slow.wait.describe() : ""));
   }
   r.phases = reduce_phases(phase_reps, ctx.comm);
   r.work = spec.work;
