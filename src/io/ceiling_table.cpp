@@ -3,6 +3,11 @@
 
 namespace minigpu {
 
+const std::string& CeilingTable::doubt_about(const Ceiling& c) const {
+  static const std::string none;
+  return c.on_host() ? doubt : none;
+}
+
 const Ceiling* CeilingTable::find(const std::string& name) const {
   for (const auto& c : ceilings) {
     if (c.name == name) return &c;

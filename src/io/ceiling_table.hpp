@@ -21,17 +21,23 @@ struct Ceiling {
   /// The bytes its kernel touches (source and destination, or triad's three arrays) where it is
   /// one of a family measured at several sizes (host_memcpy, host_memcpy@1MiB, ...); 0 otherwise.
   std::int64_t bytes = 0;
+  /// Measured on the host's CPUs and memory ("host_..."), not on a GPU ("gpu_...").
+  bool on_host() const { return name.rfind("host_", 0) == 0; }
 };
 
 struct CeilingTable {
   std::vector<Ceiling> ceilings;
   /// Where the figures come from: "measured now on HOST by rank 0" or "cache PATH (measured ...)".
   std::string source;
-  /// "" or why the figures are doubtful: they contradict each other (more threads slower than
-  /// one) or the machine was loaded while they were measured. Such a table is never cached.
+  /// "" or why the host's figures are doubtful: they contradict each other (more threads slower
+  /// than one) or the machine was loaded while they were measured. Such a table is never cached.
   std::string doubt;
 
   const Ceiling* find(const std::string& name) const;
+  /// `doubt` where it concerns `c`: a host ceiling ("host_..."). A GPU's are timed on the GPU,
+  /// which neither the host's threads sharing a core nor its load slow: the H200 node's host
+  /// FMA check once made a cuBLAS row's "above its ceiling" blame host_fma_f32.
+  const std::string& doubt_about(const Ceiling& c) const;
   /// The ceiling `name` for a case touching `bytes`: of the family `name`, `name@SIZE`, the one
   /// measured on the fewest bytes at least `bytes` (the largest when none is), so that data in a
   /// cache are set against a ceiling in that cache; find(name) for a ceiling of one size.

@@ -109,6 +109,22 @@ TEST(Ceilings, AnFmaPeakThatDidNotScaleWithItsCoresIsAContradiction) {
   attach_ceiling(row, doubtful);
   ASSERT_TRUE(row.ceiling);
   EXPECT_NE(row.ceiling->above_because.find("its GEMM's fastest of n = 64 ... 1024"), std::string::npos);
+
+  // The doubt is the host's: a GPU row above its ceiling is not blamed on it (on the H200 node a
+  // cuBLAS DGEMM at n = 10000, 102.5 % of the n = 4096 ceiling, was blamed on host_fma_f32).
+  doubtful.doubt = doubt;
+  doubtful.ceilings.push_back(
+      {"gpu_dgemm", "cuBLAS dgemm", 62342, "GFLOP/s", "dgemm n=4096 (2n^3 flops)", 0});
+  CaseResult gpu_row;
+  gpu_row.spec.ceiling = "gpu_dgemm";
+  gpu_row.gflops = 63924;
+  attach_ceiling(gpu_row, doubtful);
+  ASSERT_TRUE(gpu_row.ceiling);
+  EXPECT_EQ(gpu_row.ceiling->above_because.find("doubtful"), std::string::npos)
+      << gpu_row.ceiling->above_because;
+  EXPECT_NE(gpu_row.ceiling->above_because.find("times one size (dgemm n=4096"), std::string::npos)
+      << gpu_row.ceiling->above_because;
+  EXPECT_EQ(doubtful.doubt_about(doubtful.ceilings[0]), doubt) << "a host ceiling keeps the doubt";
 }
 
 // Other processes' share of the node: busy time not the job's own, over the node's CPU time.
