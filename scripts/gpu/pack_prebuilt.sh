@@ -145,11 +145,17 @@ PY
     if [ -s "$scratch/ptxas.sh" ] && bash "$scratch/ptxas.sh" >"$scratch/ptxas.log" 2>&1; then
       c++filt <"$scratch/ptxas.log" >"$dest/resource_usage.txt"
       note "registers and spills (no cuobjdump on the PATH): ptxas -v on gemm/timing.cpp's unit:"
-      # Each native GEMM kernel (named by its C View's element type): its spills and registers.
-      grep -A3 "Compiling entry function.*gemm_gpu" "$dest/resource_usage.txt" |
-        sed -n 's/.*gemm_gpu<Kokkos::View<\([a-z]*\)\*.*/  gemm_gpu<\1>:/p; s/^.*\(Used [0-9]* registers\).*/    \1/p;
-                s/^ *\([0-9]* bytes stack frame.*\)/    \1/p' | uniq >>"$checks" || true
-      if grep -A3 "Compiling entry function.*gemm_gpu" "$dest/resource_usage.txt" | grep -Eq '[1-9][0-9]* bytes spill'; then
+      # Each native GEMM kernel (its body, GemmGpuBody<scaled, element type>): spills, registers.
+      # A kernel not found is said so: the body's rename once left these lines empty unnoticed.
+      entries='Compiling entry function.*GemmGpuBody<'
+      if grep -q "$entries" "$dest/resource_usage.txt"; then
+        grep -A3 "$entries" "$dest/resource_usage.txt" |
+          sed -n 's/.*Compiling entry function.*GemmGpuBody<\([^<>]*\), Kokkos::[A-Za-z:]*>.*/  GemmGpuBody<\1>:/p;
+                  s/^.*\(Used [0-9]* registers\).*/    \1/p; s/^ *\([0-9]* bytes stack frame.*\)/    \1/p' >>"$checks"
+      else
+        problem "no native GEMM kernel (GemmGpuBody) in ptxas's report of gemm/timing.cpp's unit"
+      fi
+      if grep -A3 "$entries" "$dest/resource_usage.txt" | grep -Eq '[1-9][0-9]* bytes spill'; then
         note "warning: a native GEMM kernel spills registers (resource_usage.txt)"
       fi
     else
