@@ -34,14 +34,17 @@ if [ "$sanitize" -eq 1 ]; then
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     -DMPI_CXX_COMPILER=mpicxx.mpich
   tests_installed
-  # Open MPI's libraries have no frame pointers and unload their plugins at MPI_Finalize: slow
-  # unwinding and kept plugins let the suppressions recognise Open MPI's own allocations.
+  # Open MPI unloads its plugins at MPI_Finalize; kept, the suppressions recognise its own
+  # allocations (should an entry launch it).
   export OMPI_MCA_mca_base_component_disable_dlclose=1
   # MPI_Init's hwloc reads the PCI device names (pci.ids) growing one buffer by realloc, which
   # ASan copies every time: 5 of the 6 s each process took to start. Our code asks hwloc nothing.
   export HWLOC_COMPONENTS=-pci
-  export ASAN_OPTIONS="detect_leaks=1:exitcode=99:fast_unwind_on_malloc=0"
-  export LSAN_OPTIONS="suppressions=$MINIGPU_ROOT/tests/sanitizer/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0"
+  # Frame-pointer unwinding on every malloc (ASan's default; the slow DWARF unwinder was kept for
+  # Open MPI's libraries, which this MPICH pass no longer loads): the sanitized quickstart took
+  # 4.5 s instead of 10.0, test_invalid_inputs 0.6 s instead of 4.3 (Zen 3, 2026-11-29).
+  export ASAN_OPTIONS="detect_leaks=1:exitcode=99"
+  export LSAN_OPTIONS="suppressions=$MINIGPU_ROOT/tests/sanitizer/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   cd "$MINIGPU_BUILD"
   ctest --output-on-failure --timeout 900 -LE '^(script|python|compile|corpus|gpu|sanitized-elsewhere)$' "$@"

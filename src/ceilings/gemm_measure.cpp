@@ -30,7 +30,7 @@ constexpr std::int64_t kGpuGemmN = 4096;
 // As many as the other ceilings take: a run's best GEMM row is, by design, the same kernel at the
 // same size, and with the best of 3 its median passed the ceiling half the time (111.009 against
 // 111.0 GFLOP/s).
-constexpr int kGemmRepetitions = 7;
+constexpr int kGemmRepetitions = kCeilingTimings;
 // Flops a timing holds at least: one product at n = 512, so that a small product's call overhead
 // and the clock's resolution drop out (n = 64 repeats 512 times).
 constexpr double kMinFlopsPerTiming = 2.0 * 512 * 512 * 512;

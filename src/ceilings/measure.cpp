@@ -27,7 +27,7 @@
 namespace minigpu {
 namespace {
 
-constexpr int kRepetitions = 7;
+constexpr int kRepetitions = kCeilingTimings;
 constexpr std::int64_t kGpuCopyBytes = std::int64_t(256) << 20;
 
 std::string mib(std::int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }

@@ -33,3 +33,13 @@ set_tests_properties(sources_compile_alone_self_test PROPERTIES LABELS compile)
 add_test(NAME device_units_self_test
          COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/scripts/gpu/device_units.py --self-test)
 set_tests_properties(device_units_self_test PROPERTIES LABELS compile)
+
+# The build compiles for this CPU (-march=native); the batches that branch on the target's vector
+# width or instructions must also compile for the other x86-64 classes CI's machines have.
+add_test(NAME sources_compile_for_other_cpus
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_other_cpus.py ${CMAKE_BINARY_DIR})
+set_tests_properties(sources_compile_for_other_cpus PROPERTIES PROCESSORS 2 TIMEOUT 900 LABELS compile
+                                                               SKIP_RETURN_CODE 77)
+add_test(NAME sources_compile_for_other_cpus_self_test
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_other_cpus.py --self-test)
+set_tests_properties(sources_compile_for_other_cpus_self_test PROPERTIES LABELS compile SKIP_RETURN_CODE 77)
