@@ -35,7 +35,7 @@ add_test(NAME device_units_self_test
 set_tests_properties(device_units_self_test PROPERTIES LABELS compile)
 
 # The build compiles for this CPU (-march=native); the batches that branch on the target's vector
-# width or instructions must also compile for the other x86-64 classes CI's machines have.
+# width or instructions must also compile for the other end of what CI's machines span.
 add_test(NAME sources_compile_for_other_cpus
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/e2e/check_other_cpus.py ${CMAKE_BINARY_DIR})
 set_tests_properties(sources_compile_for_other_cpus PROPERTIES PROCESSORS 2 TIMEOUT 900 LABELS compile
