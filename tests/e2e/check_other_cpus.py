@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_sources_alone import alone_command  # noqa: E402  (its compile line, without outputs)
+
 # One -march per class, with the macros that tell the classes apart.
 CLASSES = {
     "x86-64-v2": ("SSE only", set()),
@@ -29,8 +32,7 @@ CLASSES = {
     "sapphirerapids": ("AVX-512 with BF16", {"__AVX2__", "__AVX512F__", "__AVX512BF16__"}),
 }
 FEATURE = re.compile(r"__(AVX|SSE|ARM_FEATURE|ARM_NEON|FMA)\w*")
-WITH_VALUE = {"-o", "-MF", "-MT", "-MQ"}
-DROPPED = {"-c", "-MD", "-MMD"}
+
 
 
 def native_class(compiler):
@@ -38,20 +40,6 @@ def native_class(compiler):
                             capture_output=True, text=True, check=True).stdout
     have = {m for m in ("__AVX2__", "__AVX512F__", "__AVX512BF16__") if f"#define {m} " in macros}
     return next((march for march, (_, needs) in CLASSES.items() if needs == have), None)
-
-
-def parse_command(batch_command, march):
-    out, skip = [], False
-    for arg in shlex.split(batch_command):
-        if skip:
-            skip = False
-        elif arg in WITH_VALUE:
-            skip = True
-        elif arg not in DROPPED:
-            out.append(f"-march={march}" if arg == "-march=native" else arg)
-    if os.path.basename(out[0]) == "ccache":
-        out = out[1:]
-    return out + ["-fsyntax-only"]
 
 
 def branching_objects(build_dir, source_root):
@@ -85,7 +73,8 @@ def checks(build_dir, source_root, marches):
         if wanted is not None and output not in wanted:
             continue
         for march in marches:
-            yield march, entry["file"], parse_command(entry["command"], march) + [entry["file"]], entry["directory"]
+            command = [f"-march={march}" if a == "-march=native" else a for a in alone_command(entry["command"], entry["file"])]
+            yield march, entry["file"], command, entry["directory"]
 
 
 def run(check):
