@@ -67,7 +67,26 @@ json finding_json(const std::optional<FindingValue>& f) {
   json j = {
       {"value", f->value ? json(*f->value) : json(nullptr)}, {"unit", f->unit}, {"reliable", f->reliable}};
   if (f->ci95) j["ci95"] = {f->ci95->first, f->ci95->second};
+  if (!f->reliable) j["unreliable_because"] = f->unreliable_because;
   return j;
+}
+
+// Each `!` of the findings table with the reason its run gave, so that a flag is never read
+// without it (a share above 100 % is noise or a cache effect, not a result). One line for both
+// sides when they give the same reason.
+void write_flag_reasons(std::ostream& os, const std::vector<FindingComparison>& findings) {
+  const auto reason = [](const FindingValue& f) {
+    return f.unreliable_because.empty() ? std::string("(the run gave no reason)") : f.unreliable_because;
+  };
+  for (const auto& f : findings) {
+    const bool base = f.baseline && !f.baseline->reliable, cand = f.candidate && !f.candidate->reliable;
+    if (base && cand && reason(*f.baseline) == reason(*f.candidate)) {
+      os << "  ! " << f.key << " (both): " << reason(*f.baseline) << '\n';
+      continue;
+    }
+    if (base) os << "  ! " << f.key << " (baseline): " << reason(*f.baseline) << '\n';
+    if (cand) os << "  ! " << f.key << " (candidate): " << reason(*f.candidate) << '\n';
+  }
 }
 
 }  // namespace
@@ -98,11 +117,12 @@ void write_comparison(std::ostream& os, const Comparison& c, std::optional<doubl
     for (const auto& one : *list) os << "  " << one.key() << '\n';
   }
   if (!c.findings.empty()) {
-    os << "\nfindings (! : flagged unreliable by its run):\n";
+    os << "\nfindings (! : flagged unreliable by its run; its reason below the table):\n";
     std::vector<std::vector<std::string>> frows = {{"finding", "baseline", "candidate"}};
     for (const auto& f : c.findings)
       frows.push_back({f.key, finding_text(f.baseline), finding_text(f.candidate)});
     write_table(os, frows);
+    write_flag_reasons(os, c.findings);
   }
   os << "\n"
      << c.cases.size() << " case(s) matched: " << c.count(Verdict::slower) << " slower, "

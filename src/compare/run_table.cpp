@@ -88,6 +88,8 @@ FindingValue finding_value(const json& f, const std::string& file, const std::st
   if (value.is_number()) out.value = value.get<double>();
   out.ci95 = interval(f, file, where, "ci95", out.value, false);
   if (f.contains("reliable") && f.at("reliable").is_boolean()) out.reliable = f.at("reliable");
+  if (!out.reliable && f.contains("unreliable_because") && f.at("unreliable_because").is_string())
+    out.unreliable_because = f.at("unreliable_because").get<std::string>();
   return out;
 }
 

@@ -126,6 +126,33 @@ TEST(Compare, FindingsSideBySide) {
   EXPECT_FALSE(cmp.findings[2].baseline);
 }
 
+TEST(Compare, EachFlaggedFindingIsPrintedWithItsRunsReason) {
+  FindingValue above{"multi_gpu_concurrency", "efficiency_float32", "%", 100.6};
+  above.reliable = false;
+  above.unreliable_because = "superlinear (above 100 %)";
+  FindingValue below = above;
+  below.value = 98.9;
+  FindingValue other = above;
+  other.name = "speedup_float32";
+  other.unreliable_because = "cv 40 %";
+  FindingValue steady = other;
+  steady.reliable = true;
+  steady.unreliable_because.clear();
+  const auto cmp = compare_tables(table({timed("a", 1, 1, 1)}, {below, steady}),
+                                  table({timed("a", 1, 1, 1)}, {above, other}));
+  std::ostringstream os;
+  write_comparison(os, cmp, std::nullopt);
+  const std::string text = os.str();
+  EXPECT_NE(text.find("  ! multi_gpu_concurrency.efficiency_float32 (both): superlinear (above 100 %)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  ! multi_gpu_concurrency.speedup_float32 (candidate): cv 40 %\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("speedup_float32 (baseline)"), std::string::npos) << text;
+  EXPECT_EQ(comparison_json(cmp, std::nullopt)["findings"][0]["candidate"]["unreliable_because"],
+            "superlinear (above 100 %)");
+}
+
 TEST(Compare, FailBelowNeedsTheWholeIntervalPastTheThreshold) {
   // Interval low end 1.4 / 1.1 = 1.2727: speed at most 0.7857 of the baseline's.
   const auto c = compare_tables(table({timed("a", 1.0, 0.9, 1.1)}), table({timed("a", 1.5, 1.4, 1.6)}));
@@ -180,7 +207,9 @@ TEST(Compare, LoaderReadsAReferenceAndRefusesBrokenOnesWithEntryAndKey) {
                  "seconds": {"median": 2e-3, "median_ci95": [1e-3, 3e-3]}},
                 {"experiment": "matmul", "case": "vendor n=128", "device": "cpu", "dtype": "float32",
                  "seconds": {"median": 5e-3, "median_ci95": null}}],
-    "findings": [{"experiment": "lazy", "name": "x", "value": 0.5, "unit": "x"}]})";
+    "findings": [{"experiment": "lazy", "name": "x", "value": 0.5, "unit": "x"},
+                 {"experiment": "lazy", "name": "y", "value": 2, "unit": "x", "reliable": false,
+                  "unreliable_because": "cv 30 %"}]})";
   const std::string path = write_temp(good);
   const auto t = load_run_table(path);
   std::remove(path.c_str());
@@ -189,7 +218,10 @@ TEST(Compare, LoaderReadsAReferenceAndRefusesBrokenOnesWithEntryAndKey) {
   ASSERT_EQ(t.cases.size(), 2u);
   EXPECT_DOUBLE_EQ(t.cases[0].ci95->second, 3e-3);
   EXPECT_FALSE(t.cases[1].ci95);
-  ASSERT_EQ(t.findings.size(), 1u);
+  ASSERT_EQ(t.findings.size(), 2u);
+  EXPECT_TRUE(t.findings[0].reliable);
+  EXPECT_FALSE(t.findings[1].reliable);
+  EXPECT_EQ(t.findings[1].unreliable_because, "cv 30 %");
 
   EXPECT_NE(load_error(R"({"results": [{"experiment": "m", "case": "c", "device": "cpu", "dtype": "f",
     "seconds": {"median": -1}}]})")
