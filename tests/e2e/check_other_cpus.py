@@ -16,7 +16,6 @@ import json
 import os
 import platform
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,6 @@ CLASSES = {
     "sapphirerapids": ("AVX-512 with BF16", {"__AVX2__", "__AVX512F__", "__AVX512BF16__"}),
 }
 FEATURE = re.compile(r"__(AVX|SSE|ARM_FEATURE|ARM_NEON|FMA)\w*")
-
 
 
 def native_class(compiler):
@@ -73,7 +71,8 @@ def checks(build_dir, source_root, marches):
         if wanted is not None and output not in wanted:
             continue
         for march in marches:
-            command = [f"-march={march}" if a == "-march=native" else a for a in alone_command(entry["command"], entry["file"])]
+            command = [f"-march={march}" if a == "-march=native" else a
+                       for a in alone_command(entry["command"], entry["file"])]
             yield march, entry["file"], command, entry["directory"]
 
 
