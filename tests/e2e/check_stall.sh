@@ -31,6 +31,18 @@ rank_pid() {
   done
 }
 
+# The ranks exit 4. Open MPI's mpirun returns the first failed rank's status: 4. MPICH 4.0's
+# mpiexec (Hydra) returns the OR of every rank's wait status, and the status it keeps for a rank
+# it killed in cleanup races with its event order (pmodels/mpich#5930, #7057): SIGKILL's 9 may
+# join the reporter's 4, or Hydra's placeholder 1 replace it. So under Hydra 4.0 alone, RC 1 or
+# 9 passes when Hydra's own banner gives a rank's status as 1 or 9.
+hydra_version="$("$mpiexec" --version 2>/dev/null | sed -n 's/^ *Version: *//p' | head -n 1)"
+hydra_cleanup_status() {
+  local rc="$1" log="$2"
+  case "$hydra_version" in 4.0.*) ;; *) return 1 ;; esac
+  { [ "$rc" -eq 1 ] || [ "$rc" -eq 9 ]; } && grep -qE "^=   EXIT CODE: (1|9)\$" "$log"
+}
+
 # stall NAME RANK_TO_STOP|- [ENV=VALUE]: runs the input on 2 ranks, stops a rank once a case is on
 # disk (or lets an injected hang do it), and checks the end, the message and what was kept.
 stall() {
@@ -54,7 +66,11 @@ stall() {
   wait "$job"
   local rc=$? took=$((SECONDS - start))
   echo "$name: exit $rc after $took s"
-  [ "$rc" -eq 4 ] || fail "$name" "exit code $rc, expected 4 (124: the job hung)"
+  if [ "$rc" -ne 4 ] && hydra_cleanup_status "$rc" "$out/$name.log"; then
+    echo "$name: MPICH 4.0's mpiexec returned $rc, the status its cleanup gave the rank it killed (docs/robustness.md)"
+  else
+    [ "$rc" -eq 4 ] || fail "$name" "exit code $rc, expected 4 (124: the job hung)"
+  fi
   [ "$took" -le $((budget + bound)) ] || fail "$name" "took $took s, more than the $budget s budget + $bound s"
   grep -E "minigpu: rank [0-9]+: error: no progress for" "$out/$name.log" || fail "$name" "no watchdog line"
 }
