@@ -29,7 +29,7 @@
 #       float32 and float64                                          bar >= 0.95, and above 1.05
 #       only within the clock's bound (2 FMA units x 2 flops x lanes x measured clock x threads)
 #     native GEMM / that peak, n >= 1024 (and n = 256), both dtypes    bar >= 0.85 (>= 0.80), goal 0.90
-#     native GEMM on every core / 1-thread processes side by side, n = 2048  bar >= 0.95
+#     native GEMM on every core / 1-thread processes side by side, n = 2048  bar 0.95 .. 1.05
 #     host_triad / likwid-bench's best streaming-store triad (every vector width), 1 and every core
 #                                                                    bar 0.95 .. 1.05
 #   rank to rank (scripts/dev/bench_pingpong.sh; Debian's hpcc, installed here), 2 ranks:

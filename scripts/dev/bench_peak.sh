@@ -218,10 +218,10 @@ done
 # What the threading costs, apart from what the cores lose by running at once: native GEMM on
 # every core against the same product as one 1-thread process per core, side by side (each bound
 # to its core, started together, the sum of their rates). Shared caches, memory and the host slow
-# both sides alike, so the ratio is the threaded kernel's own loss; bar >= 0.95, OpenBLAS's
-# beside. On the Zen 3 VM (2026-11-29) 2-thread float64 n = 2048 read 57-60 GFLOP/s and two
-# 1-thread processes 56-62 in sum, each 28-32 where it ran 31-34 alone: the gap to twice the
-# core's peak was the machine's, not the kernel's.
+# both sides alike, so the ratio is the threaded kernel's own loss; bar 0.95-1.05 (the median of
+# 3 rounds), OpenBLAS's beside. On the Zen 3 VM (2026-11-29) 2-thread float64 n = 2048 read
+# 57-60 GFLOP/s and two 1-thread processes 56-62 in sum, each 28-32 where it ran 31-34 alone: the
+# gap to twice the core's peak was the machine's, not the kernel's.
 if [ "$cores" -gt 1 ]; then
   sed 's/sizes: \[256, 1024, 2048\]/sizes: [2048]/' "$out/gemm_peak.yaml" >"$out/side_by_side.yaml"
   for run in 1 2 3; do
@@ -239,26 +239,30 @@ if [ "$cores" -gt 1 ]; then
     for pid in "${pids[@]}"; do wait "$pid" || status=1; done
   done
   python3 - "$cores" "$out" <<'PY' || status=1
-import csv, glob, sys
+import csv, glob, statistics, sys
 cores, out = int(sys.argv[1]), sys.argv[2]
 def rates(path):
     return {(r["variant"], r["dtype"]): float(r["gflops"]) for r in csv.DictReader(open(glob.glob(path)[0]))}
-threaded, side = {}, {}  # (variant, dtype) -> best threaded rate; best round's sum of the processes
+# Each round's ratio from runs seconds apart, and the median of the rounds: bests taken from
+# different rounds would set one spell of this VM against another.
+ratios = {}  # (variant, dtype) -> [threaded / sum of the processes, a round each]
 for run in (1, 2, 3):
-    for key, v in rates(f"{out}/threaded_{run}/*/results.csv").items():
-        threaded[key] = max(threaded.get(key, 0), v)
+    threaded = rates(f"{out}/threaded_{run}/*/results.csv")
     each = [rates(f"{out}/side_{run}_{core}/*/results.csv") for core in range(cores)]
-    for key in each[0]:
-        side[key] = max(side.get(key, 0), sum(e.get(key, 0) for e in each))
+    for key, v in threaded.items():
+        ratios.setdefault(key, []).append(v / sum(e[key] for e in each))
 ok = True
 for dtype in ("float32", "float64"):
-    mine, alone = threaded[("tiled", dtype)], side[("tiled", dtype)]
-    ratio = mine / alone
-    verdict = "PASS" if ratio >= 0.95 else "FAIL"
+    mine, peer = ratios[("tiled", dtype)], ratios[("vendor", dtype)]
+    ratio = statistics.median(mine)
+    # Above 1.05 the processes' sum was not what the cores give together in this sitting (the
+    # kernel saves one packing of B a core, not a tenth of its time): the row proves nothing.
+    verdict = "ABOVE" if ratio > 1.05 else "PASS" if ratio >= 0.95 else "FAIL"
     ok = ok and verdict == "PASS"
-    peer = threaded[("vendor", dtype)] / side[("vendor", dtype)]
-    print(f"{'native GEMM threaded / side by side':34} {cores:>8} {dtype:>10} n=2048  {mine:7.1f} / {alone:7.1f} GFLOP/s "
-          f"= {ratio:.3f}  bar >= 0.95  {verdict}   OpenBLAS {peer:.3f}")
+    print(f"{'native GEMM threaded / side by side':34} {cores:>8} {dtype:>10} n=2048  {ratio:.3f} "
+          f"(rounds {min(mine):.3f}-{max(mine):.3f})  bar 0.95-1.05  {verdict}   OpenBLAS {statistics.median(peer):.3f}")
+    if verdict == "ABOVE":
+        print("    ABOVE: the threaded GEMM beat its cores run side by side by more than 5 %: the machine moved between the runs, so the row proves nothing")
 sys.exit(0 if ok else 1)
 PY
 fi
