@@ -138,8 +138,9 @@ def thread_rows(one, many, threads):
                          ref / many[name], 0.90 if 512 <= n <= 2048 else None, 1.00, ">="))
         if name in one:
             efficiency = one[name] / (threads * many[name])
+            # Ideal is 1.0: past 1.05 the one-thread time came from a slower spell of the machine.
             rows.append((f"native 1->{threads} thr eff.", f"{parts[1]} n={n}", many[name], one[name], efficiency,
-                         0.90 if n == 2048 else None, 0.90, ">="))
+                         0.90 if n == 2048 else None, 0.90, ">=", 1.05))
     return rows
 
 
@@ -173,8 +174,13 @@ def main():
         print("|" + "---|" * len(header))
     else:
         print(f"{'benchmark':30}{'case':16}{'ours (s)':>12}{'ref (s)':>12}{'ratio':>8}  {'bar':>7}  verdict")
-    for group, case, ours, ref, ratio, bar, target, direction in rows:
-        if bar is None:
+    above = []
+    for group, case, ours, ref, ratio, bar, target, direction, *bound in rows:
+        if bound and ratio > bound[0]:  # past what it can reach: flagged, never met
+            verdict, bar_text = "ABOVE", "-" if bar is None else f"{direction}{bar:.2f}"
+            failed += bar is not None
+            above.append(f"{group} {case}")
+        elif bar is None:
             verdict, bar_text = "info", "-"
         else:
             ok = ratio >= bar if direction == ">=" else ratio <= bar
@@ -186,6 +192,9 @@ def main():
             print("| " + " | ".join(cells) + " |")
         else:
             print(f"{cells[0]:30}{cells[1]:16}{cells[2]:>12}{cells[3]:>12}{cells[4]:>8}  {cells[5]:>7}  {cells[6]}")
+    for row in above:
+        print(f"ABOVE {row}: efficiency past its ideal of 1.0 by more than 5 %: the one-thread and all-thread "
+              "runs met different spells of the machine, so the row proves nothing")
     print(f"{failed} ratio(s) missed their bar" if failed else "every ratio met its bar", file=sys.stderr)
     return 1 if failed else 0
 

@@ -69,6 +69,14 @@ def main():
                 errors.append(f"missing {want!r}:\n{out}")
         if code != 0:
             errors.append(f"every ratio within its bar must pass (exit {code}):\n{out}")
+        # Efficiency past its ideal: 1.05 / (2 x 0.45) = 1.167 is ABOVE, not PASS; at n = 2048 (a
+        # row with a bar) it fails the report, and the reason is printed.
+        one_fast = {"gemm/float32/n:2048/blas": 1.0, "gemm/float32/n:2048/native": 1.05}
+        code, out = report(script, tmp, one_fast, {"gemm/float32/n:2048/blas": 0.5,
+                                                    "gemm/float32/n:2048/native": 0.45})
+        if code != 1 or "native 1->2 thr eff. float32 n=2048 0.45 1.05 1.167 >=0.90 ABOVE" not in out \
+                or "ABOVE native 1->2 thr eff. float32 n=2048: efficiency past its ideal" not in out:
+            errors.append(f"an efficiency above 1.05 must be ABOVE and fail (exit {code}):\n{out}")
         # With repetitions in the file, each side's fastest: native 1.3, 1.0, 1.25 s against OpenBLAS
         # 1.4, 0.95, 1.0 (medians 1.25 / 1.0 = 0.800 would miss; minima 0.95 / 1.0 = 0.950 pass).
         reps = {"gemm/float64/n:1024/blas": [1.4, 0.95, 1.0], "gemm/float64/n:1024/native": [1.3, 1.0, 1.25]}
