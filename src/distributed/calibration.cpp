@@ -245,6 +245,10 @@ std::pair<std::int64_t, perfmodel::Estimate> ScalingModel::plan(const ModelledPr
   }
   const std::size_t elem = size_of(c.dtype);
   if (!c.summa) return {0, perfmodel::estimate_row(m, c.n, c.p, elem)};
+  if (c.host_blas) {  // ScaLAPACK: PBLAS's own steps of k, not the panel the model would pick
+    const auto steps = perfmodel::pblas_k_steps(c.n, c.panel_width, c.grid.rows, c.grid.cols);
+    return {c.panel_width, perfmodel::estimate_summa(m, c.n, c.grid.rows, c.grid.cols, steps, false, elem)};
+  }
   return best_summa_panel(m, c.n, c.grid, c.overlap, elem, c.panel_width);
 }
 

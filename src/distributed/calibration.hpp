@@ -85,7 +85,7 @@ class GemmTimer {
 };
 
 /// One distributed product as the model sees it: the algorithm, p ranks on `grid`, n, and
-/// SUMMA's panel width (0: the model chooses).
+/// SUMMA's panel width (0: the model chooses), or ScaLAPACK's block size where host_blas.
 struct ModelledProduct {
   bool summa = false, overlap = false;
   int p = 1;
@@ -100,9 +100,12 @@ struct ModelledProduct {
 };
 
 /// `c` as the model sees it, SUMMA's panel `panel_width` wide (0: the model chooses). ScaLAPACK
-/// is modelled as blocking SUMMA in panels of its block size: PBLAS broadcasts and multiplies nb
-/// columns at a time, and its rank-nb updates run slower than the wide panels the model would
-/// otherwise pick (at the best panel its rows were modelled 21-29 % fast).
+/// (panel_width: its block size nb) is modelled as blocking SUMMA in the steps its PBLAS takes
+/// (perfmodel::pblas_k_steps): one product of all of k on one rank, and otherwise 32 columns a
+/// step whatever nb is. Modelled in panels of nb = 64 instead, its rows read 14-35 % slow at
+/// p = 1 and 33-44 % fast at p = 2 (2-core Zen 3, n = 2048 and 4096, both dtypes); in PBLAS's
+/// steps, -17 ... +2 % and -9 ... -31 %, where the model's own timing of the rank-32 update
+/// moved 0.151-0.193 s between runs and the product 0.211-0.219 s (float32, n = 2048).
 ModelledProduct modelled_product(const ScalingCase& c, DType dtype, std::int64_t panel_width,
                                  std::int64_t block_size);
 

@@ -110,6 +110,16 @@ Estimate estimate_summa(const Machine& m, std::int64_t n, int pr, int pc,
   return e;
 }
 
+std::vector<std::int64_t> pblas_k_steps(std::int64_t n, std::int64_t nb, int pr, int pc) {
+  if (n <= 0) return {};
+  // PB_Cspan: an operand spans processes when they are more than one and k leaves its first block.
+  const bool a_spans = pc > 1 && n > nb, b_spans = pr > 1 && n > nb;
+  if (!a_spans && !b_spans) return {n};
+  std::vector<std::int64_t> steps(static_cast<std::size_t>(n / kPblasLogicalBlock), kPblasLogicalBlock);
+  if (n % kPblasLogicalBlock) steps.push_back(n % kPblasLogicalBlock);
+  return steps;
+}
+
 // Solomonik & Demmel's √(p/c) × √(p/c) × c grid, blocks of n²c/p elements. Constants used:
 //   replication of A and B over the c layers and reduction of C back: 3 collectives among c
 //     ranks, each at its bandwidth bound (every rank receives or sends its block once,

@@ -63,6 +63,16 @@ Estimate estimate_row(const Machine& m, std::int64_t n, int p, std::size_t elem_
 /// summa as coded: grid pr×pc, the panel widths in order (sum = n); overlap as coded when `overlap`
 Estimate estimate_summa(const Machine& m, std::int64_t n, int pr, int pc,
                         const std::vector<std::int64_t>& panel_widths, bool overlap, std::size_t elem_bytes);
+/// PILAENV's logical block in the reference PBLAS 2.0 (PBLAS/SRC/pilaenv.f), which Debian's
+/// ScaLAPACK ships unchanged: 32 for every precision.
+inline constexpr std::int64_t kPblasLogicalBlock = 32;
+/// The steps of k in which ScaLAPACK's PxGEMM multiplies n×n operands with nb×nb blocks on a
+/// pr×pc grid, as coded in the reference PBLAS 2.0: for square operands pdgemm_.c picks
+/// PB_CpgemmAB (A and B travel, C stays), which makes one local product of all of k where neither
+/// A nor B spans more than one process (one rank, or k within one block), and otherwise
+/// broadcasts and multiplies kPblasLogicalBlock columns of A and rows of B a step, whatever nb.
+/// estimate_summa over these widths is the model of a PxGEMM call.
+std::vector<std::int64_t> pblas_k_steps(std::int64_t n, std::int64_t nb, int pr, int pc);
 /// Solomonik & Demmel's 2.5D lower-bound-achieving algorithm with the largest replication c (c³ ≤ p) for
 /// comparison
 Estimate estimate_25d_bound(const Machine& m, std::int64_t n, int p, std::size_t elem_bytes);

@@ -1,8 +1,8 @@
 // perfmodel: every cost formula against arithmetic done by hand (written out beside each
 // expectation), the node-crossing link choice, and the properties the formulas promise
 // (overlap never slower, p = 1 free of communication, 2.5D below SUMMA at scale).
-#include "kernels/block_partition.hpp"
 #include "distributed/scaling_model.hpp"
+#include "kernels/block_partition.hpp"
 
 #include <gtest/gtest.h>
 
@@ -156,6 +156,29 @@ TEST(ScalingModel, OneRankCommunicatesNothing) {
     EXPECT_EQ(e.comm_exposed_s, 0.0);
     expect_close(e.total_s, alone);
   }
+}
+
+// The reference PBLAS's PB_CpgemmAB, read in its source: one product where no operand spans
+// two processes, else steps of PILAENV's 32 columns however large the blocks are.
+TEST(ScalingModel, PblasStepsOfK) {
+  using V = std::vector<std::int64_t>;
+  EXPECT_EQ(pblas_k_steps(2048, 64, 1, 1), V{2048});  // one rank: one local product
+  EXPECT_EQ(pblas_k_steps(48, 64, 1, 2), V{48});      // k within A's first block
+  EXPECT_EQ(pblas_k_steps(64, 64, 2, 1), V{64});      // ... or B's
+  EXPECT_EQ(pblas_k_steps(100, 64, 1, 2), (V{32, 32, 32, 4}));
+  EXPECT_EQ(pblas_k_steps(100, 64, 2, 1), (V{32, 32, 32, 4}));
+  EXPECT_EQ(pblas_k_steps(96, 16, 2, 2), (V{32, 32, 32}));  // smaller blocks: still 32 a step
+  const V p2 = pblas_k_steps(2048, 128, 1, 2);
+  EXPECT_EQ(p2.size(), 64u);
+  EXPECT_EQ(p2.front(), 32);
+  EXPECT_EQ(p2.back(), 32);
+  EXPECT_TRUE(pblas_k_steps(0, 64, 1, 2).empty());
+  // As estimate_summa's panels, 1 × 2 ranks at n = 64: two steps, each a broadcast of A's
+  // 64 × 32 float64 panel along the row (1 µs + 16384 B · 1 ns) and a 64 × 32 × 32 product of
+  // 131072 flop at 1 GFLOP/s.
+  const Estimate e = estimate_summa(toy(), 64, 1, 2, pblas_k_steps(64, 32, 1, 2), false, 8);
+  expect_close(e.comm_s, 2 * (1e-6 + 16384e-9));
+  expect_close(e.compute_s, 2 * 131072e-9);
 }
 
 TEST(ScalingModel, ReplicationIsTheLargestCubeRoot) {
