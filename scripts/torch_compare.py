@@ -94,6 +94,21 @@ def pairs(mine_rows, torch_rows):
     return out
 
 
+def unverified_peers(mine_rows, torch_rows):
+    """(miniGPU row, peer row) where a barred matmul row (bfloat16 on the CPU) has a peer that
+    measured the same work but did not verify, so its ratio would compare against a wrong answer."""
+    out = []
+    for t in torch_rows:
+        if t.get("experiment") != "matmul" or t.get("skipped") or t.get("verified") == "true":
+            continue
+        for m in mine_rows:
+            if m.get("experiment") == "matmul" and m.get("verified") == "true" and m.get("n") == t.get("n") \
+                    and m.get("dtype") == t.get("dtype") == "bfloat16" and m.get("device") == "cpu" \
+                    and same_device(m, t["device"]):
+                out.append((m, t))
+    return out
+
+
 def peer(t):
     """The peer's name: "numpy 1.24.2" or "PyTorch 1.13.1" (older files carry only `torch`)."""
     return t.get("peer") or f"PyTorch {t.get('torch') or '?'}"
@@ -185,9 +200,15 @@ def main(argv):
         print(f"{label:38}{case:40}{ours:>12.4g}{theirs:>12.4g}{value:>8.3f}  {bar_text:>7}  {verdict}")
     for label, case, ours, theirs, value in precision_rows(mine):  # miniGPU against itself: float32 column
         print(f"{label:38}{case:40}{ours:>12.4g}{theirs:>12.4g}{value:>8.3f}  {'-':>7}  reported")
+    # A barred row whose peer gave a wrong answer is not judged, and says so: the peer's failure
+    # is neither miniGPU's pass nor its miss.
+    unjudged = unverified_peers(mine, fastest_rounds(argv[2]))
+    for m, t in unjudged:
+        print(f"{'miniGPU / ' + peer(t).split()[0] + ' GFLOP/s':38}{'n=' + m['n'] + ' ' + m['dtype'] + ' ' + m['variant']:40}"
+              f"  not judged: {peer(t)}'s row did not verify ({t.get('check') or 'no check recorded'})")
     # An experiment miniGPU ran with no PyTorch pair at all means the two runs did different work.
     for experiment in sorted({m["experiment"] for m in mine} & {"logging", "matmul"}):
-        if not any(m["experiment"] == experiment for m, _, _ in found):
+        if not any(m["experiment"] == experiment for m, *_ in found + unjudged):
             print(f"FAIL {experiment}: no miniGPU row pairs with a PyTorch row (same n, dtype, device?)")
             failed += 1
     print(f"{failed} PyTorch ratio(s) missed their bar" if failed else "every PyTorch ratio met its bar",
