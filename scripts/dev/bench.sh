@@ -22,8 +22,9 @@
 #     logging step / PyTorch step, n = 100, 1000 steps, both modes   bar <= 0.80 (goal 0.60)
 #     miniGPU / PyTorch and / numpy GFLOP/s, matmul.yaml's n, cpu    goal >= 1.0 (shown, no bar)
 #     native bfloat16 GEMM / PyTorch's (oneDNN), n = 1024, 2048       bar >= 0.5 (goal 0.9)
-#     vendor bfloat16 GEMM (oneDNN) / PyTorch's, n = 1024, 2048        bar >= 0.9
+#     vendor bfloat16 GEMM (oneDNN) / PyTorch's, n = 1024, 2048        bar >= 0.9 (AVX512_BF16 only)
 #       (scripts/dev/matmul_bf16.yaml; with bfloat16 and float16 / float32 and each row's error)
+#       (a row whose PyTorch answer does not verify is "not judged": PyTorch 1.13 in bfloat16 without AVX512_BF16)
 #   the machine's limits (scripts/dev/bench_peak.sh; Debian's likwid, installed here):
 #     miniGPU's FMA peak (minigpu ceilings) / likwid-bench peakflops_*_fma, 1 and every core,
 #       float32 and float64                                          bar >= 0.95, and above 1.05
