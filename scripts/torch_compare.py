@@ -177,7 +177,8 @@ def main(argv):
         print(__doc__)
         return 0
     mine = fastest_rounds(argv[1])
-    found = pairs(mine, fastest_rounds(argv[2]))
+    peer_rows = fastest_rounds(argv[2])
+    found = pairs(mine, peer_rows)
     for line in configurations(found):
         print(f"peer: {line}")
     if "--bench" not in argv:
@@ -202,7 +203,7 @@ def main(argv):
         print(f"{label:38}{case:40}{ours:>12.4g}{theirs:>12.4g}{value:>8.3f}  {'-':>7}  reported")
     # A barred row whose peer gave a wrong answer is not judged, and says so: the peer's failure
     # is neither miniGPU's pass nor its miss.
-    unjudged = unverified_peers(mine, fastest_rounds(argv[2]))
+    unjudged = unverified_peers(mine, peer_rows)
     for m, t in unjudged:
         print(f"{'miniGPU / ' + peer(t).split()[0] + ' GFLOP/s':38}{'n=' + m['n'] + ' ' + m['dtype'] + ' ' + m['variant']:40}"
               f"  not judged: {peer(t)}'s row did not verify ({t.get('check') or 'no check recorded'})")
