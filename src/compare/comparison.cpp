@@ -2,6 +2,7 @@
 #include "compare/comparison.hpp"
 
 #include "io/format.hpp"
+#include "io/run_record.hpp"
 
 #include <algorithm>
 #include <map>
@@ -22,9 +23,33 @@ std::vector<std::string> occurrence_keys(const std::vector<T>& items, KeyOf key_
   return keys;
 }
 
+// The kernel `kernel: auto` picked for the case, or "" where the input named one.
+std::string auto_pick(const CaseTime& c) {
+  const auto choice = c.params.find("kernel_choice");
+  return choice == c.params.end() ? "" : io::auto_pick(choice->second);
+}
+
+// The case's key with auto's pick in its label read as "auto": two runs of one input whose
+// `kernel: auto` picked differently (each times both kernels when it starts) still pair up.
+std::string key_without_pick(const CaseTime& c) {
+  const std::string pick = auto_pick(c);
+  CaseTime unpicked = c;
+  const auto at = pick.empty() ? std::string::npos : c.label.rfind(pick);
+  const bool word = at != std::string::npos && (at == 0 || c.label[at - 1] == ' ') &&
+                    (at + pick.size() == c.label.size() || c.label[at + pick.size()] == ' ');
+  if (word) unpicked.label.replace(at, pick.size(), "auto");
+  return unpicked.key();
+}
+
 std::string params_note(const CaseTime& a, const CaseTime& b) {
   std::vector<std::string> differ;
+  const std::string pick_a = auto_pick(a), pick_b = auto_pick(b);
+  const bool both_auto = !pick_a.empty() && !pick_b.empty();
+  if (both_auto && pick_a != pick_b) differ.push_back("kernel: auto picked " + pick_a + " vs " + pick_b);
   for (const auto& [key, value] : a.params) {
+    // Where auto chose on both sides, its pick is the difference; its reasons (when and how
+    // fast each kernel timed) differ between any two runs.
+    if (both_auto && (key == "kernel" || key == "kernel_choice")) continue;
     const auto other = b.params.find(key);
     if (other != b.params.end() && other->second != value)
       differ.push_back(key + " " + value + " vs " + other->second);
@@ -47,6 +72,40 @@ CaseComparison judge(const CaseTime& base, const CaseTime& cand) {
   if (!cand.ci95) notes.push_back("candidate has no interval");
   c.note = io::joined(notes, "; ");
   return c;
+}
+
+// Pairs the cases left on both sides (indices into `base` and `cand`) whose `key_of` agrees,
+// the k-th repeat of a key with the k-th, into `pairs` (baseline index, candidate index); what
+// stays unpaired stays in the lists.
+template <class KeyOf>
+void match_by(const std::vector<CaseTime>& base, const std::vector<CaseTime>& cand, KeyOf key_of,
+              std::vector<std::size_t>& base_left, std::vector<std::size_t>& cand_left,
+              std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+  const auto keyed = [&](const std::vector<CaseTime>& side, const std::vector<std::size_t>& left) {
+    std::vector<CaseTime> cases;
+    for (const std::size_t i : left) cases.push_back(side[i]);
+    return occurrence_keys(cases, key_of);
+  };
+  const auto base_keys = keyed(base, base_left), cand_keys = keyed(cand, cand_left);
+  std::map<std::string, std::size_t> base_at;  // key -> position in base_left
+  for (std::size_t i = 0; i < base_keys.size(); ++i) base_at[base_keys[i]] = i;
+  std::vector<bool> base_paired(base_left.size(), false);
+  std::vector<std::size_t> cand_unpaired;
+  for (std::size_t i = 0; i < cand_keys.size(); ++i) {
+    const auto found = base_at.find(cand_keys[i]);
+    if (found == base_at.end()) {
+      cand_unpaired.push_back(cand_left[i]);
+      continue;
+    }
+    base_paired[found->second] = true;
+    pairs.emplace_back(base_left[found->second], cand_left[i]);
+  }
+  std::vector<std::size_t> base_unpaired;
+  for (std::size_t i = 0; i < base_left.size(); ++i) {
+    if (!base_paired[i]) base_unpaired.push_back(base_left[i]);
+  }
+  base_left = std::move(base_unpaired);
+  cand_left = std::move(cand_unpaired);
 }
 
 }  // namespace
@@ -87,24 +146,18 @@ Comparison compare_tables(const RunTable& baseline, const RunTable& candidate) {
         (side->cases_planned > 0 ? std::to_string(side->cases_planned) : std::string("?")) +
         " cases): the cases it lacks are not compared");
   }
-  const auto case_key = [](const CaseTime& c) { return c.key(); };
-  const auto base_keys = occurrence_keys(baseline.cases, case_key);
-  const auto cand_keys = occurrence_keys(candidate.cases, case_key);
-  std::map<std::string, std::size_t> base_at;
-  for (std::size_t i = 0; i < base_keys.size(); ++i) base_at[base_keys[i]] = i;
-  std::vector<bool> base_matched(base_keys.size(), false);
-  for (std::size_t i = 0; i < cand_keys.size(); ++i) {
-    const auto found = base_at.find(cand_keys[i]);
-    if (found == base_at.end()) {
-      out.only_candidate.push_back(candidate.cases[i]);
-      continue;
-    }
-    base_matched[found->second] = true;
-    out.cases.push_back(judge(baseline.cases[found->second], candidate.cases[i]));
-  }
-  for (std::size_t i = 0; i < base_keys.size(); ++i) {
-    if (!base_matched[i]) out.only_baseline.push_back(baseline.cases[i]);
-  }
+  // Exact keys first; then the cases whose `kernel: auto` picked differently on the two sides.
+  std::vector<std::size_t> base_left(baseline.cases.size()), cand_left(candidate.cases.size());
+  for (std::size_t i = 0; i < base_left.size(); ++i) base_left[i] = i;
+  for (std::size_t i = 0; i < cand_left.size(); ++i) cand_left[i] = i;
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  const auto exact_key = [](const CaseTime& c) { return c.key(); };
+  match_by(baseline.cases, candidate.cases, exact_key, base_left, cand_left, pairs);
+  match_by(baseline.cases, candidate.cases, key_without_pick, base_left, cand_left, pairs);
+  std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  for (const auto& [b, c] : pairs) out.cases.push_back(judge(baseline.cases[b], candidate.cases[c]));
+  for (const std::size_t b : base_left) out.only_baseline.push_back(baseline.cases[b]);
+  for (const std::size_t c : cand_left) out.only_candidate.push_back(candidate.cases[c]);
 
   const auto finding_key = [](const FindingValue& f) { return f.key(); };
   const auto base_fkeys = occurrence_keys(baseline.findings, finding_key);

@@ -50,7 +50,9 @@ struct Comparison {
 };
 
 /// Matches cases by experiment, case, device and dtype (the k-th repeat of a key with the
-/// k-th), and findings by experiment and name.
+/// k-th), then pairs the cases left whose labels differ only in the kernel `kernel: auto`
+/// picked (each run picks the faster at its start; the pair's note says so); and findings by
+/// experiment and name.
 Comparison compare_tables(const RunTable& baseline, const RunTable& candidate);
 
 /// The health check of --fail-below PCT: the pairs whose candidate is slower than the

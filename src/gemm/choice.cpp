@@ -77,10 +77,10 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
                            std::int64_t k, const Share& share, const std::string& no_vendor) {
   if (choice == GemmChoice::vendor) return {GemmKernel::vendor, "vendor: named in the input"};
   if (choice == GemmChoice::native) return {GemmKernel::native, "native: named in the input"};
-  if (!no_vendor.empty()) return {GemmKernel::native, "auto→native (" + no_vendor + ")"};
+  if (!no_vendor.empty()) return {GemmKernel::native, io::auto_choice("native", no_vendor)};
   if (!kernels::has_vendor_gemm(device, dtype)) {
-    return {GemmKernel::native, "auto→native (no vendor " + to_string(dtype) + " GEMM on " +
-                                    describe(device) + " memory in this build)"};
+    return {GemmKernel::native, io::auto_choice("native", "no vendor " + to_string(dtype) + " GEMM on " +
+                                                              describe(device) + " memory in this build")};
   }
   load(share);
   const bool gpu_memory = !uses_host_memory(device);
@@ -105,9 +105,9 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
   const double ratio = native ? e.vendor_s / e.native_s : e.native_s / std::max(e.vendor_s, 1e-300);
   const std::string winner = native ? "native" : "vendor", loser = native ? "vendor" : "native";
   return {native ? GemmKernel::native : GemmKernel::vendor,
-          "auto→" + winner + " (" + winner + " " + io::significant(ratio, 2) + "x" + " " + loser +
-              (exact ? " at " : " at n~") + size + ", " + to_string(dtype) + ", measured " + e.measured +
-              " on " + e.on + ")"};
+          io::auto_choice(winner, winner + " " + io::significant(ratio, 2) + "x" + " " + loser +
+                                      (exact ? " at " : " at n~") + size + ", " + to_string(dtype) +
+                                      ", measured " + e.measured + " on " + e.on)};
 }
 
 io::GemmChoiceRecord GemmChooser::record() const {

@@ -278,6 +278,21 @@ nlohmann::json record_json(const RunRecord& r) {
 
 }  // namespace
 
+namespace {
+constexpr const char* kAutoPrefix = "auto→";
+}  // namespace
+
+std::string auto_choice(const std::string& kernel, const std::string& why) {
+  return kAutoPrefix + kernel + " (" + why + ")";
+}
+
+std::string auto_pick(const std::string& kernel_choice) {
+  const std::string prefix = kAutoPrefix;
+  if (kernel_choice.compare(0, prefix.size(), prefix) != 0) return "";
+  const std::string rest = kernel_choice.substr(prefix.size());
+  return rest.substr(0, rest.find(' '));
+}
+
 nlohmann::json gemm_choice_entries_json(const GemmChoiceRecord& record) {
   nlohmann::json entries = nlohmann::json::object();
   for (const auto& e : record.entries) {

@@ -28,6 +28,12 @@ struct GemmChoiceRecord {
   std::string source;  ///< "measured now" or the cache file's path
 };
 
+/// A case's `kernel_choice` when `kernel: auto` chose: "auto→<kernel> (<why>)", made here so
+/// that `minigpu compare` can read the pick back; `auto_pick` gives the kernel, or "" for a
+/// choice the input named ("native: named in the input").
+std::string auto_choice(const std::string& kernel, const std::string& why);
+std::string auto_pick(const std::string& kernel_choice);
+
 enum class RunStatus { running, complete, interrupted, failed };
 std::string to_string(RunStatus status);
 

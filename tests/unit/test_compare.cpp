@@ -5,6 +5,7 @@
 #include "compare/comparison.hpp"
 #include "compare/run_table.hpp"
 #include "core/errors.hpp"
+#include "io/run_record.hpp"
 
 #include <gtest/gtest.h>
 
@@ -110,6 +111,43 @@ TEST(Compare, RepeatedKeysMatchInOrderAndDifferingParamsAreNoted) {
   EXPECT_DOUBLE_EQ(c.cases[0].ratio, 3.0);  // first with first
   EXPECT_DOUBLE_EQ(c.cases[1].ratio, 2.0);  // second with second
   EXPECT_EQ(c.cases[0].note, "parameters differ: n 64 vs 128");
+}
+
+// Two runs of one input whose `kernel: auto` picked differently: their cases pair up with a
+// note naming both picks; auto's reasons (when each kernel was timed) are not a difference.
+TEST(Compare, CasesWhoseAutoKernelPickDiffersPairWithANote) {
+  auto vendor = timed("summa p=2 n=256 vendor", 2, 2, 2);
+  vendor.params = {
+      {"n", "256"}, {"kernel", "vendor"}, {"kernel_choice", "auto→vendor (vendor 1x native, measured T1)"}};
+  auto native = timed("summa p=2 n=256 native", 3, 3, 3);
+  native.params = {
+      {"n", "256"}, {"kernel", "native"}, {"kernel_choice", "auto→native (native 1.1x vendor, measured T2)"}};
+  auto same_pick = timed("row p=1 n=256 native", 1, 1, 1);
+  same_pick.params = {{"kernel", "native"},
+                      {"kernel_choice", "auto→native (native 1.1x vendor, measured T1)"}};
+  auto same_pick_later = same_pick;
+  same_pick_later.params["kernel_choice"] = "auto→native (native 1.3x vendor, measured T2)";
+  auto named = timed("summa p=2 n=256 vendor", 1, 1, 1);  // named in the input: no pairing
+  named.params = {{"kernel", "vendor"}, {"kernel_choice", "vendor: named in the input"}};
+  auto named_native = timed("summa p=2 n=256 native", 1, 1, 1);
+  named_native.params = {{"kernel", "native"}, {"kernel_choice", "native: named in the input"}};
+
+  const auto c = compare_tables(table({same_pick, vendor}), table({native, same_pick_later}));
+  ASSERT_EQ(c.cases.size(), 2u);
+  EXPECT_TRUE(c.only_baseline.empty());
+  EXPECT_TRUE(c.only_candidate.empty());
+  EXPECT_EQ(c.cases[0].candidate.label, "summa p=2 n=256 native");  // the candidate's order
+  EXPECT_EQ(c.cases[0].baseline.label, "summa p=2 n=256 vendor");
+  EXPECT_DOUBLE_EQ(c.cases[0].ratio, 1.5);
+  EXPECT_EQ(c.cases[0].note, "parameters differ: kernel: auto picked vendor vs native");
+  EXPECT_EQ(c.cases[1].note, "");
+
+  EXPECT_EQ(io::auto_pick(io::auto_choice("vendor", "why")), "vendor");  // the runs' own spelling
+  EXPECT_EQ(io::auto_pick("vendor: named in the input"), "");
+  const auto apart = compare_tables(table({named}), table({named_native}));
+  EXPECT_TRUE(apart.cases.empty());
+  EXPECT_EQ(apart.only_baseline.size(), 1u);
+  EXPECT_EQ(apart.only_candidate.size(), 1u);
 }
 
 TEST(Compare, FindingsSideBySide) {
