@@ -25,14 +25,21 @@ nlohmann::json build_identity() {
           {"type", MINIGPU_BUILD_TYPE}};
 }
 
-CeilingTable on_rank_zero(bool remeasure) {
+CeilingTable on_rank_zero(bool remeasure, const std::function<bool()>& stopped) {
   const nlohmann::json key = host_build_cache_key();
   if (!remeasure) {
     if (auto cached = load_cached_ceilings(key)) return *cached;
   }
+  // Several seconds without output otherwise, on a run's first start with this build.
+  std::cerr << "minigpu: measuring this machine's ceilings (once per host and build; a few seconds)"
+            << std::endl;
   const std::string when = utc_now_iso8601();
-  auto [table, contradictions] = measure_ceilings();
+  auto [table, contradictions, interrupted] = measure_ceilings(stopped);
   table.source = "measured " + when + " on " + host_info().hostname + " by rank 0 alone";
+  if (interrupted) {  // the run stops before its first case; the next one measures them all
+    table.source += "; interrupted by a stop signal, not cached";
+    return table;
+  }
   // A table that contradicts itself is used for this run, said to be doubtful, and measured
   // again next time; one measured on a loaded machine is cached with its doubt, so that every
   // run using it says so.
@@ -55,9 +62,10 @@ CeilingTable cached_ceilings() {
   return cached ? *cached : CeilingTable{};
 }
 
-CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm) {
+CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm,
+                             const std::function<bool()>& stopped) {
   CeilingTable mine;
-  if (comm.rank() == 0) mine = on_rank_zero(remeasure);
+  if (comm.rank() == 0) mine = on_rank_zero(remeasure, stopped);
   // Every rank waits for rank 0 here, asleep: the measurement runs on a quiet node (a rank
   // spinning in MPI's progress loop would take one of its cores).
   comm::barrier_without_spinning(comm);

@@ -6,11 +6,15 @@
 #include "comm/communicator.hpp"
 #include "comm/mpi_session.hpp"
 
+#include <functional>
+
 namespace minigpu {
 
 /// The cached table when one matches this host and build (unless `remeasure`), else a new
-/// measurement, stored in the cache. Collective; every rank gets rank 0's table.
-CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm);
+/// measurement, stored in the cache. Collective; every rank gets rank 0's table. `stopped`
+/// (rank 0's poll of a stop signal) ends a measurement early: a partial table, not cached.
+CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm,
+                             const std::function<bool()>& stopped = {});
 
 /// The cached table for this host and build, or an empty one: never measures (--dry-run).
 CeilingTable cached_ceilings();

@@ -113,28 +113,10 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   }
   // Ctrl-C from here on stops the run at its next repetition and keeps what it finished.
   install_stop_handlers();
-  // The machine's ceilings, before the first case: every rate row is set against them.
-  const bool bounded = std::any_of(plan.experiments.begin(), plan.experiments.end(), [](const auto& e) {
-    return std::any_of(e.cases.begin(), e.cases.end(), [](const CaseSpec& c) { return !c.ceiling.empty(); });
-  });
-  if (bounded) plan.ceilings = obtain_ceilings(false, ctx.comm);
   io::RunRecord record = plan_record(plan, ctx);
   record.resumed_from = options.resume;
-  record.ceilings = plan.ceilings;
-  record.gemm_auto = ctx.gemm_record();
-  // 3. Run every case; rank 0 prints rows as they finish and rewrites the directory's files,
-  //    so a run killed outright still leaves its finished cases there.
-  if (mpi.is_root()) {
-    console.host_build(record.provenance);
-    console.rank_map(record.ranks);
-    if (bounded) console.ceilings(record.ceilings);
-    console.warnings(joined(warnings, device_warnings(plan)));
-  }
-  // From here no rank waits silently: a rank that stops answering or progressing past its
-  // case's budget ends the job (exit 4), named by the lowest rank still answering.
-  const Watchdog watchdog(ctx.comm, directory ? directory->path() : "");
   // Rank 0 writes the directory from the runner's observer and, on a stop signal, at once from
-  // the stop watcher's thread: one at a time.
+  // the stop watcher's thread: one at a time, and the record changes under the same lock.
   std::mutex writing;
   std::vector<CaseResult> finished;
   int marked_signal = 0;  // the signal the directory was marked interrupted for, if any
@@ -147,7 +129,8 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   std::optional<StopWatcher> watcher;
   if (mpi.is_root()) {
     // On disk at once, so that a launcher's kill soon after its signal (Open MPI's mpirun: 1 s)
-    // still leaves a directory that says what happened; the runner stops at its next boundary.
+    // still leaves a directory that says what happened, also while the ceilings are measured
+    // (a first run's several seconds); the runner stops at its next boundary.
     watcher.emplace([&](int sig) {
       const std::lock_guard<std::mutex> lock(writing);
       marked_signal = sig;
@@ -163,6 +146,28 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
       }
     });
   }
+  // The machine's ceilings, before the first case: every rate row is set against them. A stop
+  // signal ends their measurement between figures, and the run before its first case.
+  const bool bounded = std::any_of(plan.experiments.begin(), plan.experiments.end(), [](const auto& e) {
+    return std::any_of(e.cases.begin(), e.cases.end(), [](const CaseSpec& c) { return !c.ceiling.empty(); });
+  });
+  if (bounded) plan.ceilings = obtain_ceilings(false, ctx.comm, [] { return stop_signal_received() != 0; });
+  {
+    const std::lock_guard<std::mutex> lock(writing);
+    record.ceilings = plan.ceilings;
+    record.gemm_auto = ctx.gemm_record();
+  }
+  // 3. Run every case; rank 0 prints rows as they finish and rewrites the directory's files,
+  //    so a run killed outright still leaves its finished cases there.
+  if (mpi.is_root()) {
+    console.host_build(record.provenance);
+    console.rank_map(record.ranks);
+    if (bounded) console.ceilings(record.ceilings);
+    console.warnings(joined(warnings, device_warnings(plan)));
+  }
+  // From here no rank waits silently: a rank that stops answering or progressing past its
+  // case's budget ends the job (exit 4), named by the lowest rank still answering.
+  const Watchdog watchdog(ctx.comm, directory ? directory->path() : "");
   record.started = utc_now_iso8601();
   const comm::Communicator node = ctx.comm.split_node();
   const CpuSample load_before = sample_cpu();

@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,11 +55,13 @@ bool host_sbgemm_measured();
 struct MeasuredCeilings {
   CeilingTable table;
   std::string contradictions;
+  bool interrupted = false;  ///< `stopped` said so before every figure was measured: a partial table
 };
 /// Measures every ceiling this process's build and devices have (about two seconds on a host).
 /// The table is doubtful (CeilingTable::doubt) when its figures contradict each other or the
 /// machine was loaded meanwhile (core/machine_load.hpp).
-MeasuredCeilings measure_ceilings();
+/// `stopped`, polled between figures, ends the measurement early (MeasuredCeilings::interrupted).
+MeasuredCeilings measure_ceilings(const std::function<bool()>& stopped = {});
 /// "" or the figures where the rank's threads measured below one thread by more than
 /// kContradictionMargin (host_memcpy below host_memcpy_1core, ...), or where the FMA peak on
 /// `cores` physical cores gained less than kMinCoreScaling of one thread's rate per core past the

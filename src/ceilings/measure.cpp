@@ -183,7 +183,7 @@ Ceiling memcpy_ceiling(const std::string& name, int threads, const CopyBuffer& f
           2 * bytes};
 }
 
-CeilingTable measure_all();
+CeilingTable measure_all(const std::function<bool()>& stopped);
 
 }  // namespace
 
@@ -213,9 +213,10 @@ std::string ceiling_contradictions(const CeilingTable& t, int cores) {
   return out;
 }
 
-MeasuredCeilings measure_ceilings() {
+MeasuredCeilings measure_ceilings(const std::function<bool()>& stopped) {
   const CpuSample before = sample_cpu();
-  CeilingTable t = measure_all();
+  CeilingTable t = measure_all(stopped);
+  if (stopped && stopped()) return {std::move(t), "", true};
   const CpuSample after = sample_cpu();
   const std::string contradictions = ceiling_contradictions(t, ceiling_cores());
   std::string doubt = contradictions;
@@ -229,8 +230,11 @@ MeasuredCeilings measure_ceilings() {
 
 namespace {
 
-CeilingTable measure_all() {
+// Stops between figures once `stopped` says so (a Ctrl-C while a run measures them): each figure
+// takes at most about a second, where the whole table takes several.
+CeilingTable measure_all(const std::function<bool()>& stopped) {
   CeilingTable t;
+  const auto stop = [&] { return stopped && stopped(); };
   // The rank's threads: a node's figures where one rank has every core. With more than one
   // thread, each figure's one-core share is measured beside it (`_1core`): what a rank of one
   // thread, or a Serial build, would be bounded by.
@@ -242,6 +246,7 @@ CeilingTable measure_all() {
   Kokkos::deep_copy(from, char(1));
   t.ceilings.push_back(memcpy_ceiling("host_memcpy", threads, from, to, bytes));
   if (per_core) t.ceilings.push_back(memcpy_ceiling("host_memcpy_1core", 1, from, to, bytes));
+  if (stop()) return t;
   t.ceilings.push_back(
       triad_ceiling<HostExecSpace>("host_triad", "host triad, " + io::counted(threads, "thread"), bytes));
   if (per_core) {
@@ -249,6 +254,7 @@ CeilingTable measure_all() {
         triad_ceiling<OneThreadExecSpace>("host_triad_1core", "host triad, 1 thread", bytes));
   }
   for (const std::int64_t in_cache : kInCacheBytes) {
+    if (stop()) return t;
     const std::string at = size_suffix(in_cache, bytes);
     t.ceilings.push_back(memcpy_ceiling("host_memcpy" + at, threads, from, to, in_cache));
     t.ceilings.push_back(
@@ -257,22 +263,29 @@ CeilingTable measure_all() {
                                          io::human_bytes(static_cast<std::uint64_t>(in_cache)),
                                      in_cache, passes_for(3 * in_cache)));
   }
+  if (stop()) return t;
   t.ceilings.push_back(fma_ceiling<HostExecSpace, float>("host_fma_f32", "float32"));
   t.ceilings.push_back(fma_ceiling<HostExecSpace, double>("host_fma_f64", "float64"));
   if (per_core) {
     t.ceilings.push_back(fma_ceiling<OneThreadExecSpace, float>("host_fma_f32_1core", "float32"));
     t.ceilings.push_back(fma_ceiling<OneThreadExecSpace, double>("host_fma_f64_1core", "float64"));
   }
-  for (const std::string kind : {"sgemm", "dgemm"}) add_host_gemm(t, kind, false);
+  for (const std::string kind : {"sgemm", "dgemm"}) {
+    if (stop()) return t;
+    add_host_gemm(t, kind, false);
+  }
   // bfloat16 at the rank's threads only: oneDNN takes OpenMP's, which the one-core pass below
   // does not cap.
   if (host_sbgemm_measured()) add_host_gemm(t, "sbgemm", false);
   if (per_core) {
     const int blas_threads = host_blas_info().threads;
     set_host_blas_threads(1);
-    for (const std::string kind : {"sgemm", "dgemm"}) add_host_gemm(t, kind, true);
+    for (const std::string kind : {"sgemm", "dgemm"}) {
+      if (!stop()) add_host_gemm(t, kind, true);
+    }
     set_host_blas_threads(blas_threads);
   }
+  if (stop()) return t;
   if (num_gpus() > 0 && !gpus_are_emulated()) {
     t.ceilings.push_back(copy_ceiling_of<GpuMemSpace, GpuMemSpace>("gpu_d2d", "GPU device-to-device copy"));
     t.ceilings.push_back(

@@ -126,6 +126,47 @@ hint="$(sed -n 's/^to finish it: //p' "$out/bare.log")"
 want="$minigpu run $input --warmups 0 --resume $(ls -d "$out/bare"/*.interrupted 2>/dev/null)"
 [ "$hint" = "$want" ] || { echo "FAIL bare: the run says 'to finish it: $hint', expected '$want'"; status=1; }
 resumed bare bash -c 'eval "$0 \"\$@\""' "${hint% --resume *}"
+# Ctrl-C while a first run measures the machine's ceilings (an empty cache: seconds before any
+# case, and the first thing a new user's run does): the run stops there with exit 130, its
+# directory marked interrupted with no case, caches no partial table, and --resume runs it all.
+measuring() {
+  local name=ceilings cache="$out/ceilings-cache" waited=0 rc
+  mkdir -p "$cache"
+  MINIGPU_CEILINGS_DIR="$cache" foreground_group "$minigpu" run "$input" --output-dir "$out/$name" \
+    >"$out/$name.log" 2>&1 &
+  local pid=$!
+  until grep -q "measuring this machine's ceilings" "$out/$name.log"; do
+    sleep 0.05
+    waited=$((waited + 1))
+    if [ "$waited" -gt 2400 ] || ! kill -0 "$pid" 2>/dev/null; then
+      echo "FAIL $name: the run never said it measures the ceilings"; cat "$out/$name.log"; status=1; return
+    fi
+  done
+  kill -s INT -- "-$pid"
+  wait "$pid"
+  rc=$?
+  [ "$rc" = 130 ] || { echo "FAIL $name: exit code $rc, expected 130"; cat "$out/$name.log"; status=1; }
+  /usr/bin/python3 - "$out/$name" "$cache" <<'PY' || status=1
+import glob, json, os, sys
+root, cache = sys.argv[1:3]
+dirs = os.listdir(root)
+if len(dirs) != 1 or not dirs[0].endswith(".interrupted"):
+    sys.exit(f"FAIL ceilings: expected one directory named *.interrupted, found {dirs}")
+record = json.load(open(os.path.join(root, dirs[0], "run.json")))
+problems = []
+if record.get("status") != "interrupted" or "signal 2," not in record.get("stop_reason", ""):
+    problems.append(f"status {record.get('status')!r}, stop_reason {record.get('stop_reason')!r}")
+if record["results"]:
+    problems.append(f"{len(record['results'])} results before the first case")
+if glob.glob(os.path.join(cache, "ceilings-*")):
+    problems.append(f"a partial table was cached: {os.listdir(cache)}")
+if problems:
+    sys.exit("FAIL ceilings: " + "; ".join(problems))
+print(f"ceilings: interrupted while measuring them, in {dirs[0]}; {record['stop_reason']}")
+PY
+  MINIGPU_CEILINGS_DIR="$cache" resumed "$name" "$minigpu" run "$input"
+}
+measuring
 # Slurm's time limit: SIGTERM to the process.
 interrupt term TERM process 143 "interrupted by SIGTERM" "$minigpu" run "$input"
 # Ctrl-C on mpirun: Open MPI's mpirun SIGTERMs its ranks, kills them 1 s later and returns 1.
