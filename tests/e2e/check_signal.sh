@@ -14,7 +14,9 @@
 # returns the ranks' 130): it sends its ranks SIGTERM and returns 1 whatever they return (a 30-line MPI probe: ranks exiting 130 on their own still
 # give 1), so its exit code is checked to be 1 and its ranks to report SIGTERM; scripts/run.sh
 # passes the signal to the ranks instead, so that its exit code is theirs.
-# The signal goes out as soon as the first finished case is on disk.
+# The signal goes out as soon as the first finished case is on disk; once more (bare run, SIGINT)
+# while a first run measures the machine's ceilings, before any case: exit 130, the directory
+# marked with no case, no partial table cached, and --resume runs it all.
 # Usage: check_signal.sh MPIEXEC MINIGPU INPUT QUICKSTART_INPUT [minigpu|run_sh]
 #   minigpu: the bare run, SIGTERM and mpirun (the C++ under test: the sanitizer pass runs it);
 #   run_sh: scripts/run.sh's launch (a script's test); both when not given.
