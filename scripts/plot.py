@@ -66,6 +66,17 @@ def sweep_runs(folder):
     return runs
 
 
+UNWRITTEN = "a run not yet past its first case, or killed before it (no run.json yet)"
+
+
+def unwritten(arg):
+    """Whether ARG is a run directory with nothing in it yet (named .partial-XXXXXX, no run.json):
+    `results/quickstart-*/` matches one while a run starts."""
+    name = os.path.basename(os.path.normpath(arg))
+    return (re.search(r"\.partial-\w{6}$", name) is not None and os.path.isdir(arg)
+            and not os.path.isfile(os.path.join(arg, "run.json")))
+
+
 def run_dirs_of(arg):
     """The run directories an argument stands for: a directory or a results.csv path, the one
     holding run.json; a sweep's merged.csv or directory, each job's complete run."""
@@ -123,8 +134,14 @@ def main(argv):
         print(__doc__)
         return 0 if argv else 2
     try:
-        runs = [run for a in argv for run in run_dirs_of(a)]
-        plt = import_pyplot()
+        given = [a for a in argv if not unwritten(a)]
+        if not given:
+            raise UsageError(f"{argv[0]}: {UNWRITTEN}" if len(argv) == 1 else f"every directory given is {UNWRITTEN}")
+        runs = [run for a in given for run in run_dirs_of(a)]
+        plt = import_pyplot()  # after it: it may run this script again under Debian's python3
+        for a in argv:
+            if a not in given:
+                print(f"plot.py: skipped {a}: {UNWRITTEN}", file=sys.stderr, flush=True)
         for run_dir in runs:
             paths = write_figures(plt, run_dir)
             print("\n".join(paths) if paths else f"plot.py: {run_dir}: no experiment with a figure", flush=True)

@@ -9,6 +9,7 @@
 #include "comm/communicator.hpp"
 #include "config/config_node.hpp"
 #include "core/errors.hpp"
+#include "io/run_directory.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,8 @@
 
 namespace minigpu {
 namespace {
+
+constexpr const char* kUnwritten = "a run not yet past its first case, or killed before it (no run.json yet)";
 
 int run_script(const std::filesystem::path& script, const std::string& run_dir) {
   const int code = run_python_script(script, {run_dir});
@@ -47,7 +50,20 @@ void check_record(const std::string& run_dir) {
 
 }  // namespace
 
-int report_command(const std::vector<std::string>& run_dirs, const MpiSession& mpi) {
+int report_command(const std::vector<std::string>& given, const MpiSession& mpi) {
+  // `results/quickstart-*/` also matches a run still starting (or killed outright before its
+  // first case): skipped with a note, unless it is all there is.
+  std::vector<std::string> run_dirs;
+  for (const auto& dir : given) {
+    if (!io::unwritten_run_directory(dir)) {
+      run_dirs.push_back(dir);
+    } else if (given.size() == 1) {
+      throw InputError("report: '" + shown(dir) + "': " + kUnwritten);
+    } else if (mpi.is_root()) {
+      std::cerr << "minigpu: report: skipped '" << shown(dir) << "': " << kUnwritten << '\n';
+    }
+  }
+  if (run_dirs.empty()) throw InputError("report: every directory given is " + std::string(kUnwritten));
   // Every record first, on every rank alike, so that a bad one ends every rank with exit 2
   // before any page is written.
   for (const auto& run_dir : run_dirs) check_record(run_dir);

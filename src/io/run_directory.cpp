@@ -69,6 +69,13 @@ bool name_taken(const std::error_code& ec) {
 
 }  // namespace
 
+bool unwritten_run_directory(const std::string& path) {
+  static const std::regex partial(R"(\.partial-[A-Za-z0-9]{6}$)");
+  const fs::path p(path);
+  const std::string name = (p.has_filename() ? p : p.parent_path()).filename().string();
+  return std::regex_search(name, partial) && fs::is_directory(p) && !fs::exists(p / "run.json");
+}
+
 std::string run_directory_base(const std::string& path) {
   std::string p = path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();

@@ -49,6 +49,11 @@ class RunDirectory {
   std::string token_;  ///< the six random characters of its .partial- name, reused by .failed-
 };
 
+/// Whether `path` is a run directory with nothing in it yet: named ".partial-XXXXXX" and without
+/// run.json (a run before its first case, or one killed outright before it). A glob over a
+/// results folder can match one while a run starts.
+bool unwritten_run_directory(const std::string& path);
+
 /// The name's part before the end a run directory's state adds (".partial-XXXXXX",
 /// ".interrupted[-k]", ".failed-XXXXXX"): the run's own name and stamp.
 std::string run_directory_base(const std::string& path);

@@ -339,6 +339,18 @@ def check_run(launcher, minigpu, quickstart, plot_py, tmp):
     if empty.returncode != 2 or len(empty.stderr.strip().splitlines()) != 1:
         raise Violation(f"plot.py on a directory without run.json: exit {empty.returncode}, expected 2 with a "
                         f"one-line error (stderr: {empty.stderr.strip()[-300:]})")
+    # A glob over results/ can match a run still starting: skipped with a note beside a finished
+    # run, refused alone.
+    starting = os.path.join(tmp, "quickstart-20261129T000000Z.partial-Ab12Cd")
+    os.makedirs(starting, exist_ok=True)
+    both = subprocess.run([sys.executable, plot_py, run_dir, starting], capture_output=True, text=True, timeout=600)
+    if both.returncode != 0 or f"skipped {starting}" not in both.stderr:
+        raise Violation(f"plot.py on a finished run and a starting one: exit {both.returncode}, expected 0 with a "
+                        f"note (stderr: {both.stderr.strip()[-300:]})")
+    alone = subprocess.run([sys.executable, plot_py, starting], capture_output=True, text=True)
+    if alone.returncode != 2 or "no run.json yet" not in alone.stderr:
+        raise Violation(f"plot.py on a starting run alone: exit {alone.returncode}, expected 2 "
+                        f"(stderr: {alone.stderr.strip()[-300:]})")
     figures = load_plot_module(plot_py).figures(run_dir)
     if sorted(figures) != expected:
         raise Violation(f"figures() gave {sorted(figures)}, minigpu list and the run expect {expected}")

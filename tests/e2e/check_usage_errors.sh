@@ -51,6 +51,15 @@ expect "report: '$work/none': no run.json" report "$work/none"
 mkdir -p "$work/torn" && printf '{"results": [' >"$work/torn/run.json"
 expect "$work/torn/run.json: not valid JSON: " report "$work/torn"
 expect "$work/other/run.json: key 'experiments': missing or not a list" report "$work/other"
+# A glob over results/ can match a run still starting (.partial-XXXXXX, no run.json yet): alone it
+# is refused with that reason; beside a finished run it is skipped with a note and the run's page
+# is written.
+mkdir -p "$work/twice/in-20261129T000000Z.partial-Ab12Cd"
+expect "no run.json yet" report "$work/twice/in-20261129T000000Z.partial-Ab12Cd"
+finished="$(ls -d "$work"/twice/*/ | grep -v partial | head -n 1)"
+log="$("$minigpu" report "$finished" "$work/twice/in-20261129T000000Z.partial-Ab12Cd" 2>&1)" &&
+  grep -q "skipped '$work/twice/in-20261129T000000Z.partial-Ab12Cd'" <<<"$log" && [ -s "$finished/report.html" ] ||
+  { echo "FAIL: report of a finished run beside a starting one: exit $?, no note or no page:"; echo "$log"; status=1; }
 # A dry run proves the output location by creating a run directory, then leaves no trace.
 if ! "$minigpu" run "$work/in.yaml" --dry-run --output-dir "$work/new/deeper" >/dev/null 2>&1 || [ -e "$work/new" ]; then
   echo "FAIL: --dry-run failed on a valid input or left $work/new behind"; status=1
