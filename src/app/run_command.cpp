@@ -168,7 +168,10 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   // From here no rank waits silently: a rank that stops answering or progressing past its
   // case's budget ends the job (exit 4), named by the lowest rank still answering.
   const Watchdog watchdog(ctx.comm, directory ? directory->path() : "");
-  record.started = utc_now_iso8601();
+  {
+    const std::lock_guard<std::mutex> lock(writing);  // the stop watcher may be saving `record`
+    record.started = utc_now_iso8601();
+  }
   const comm::Communicator node = ctx.comm.split_node();
   const CpuSample load_before = sample_cpu();
   RunOutcome outcome = run_plan(
