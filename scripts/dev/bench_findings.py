@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""scripts/dev/bench.sh's check of a run's findings against a bar, from its run.json:
+
+  bench_findings.py RUN_DIR PREFIX --at-least BAR [--goal GOAL]
+  bench_findings.py RUN_DIR PREFIX --at-most BAR [--goal GOAL]
+
+Every finding whose name starts with PREFIX gets one line: PASS or FAIL against BAR (and whether
+GOAL is met), or "----" and not judged when its run flagged it unreliable: a figure drawn from an
+unreliable row is unreliable, so it neither passes nor fails a bar. Exits 1 when a judged finding
+misses its bar, when none matches PREFIX or when none could be judged; 2 on bad arguments."""
+import argparse
+import glob
+import json
+import sys
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir", help="a run directory, or a directory holding one")
+    parser.add_argument("prefix", help="the findings' name prefix, e.g. efficiency_")
+    side = parser.add_mutually_exclusive_group(required=True)
+    side.add_argument("--at-least", type=float, dest="at_least", help="bar: value >= BAR")
+    side.add_argument("--at-most", type=float, dest="at_most", help="bar: value <= BAR")
+    parser.add_argument("--goal", type=float, help="a stricter figure, reported beside the verdict")
+    args = parser.parse_args()
+    paths = sorted(glob.glob(args.run_dir + "/*/run.json")) or sorted(glob.glob(args.run_dir + "/run.json"))
+    if not paths:
+        print(f"FAIL {args.prefix}: no run.json in {args.run_dir}")
+        return 1
+    with open(paths[0], encoding="utf-8") as f:
+        record = json.load(f)
+    found = [f for f in record.get("findings", []) if f["name"].startswith(args.prefix)]
+    if not found:
+        print(f"FAIL {args.prefix}: no such finding in {paths[0]}")
+        return 1
+    at_least = args.at_least is not None
+    bar = args.at_least if at_least else args.at_most
+    sign = ">=" if at_least else "<="
+    meets = (lambda v, b: v >= b) if at_least else (lambda v, b: v <= b)
+    ok, judged = True, 0
+    for f in found:
+        value = f.get("value")
+        shown = "n/a" if value is None else f"{value:.4g}"
+        head = f"{f['experiment']}.{f['name']} = {shown} {f['unit']}"
+        if not f.get("reliable", True):
+            print(f"---- {head} (not judged: unreliable: {f.get('unreliable_because')}) [{f['note']}]")
+            continue
+        judged += 1
+        verdict = "PASS" if value is not None and meets(value, bar) else "FAIL"
+        ok = ok and verdict == "PASS"
+        goal = ""
+        if args.goal is not None:
+            goal = "; goal met" if value is not None and meets(value, args.goal) else f"; goal {sign} {args.goal:g} not met"
+        print(f"{verdict} {head} (bar {sign} {bar:g}{goal}) [{f['note']}]")
+    if not judged:
+        print(f"FAIL {args.prefix}: every such finding was unreliable, none could be judged")
+        return 1
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""scripts/dev/bench_findings.py on hand-made run records: a reliable finding passes or fails its
+bar on either side, an unreliable one is printed "not judged" and neither passes nor fails, and
+the check fails when no finding matches or none could be judged.
+Usage: check_bench_findings.py BENCH_FINDINGS_PY"""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_fixture import write_run  # noqa: E402
+
+
+def finding(name, value, reliable=True):
+    return {"experiment": "matmul_scaling", "name": name, "value": value, "unit": "x", "note": "hand-made",
+            "reliable": reliable, "unreliable_because": "" if reliable else "straggler: rank 0"}
+
+
+def run(script, findings, *bar):
+    with tempfile.TemporaryDirectory() as tmp:
+        write_run(os.path.join(tmp, "r"), "hand_made", findings=findings)
+        proc = subprocess.run([sys.executable, script, tmp, "ratio_", *bar], capture_output=True, text=True)
+        return proc.returncode, proc.stdout
+
+
+def main():
+    script, errors = sys.argv[1], []
+    cases = [
+        # (findings, bar, expected exit, text the output must hold)
+        ([finding("ratio_a", 0.85)], ["--at-most", "0.9", "--goal", "0.6"], 0, "PASS"),
+        ([finding("ratio_a", 0.85)], ["--at-most", "0.9", "--goal", "0.6"], 0, "goal <= 0.6 not met"),
+        ([finding("ratio_a", 0.95)], ["--at-most", "0.9"], 1, "FAIL"),
+        ([finding("ratio_a", 95.0)], ["--at-least", "90"], 0, "PASS"),
+        ([finding("ratio_a", 85.0)], ["--at-least", "90"], 1, "FAIL"),
+        ([finding("ratio_a", None)], ["--at-most", "0.9"], 1, "= n/a"),
+        # An unreliable finding past its bar fails nothing, and one within it passes nothing; a
+        # reliable one beside it is judged.
+        ([finding("ratio_a", 0.95, reliable=False), finding("ratio_b", 0.5)], ["--at-most", "0.9"], 0,
+         "---- matmul_scaling.ratio_a = 0.95 x (not judged: unreliable: straggler: rank 0)"),
+        ([finding("ratio_a", 0.5, reliable=False), finding("ratio_b", 0.95)], ["--at-most", "0.9"], 1,
+         "FAIL matmul_scaling.ratio_b"),
+        # Nothing judged, or nothing of that name: a failure, never a silent pass.
+        ([finding("ratio_a", 0.5, reliable=False)], ["--at-most", "0.9"], 1, "none could be judged"),
+        ([finding("other", 0.5)], ["--at-most", "0.9"], 1, "no such finding"),
+    ]
+    for findings, bar, expected, text in cases:
+        code, out = run(script, findings, *bar)
+        if code != expected or text not in out:
+            errors.append(f"{[(f['name'], f['value'], f['reliable']) for f in findings]} {bar}: "
+                          f"expected exit {expected} and '{text}', got exit {code}:\n{out}")
+        if any(f["reliable"] is False for f in findings) and "PASS matmul_scaling.ratio_a" in out:
+            errors.append(f"an unreliable finding was passed:\n{out}")
+    for e in errors:
+        print("FAIL", e)
+    print(f"{len(cases) - len(errors)} of {len(cases)} cases as expected")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
