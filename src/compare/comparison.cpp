@@ -82,9 +82,7 @@ void match_by(const std::vector<CaseTime>& base, const std::vector<CaseTime>& ca
               std::vector<std::size_t>& base_left, std::vector<std::size_t>& cand_left,
               std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
   const auto keyed = [&](const std::vector<CaseTime>& side, const std::vector<std::size_t>& left) {
-    std::vector<CaseTime> cases;
-    for (const std::size_t i : left) cases.push_back(side[i]);
-    return occurrence_keys(cases, key_of);
+    return occurrence_keys(left, [&](std::size_t i) { return key_of(side[i]); });
   };
   const auto base_keys = keyed(base, base_left), cand_keys = keyed(cand, cand_left);
   std::map<std::string, std::size_t> base_at;  // key -> position in base_left

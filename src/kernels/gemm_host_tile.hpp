@@ -176,9 +176,9 @@ constexpr bool rows_in_place(std::int64_t rows) {
 
 // The columns of a panel of B that the tile for `cols` of them reads, operands and C of type
 // T: half a vector, one, or all NR (the build without vector types reads all NR). pack_b_panel
-// pads a ragged panel with zeros as far as this.
+// pads a ragged panel with zeros as far as this. (`cols` is unused in the build without them.)
 template <class T>
-constexpr int columns_read(int cols) {
+constexpr int columns_read([[maybe_unused]] int cols) {
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
   constexpr int W = HostTile<T>::W;
   if (kHostVectorBytes >= 32 && cols <= W / 2) return W / 2;
