@@ -10,6 +10,9 @@
   - the FMA peak measured apart from miniGPU (cuda_reference fma) against what the FMA pipes
     allow at the SM clock its kernel held (SMs x lanes x 2 x clock), above it flagged, and
     miniGPU's own peak as a share of it; nvidia-smi's clock samples, lines it cannot read skipped;
+  - a vendor row against the same cuBLAS call made directly (cuda_reference): a ratio more than
+    10 % from 1 flagged, faster and slower each with what it can mean, a native row never; and
+    cuBLAS's rate on values in [-1, 1) beside its rate on miniGPU's small integers;
   - the runs with two ranks on one GPU: the report fails (exit 1, naming the run) when a GPU
     row is not flagged as sharing the GPU or a case is unverified, and passes when all are.
     check_gpu_report.py scripts/gpu/gpu_report.py"""
@@ -51,6 +54,10 @@ def make_check(out, gpu_name, shared_flags):
         f.write('{"device": "x", "sms": 132, "fma": {"float32": {"tflops": 56.0, "sm_mhz": 1700, "chains": 16, "unroll": 32, '
                 '"shapes": [{"chains": 16}, {"chains": 8}]}, '
                 '"float64": {"tflops": 31.0, "sm_mhz": 1700}}}')
+    with open(os.path.join(out, "reference.json"), "w", encoding="utf-8") as f:
+        f.write('{"device": "x", "cuda_driver": 13000, "cublas": 130100, "gemm": [{"n": 4096, "sgemm_tflops": 50.0, '
+                '"dgemm_tflops": 60.0, "tf32_tflops": 700.0, "bf16_tflops": 590.0, "fp16_tflops": 700.0, '
+                '"sgemm_symmetric_tflops": 45.0, "dgemm_symmetric_tflops": 51.0}]}')
     with open(os.path.join(out, "clocks.csv"), "w", encoding="utf-8") as f:
         f.write("2026/11/27 10:00:00.000, 1700, 1980, 650.2, 51\n2026/11/27 10:00:00.050, [N/A], 1980, 1, 1\n"
                 "2026/11/27 10:00:00.100, 1980, 1980, 100.0, 40\n2026/11/27 10:00:00.150, 19")
@@ -65,8 +72,15 @@ def main():
         proc = subprocess.run([sys.executable, script, good], capture_output=True, text=True)
         # 1340 / 3350 = 40.0 %, 3015 / 3350 = 90.0 %, 50.4 / 63.0 = 80.0 %; 791.6 / 989.5 = 80.0 %,
         # 600 / 494.5 = 121.3 %, flagged.
-        for want in ("| bfloat16 | 4096 | vendor | 792 | — | — | — | 990 | 80.0 % | yes |",
-                     "| TF32 | 4096 | vendor_tf32 | 600 | — | — | — | 494 | 121.3 % ! above the datasheet peak",
+        # 791.6 / 590 = 1.34 and 600 / 700 = 0.857, both flagged; the native 40.9 / 50 = 0.818 is not.
+        for want in ("| bfloat16 | 4096 | vendor | 792 | 590 | — | 1.3 ! faster than the same cuBLAS call made "
+                     "directly: the GPU's state differed", "| 990 | 80.0 % | yes |",
+                     "| TF32 | 4096 | vendor_tf32 | 600 | 700 | — | 0.86 ! slower than the same cuBLAS call made "
+                     "directly: miniGPU's overhead", "| 494 | 121.3 % ! above the datasheet peak",
+                     "| float32 | 4096 | tiled | 40.9 | 50 | — | 0.82 | 67 |",
+                     # 51 / 60 = 0.85.
+                     "values in [-1, 1) instead of miniGPU's small integers: n=4096: SGEMM 45, DGEMM 51 TFLOP/s "
+                     "(0.85x the integers' DGEMM)",
                      "- bfloat16 peak: NVIDIA H100 Tensor Core GPU datasheet (2023)", "| 1.34e+03 | 3.35e+03 | 40.0 % |", "| 3.02e+03 | 3.35e+03 | 90.0 % |", "| 50.4 | 63 | 80.0 % |",
                      "datasheet (NVIDIA H100 SXM5 80GB)", "| transfer_gpu | 3 | 3 | 2 of 2 |",
                      # 60.3 / 67 = 90.0 %; 35.7 / 34 = 105.0 %, above the CUDA cores' FP64, flagged.

@@ -1,14 +1,20 @@
 // The ceilings miniGPU's GPU figures are judged against, measured without Kokkos or miniGPU:
 // cudaMemcpy between pageable or pinned host memory and the device, device to device, and
-// cuBLAS SGEMM/DGEMM on random data, and its tensor-core GEMMs below float (cublasGemmEx:
-// float32 through TF32, bfloat16 and float16 storage, all summed in float), each timed with
-// CUDA events (median of `reps` after a warm-up). Bytes are counted once per copy, as the
-// transfer experiment counts them.
+// cuBLAS SGEMM/DGEMM and its tensor-core GEMMs below float (cublasGemmEx: float32 through TF32,
+// bfloat16 and float16 storage, all summed in float), each on the data miniGPU's matmul gives
+// that precision (small integers in float32 and float64, [0, 1) below), and SGEMM/DGEMM again on
+// values in [-1, 1) ("*_symmetric"); each timed with CUDA events (median of `reps` after a
+// warm-up). Bytes are counted once per copy, as the transfer experiment counts them.
 //   cuda_reference [BYTES] [GEMM_N...]   prints one JSON object
 //   cuda_reference fma                   the CUDA cores' FMA peak in float32 and float64, written
 //                                        apart from kernels/fma_peak.hpp, the best of six shapes,
 //                                        with the SM clock each kernel ran at (clock64 cycles over
 //                                        %globaltimer ns)
+//   cuda_reference data N [ROUNDS]       the five GEMMs at N on each kind of data (Data below),
+//                                        the kinds interleaved ROUNDS times (default 3): one JSON
+//                                        object a line. A large product on an H200 is held to
+//                                        its power limit, and the power it draws depends on the
+//                                        bits it multiplies, so the data is part of the figure.
 // Built only on CUDA builds; run by scripts/gpu/gpu_check.sh in the same session as minigpu.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -59,15 +65,24 @@ double median_seconds(const std::function<void()>& f, int reps) {
   return t[t.size() / 2];
 }
 
-// Values in [-1, 1) from a hash of the index: never zeros, which can run faster than data.
+// What the GEMMs multiply: values in [-1, 1) (the reference's own, never zeros, which can run
+// faster than data); in [0, 1) (miniGPU's rounding precisions and torch.rand); the integers
+// -2 ... 2 (miniGPU's float32 and float64 products, which verify exactly).
+enum class Data { symmetric, unit, small_integers };
+const char* name_of(Data d) {
+  return d == Data::symmetric ? "symmetric" : d == Data::unit ? "unit" : "small_integers";
+}
+
+// A value of kind d from a hash of the index.
 template <class T>
-__global__ void fill(T* x, std::int64_t n, std::uint64_t seed) {
+__global__ void fill(T* x, std::int64_t n, std::uint64_t seed, Data d) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   std::uint64_t z = seed + static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  const double v = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+  const double u = static_cast<double>(z >> 11) * 0x1.0p-53;  // [0, 1)
+  const double v = d == Data::symmetric ? 2 * u - 1 : d == Data::unit ? u : static_cast<double>(z % 5) - 2;
   if constexpr (sizeof(T) == 2) {
     x[i] = T(static_cast<float>(v));  // __half and __nv_bfloat16 convert from float
   } else {
@@ -77,7 +92,7 @@ __global__ void fill(T* x, std::int64_t n, std::uint64_t seed) {
 
 /// TFLOP/s of gemm(h, m, a, b, c) on n×n matrices of T filled with random values.
 template <class T, class Gemm>
-double gemm_tflops(std::int64_t n, int reps, const Gemm& gemm) {
+double gemm_tflops(std::int64_t n, int reps, Data data, const Gemm& gemm) {
   T *a = nullptr, *b = nullptr, *c = nullptr;
   const std::int64_t elems = n * n;
   check(cudaMalloc(&a, elems * sizeof(T)), "cudaMalloc");
@@ -85,8 +100,8 @@ double gemm_tflops(std::int64_t n, int reps, const Gemm& gemm) {
   check(cudaMalloc(&c, elems * sizeof(T)), "cudaMalloc");
   const int threads = 256;
   const auto blocks = static_cast<unsigned>((elems + threads - 1) / threads);
-  fill<<<blocks, threads>>>(a, elems, 1);
-  fill<<<blocks, threads>>>(b, elems, 2);
+  fill<<<blocks, threads>>>(a, elems, 1, data);
+  fill<<<blocks, threads>>>(b, elems, 2, data);
   check(cudaGetLastError(), "fill");
   const double s = median_seconds([&] { gemm(static_cast<int>(n), a, b, c); }, reps);
   cudaFree(a);
@@ -97,8 +112,8 @@ double gemm_tflops(std::int64_t n, int reps, const Gemm& gemm) {
 
 /// cuBLAS's own SGEMM or DGEMM (row-major C = A·B as column-major Cᵀ = Bᵀ·Aᵀ).
 template <class T>
-double gemm_tflops(cublasHandle_t h, std::int64_t n, int reps) {
-  return gemm_tflops<T>(n, reps, [h](int m, const T* a, const T* b, T* c) {
+double gemm_tflops(cublasHandle_t h, std::int64_t n, int reps, Data data) {
+  return gemm_tflops<T>(n, reps, data, [h](int m, const T* a, const T* b, T* c) {
     const T one = 1, zero = 0;
     if constexpr (sizeof(T) == 4) {
       check(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, b, m, a, m, &zero, c, m), "sgemm");
@@ -111,8 +126,8 @@ double gemm_tflops(cublasHandle_t h, std::int64_t n, int reps) {
 /// cublasGemmEx with storage `type` and a float compute type (float α and β).
 template <class T>
 double gemm_ex_tflops(cublasHandle_t h, std::int64_t n, int reps, cudaDataType type,
-                      cublasComputeType_t compute) {
-  return gemm_tflops<T>(n, reps, [=](int m, const T* a, const T* b, T* c) {
+                      cublasComputeType_t compute, Data data) {
+  return gemm_tflops<T>(n, reps, data, [=](int m, const T* a, const T* b, T* c) {
     const float one = 1, zero = 0;
     check(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, b, type, m, a, type, m, &zero, c, type, m,
                        compute, CUBLAS_GEMM_DEFAULT),
@@ -219,6 +234,28 @@ void print_fma(const char* dtype, const std::vector<FmaResult>& shapes) {
   std::printf("]}");
 }
 
+/// `cuda_reference data N ROUNDS`: the five GEMMs at N on each kind of data, interleaved.
+void data_rounds(std::int64_t n, int rounds) {
+  cublasHandle_t h = nullptr;
+  check(cublasCreate(&h), "cublasCreate");
+  const int reps = 10;
+  for (int r = 0; r < rounds; ++r) {
+    for (const Data d : {Data::symmetric, Data::unit, Data::small_integers}) {
+      std::printf("{\"round\": %d, \"data\": \"%s\", \"n\": %lld, \"sgemm_tflops\": %.3f, ", r, name_of(d),
+                  static_cast<long long>(n), gemm_tflops<float>(h, n, reps, d));
+      std::printf("\"dgemm_tflops\": %.3f, ", gemm_tflops<double>(h, n, reps, d));
+      std::printf("\"tf32_tflops\": %.3f, ",
+                  gemm_ex_tflops<float>(h, n, reps, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, d));
+      std::printf("\"bf16_tflops\": %.3f, ",
+                  gemm_ex_tflops<__nv_bfloat16>(h, n, reps, CUDA_R_16BF, CUBLAS_COMPUTE_32F, d));
+      std::printf("\"fp16_tflops\": %.3f}\n",
+                  gemm_ex_tflops<__half>(h, n, reps, CUDA_R_16F, CUBLAS_COMPUTE_32F, d));
+      std::fflush(stdout);
+    }
+  }
+  cublasDestroy(h);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -231,6 +268,10 @@ int main(int argc, char** argv) {
       std::printf(", ");
       print_fma("float64", fma_shapes<double>(10));
       std::printf("}}\n");
+      return 0;
+    }
+    if (argc > 2 && std::string(argv[1]) == "data") {
+      data_rounds(std::strtoll(argv[2], nullptr, 10), argc > 3 ? std::atoi(argv[3]) : 3);
       return 0;
     }
     const std::size_t bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::size_t(1) << 28);
@@ -274,13 +315,19 @@ int main(int argc, char** argv) {
                 d2h_pageable, d2h_pinned, d2d);
     std::printf(" \"gemm\": [");
     for (std::size_t i = 0; i < sizes.size(); ++i) {
-      std::printf("%s{\"n\": %lld, \"sgemm_tflops\": %.3f, \"dgemm_tflops\": %.3f, ", i ? ", " : "",
-                  static_cast<long long>(sizes[i]), gemm_tflops<float>(h, sizes[i], reps),
-                  gemm_tflops<double>(h, sizes[i], reps));
-      std::printf("\"tf32_tflops\": %.3f, \"bf16_tflops\": %.3f, \"fp16_tflops\": %.3f}",
-                  gemm_ex_tflops<float>(h, sizes[i], reps, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32),
-                  gemm_ex_tflops<__nv_bfloat16>(h, sizes[i], reps, CUDA_R_16BF, CUBLAS_COMPUTE_32F),
-                  gemm_ex_tflops<__half>(h, sizes[i], reps, CUDA_R_16F, CUBLAS_COMPUTE_32F));
+      const std::int64_t n = sizes[i];
+      const Data ints = Data::small_integers, unit = Data::unit;
+      std::printf("%s{\"n\": %lld, \"sgemm_tflops\": %.3f, ", i ? ", " : "", static_cast<long long>(n),
+                  gemm_tflops<float>(h, n, reps, ints));
+      std::printf("\"dgemm_tflops\": %.3f, ", gemm_tflops<double>(h, n, reps, ints));
+      std::printf("\"tf32_tflops\": %.3f, ",
+                  gemm_ex_tflops<float>(h, n, reps, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, unit));
+      std::printf("\"bf16_tflops\": %.3f, ",
+                  gemm_ex_tflops<__nv_bfloat16>(h, n, reps, CUDA_R_16BF, CUBLAS_COMPUTE_32F, unit));
+      std::printf("\"fp16_tflops\": %.3f, ",
+                  gemm_ex_tflops<__half>(h, n, reps, CUDA_R_16F, CUBLAS_COMPUTE_32F, unit));
+      std::printf("\"sgemm_symmetric_tflops\": %.3f, ", gemm_tflops<float>(h, n, reps, Data::symmetric));
+      std::printf("\"dgemm_symmetric_tflops\": %.3f}", gemm_tflops<double>(h, n, reps, Data::symmetric));
     }
     std::printf("]}\n");
     cublasDestroy(h);
