@@ -241,11 +241,28 @@ if "$torch_python" -c 'import sys, numpy, yaml, torch; sys.exit(not torch.cuda.i
 else
   not_run torch "$torch_python lacks numpy, yaml or a torch that sees CUDA (set MINIGPU_TORCH_PYTHON)"
 fi
-if command -v ncu >/dev/null; then
-  # One launch of the native float32 kernel at n = 4096: its achieved share of the SM's peak.
-  step ncu 90 ncu --kernel-name-base demangled --kernel-name regex:gemm_gpu --launch-count 1 --section SpeedOfLight --section Occupancy \
+# One launch of the native float32 kernel at n = 4096: its achieved share of the SM's peak. The
+# kernel is the functor GemmGpuBody<false, float> inside Kokkos's launch wrapper; ncu exits 0 when
+# its filter matches no kernel, so the step fails unless a section was written (a kernel renamed
+# once made it pass with nothing profiled, 2026-11-29).
+ncu_native_gemm() {
+  local log rc=0
+  log="$(mktemp)"
+  ncu --kernel-name-base demangled --kernel-name 'regex:GemmGpuBody<.bool.0, float' --launch-count 1 \
+    --section SpeedOfLight --section Occupancy \
     "$minigpu" run "$MINIGPU_ROOT/inputs/matmul_gpu.yaml" --output-dir "$work/ncu_run" --repetitions 1 --warmups 0 \
-    --set 'experiments.matmul.sizes=[4096]' --set 'experiments.matmul.variants=[tiled]' --set 'experiments.matmul.devices=[gpu]'
+    --set 'experiments.matmul.sizes=[4096]' --set 'experiments.matmul.variants=[tiled]' \
+    --set 'experiments.matmul.devices=[gpu]' --set 'experiments.matmul.dtypes=[float32]' >"$log" 2>&1 || rc=$?
+  cat "$log"
+  if [ "$rc" -eq 0 ] && ! grep -q "Speed Of Light" "$log"; then
+    echo "ncu profiled no GemmGpuBody<false, float> kernel (its name changed?)"
+    rc=1
+  fi
+  rm -f "$log"
+  return "$rc"
+}
+if command -v ncu >/dev/null; then
+  step ncu 45 ncu_native_gemm  # 18 s on an H200 (2026-11-29)
 else
   not_run ncu "no ncu on the PATH"
 fi
