@@ -126,6 +126,15 @@ inline double low_precision_product_bound(DType storage, std::int64_t k) {
   return mixed_product_bound(storage, k);
 }
 
+/// float or double A, B and C summed in their own type: C's rounding and γ_k in T's ulp (as
+/// mixed_product_bound takes float's), for any order of summation.
+template <class T>
+double own_type_product_bound(std::int64_t k) {
+  const double ulp = std::numeric_limits<T>::epsilon(), g = static_cast<double>(k) * ulp;
+  const double gamma = g / (1 - g), u = ulp / 2;
+  return u + (1 + u) * gamma;
+}
+
 /// Float A, B and C whose products' inputs are cut to TF32 (10 stored mantissa bits), rounded
 /// or truncated: up to one TF32 ulp, 2^-10, each, so (1 + 2^-10)² − 1 per product.
 inline double tf32_product_bound(std::int64_t k) {

@@ -10,6 +10,7 @@
 #include "kernels/matmul_reference.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -213,6 +214,22 @@ TEST(MatmulCheck, SampledRowsCatchAWrongEntryInARowTheyVisit) {
   EXPECT_TRUE(std::isnan(kernels::sampled_rows_error(c16, a16, id, n))) << "NaN never passes";
 }
 
+TEST(MatmulCheck, OwnTypeBoundCatchesAnEntryOffByOneThousandth) {
+  // k = 65 terms in [0, 1): the bound is C's rounding plus γ_65 in T's ulp (computed by hand:
+  // 65 · 2^-23 = 7.7e-6 in float, 65 · 2^-52 = 1.4e-14 in double), far below a 1e-3 error.
+  EXPECT_NEAR(kernels::own_type_product_bound<float>(65), 0.5 * 0x1p-23 + 65 * 0x1p-23, 1e-9);
+  EXPECT_NEAR(kernels::own_type_product_bound<double>(65), 0.5 * 0x1p-52 + 65 * 0x1p-52, 1e-18);
+  const std::int64_t n = 65;
+  Kokkos::View<float*, Kokkos::HostSpace> a("test::a", n * n), b("test::b", n * n), c("test::c", n * n);
+  kernels::fill_uniform(a, 1, 0.0f, 1.0f);
+  kernels::fill_uniform(b, 2, 0.0f, 1.0f);
+  kernels::matmul_reference(c, a, b, n, n, n);
+  Kokkos::fence();
+  EXPECT_LE(kernels::sampled_rows_error(c, a, b, n), kernels::own_type_product_bound<float>(n));
+  c(8 * n + 3) *= 1.001f;  // row 8 is sampled (every n/8-th row)
+  EXPECT_GT(kernels::sampled_rows_error(c, a, b, n), 10 * kernels::own_type_product_bound<float>(n));
+}
+
 TEST(MatmulCheck, GemmFlopsAreTwoPerTerm) {
   EXPECT_EQ(gemm_flops(2, 3, 4), 48);
   EXPECT_EQ(gemm_flops(1000, 1000, 1000), 2e9);
@@ -236,6 +253,7 @@ TEST(MatmulConfig, BadValuesNameTheirKey) {
   expect_input_error("    dtypes: [float64]\n    variants: [vendor_tf32]\n", "variants",
                      "add float32 to dtypes");
   expect_input_error("    cpu_max_size: 0\n", "cpu_max_size", "at least 1");
+  expect_input_error("    data: random\n", "data", "small_integers");
   expect_input_error("    devices: [cpu, tpu]\n", "devices", "tpu");
   expect_input_error("    variants: [tiled, fastest]\n", "variants", "fastest");
   if (!kernels::has_vendor_gemm<HostMemSpace>() && num_gpus() == 0) {
@@ -348,6 +366,32 @@ TEST_P(MatmulOnEachDevice, EveryVariantVerifies) {
     EXPECT_EQ(r.spec.device, device());
     EXPECT_TRUE(r.check.passed) << r.spec.label << " on " << describe(r.spec.device) << ": "
                                 << r.check.detail;
+  }
+}
+
+// `data: uniform`: float and double multiply values in [0, 1), as measured data and torch.rand,
+// and pass only within their own type's rounding (an exact check would fail them).
+TEST_P(MatmulOnEachDevice, UniformDataVerifiesWithinItsRounding) {
+  const auto outcome = testing::run_yaml(
+      "run: {warmups: 0, repetitions: 1}\n"
+      "experiments:\n"
+      "  - name: matmul\n"
+      "    sizes: [7, 300]\n"
+      "    dtypes: [float32, float64]\n"
+      "    data: uniform\n"
+      "    devices: [" +
+      std::string(device().is_cpu() ? "cpu" : "gpu") +
+      "]\n"
+      "    variants: [reference, tiled]\n");
+  ASSERT_EQ(outcome.results.size(), 2u * 2u * 2u);
+  for (const auto& r : outcome.results) {
+    EXPECT_TRUE(r.check.passed) << r.spec.label << ": " << r.check.detail;
+    EXPECT_EQ(r.check.detail.rfind("max|C-AB|/(1+|AB|) on 8 rows", 0), 0u) << r.check.detail;
+    EXPECT_EQ(r.spec.label.substr(r.spec.label.size() - 8), " uniform") << r.spec.label;
+    const auto data = std::find_if(r.spec.params.begin(), r.spec.params.end(),
+                                   [](const auto& p) { return p.first == "data"; });
+    ASSERT_NE(data, r.spec.params.end()) << r.spec.label;
+    EXPECT_EQ(data->second, "uniform");
   }
 }
 
