@@ -234,22 +234,29 @@ void print_fma(const char* dtype, const std::vector<FmaResult>& shapes) {
   std::printf("]}");
 }
 
+/// The five GEMMs at n as JSON members, timed in this order: float32 and float64 on `wide`, TF32
+/// and the 16-bit storages on `narrow`.
+void print_gemms(cublasHandle_t h, std::int64_t n, int reps, Data wide, Data narrow) {
+  std::printf("\"sgemm_tflops\": %.3f, ", gemm_tflops<float>(h, n, reps, wide));
+  std::printf("\"dgemm_tflops\": %.3f, ", gemm_tflops<double>(h, n, reps, wide));
+  std::printf("\"tf32_tflops\": %.3f, ",
+              gemm_ex_tflops<float>(h, n, reps, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, narrow));
+  std::printf("\"bf16_tflops\": %.3f, ",
+              gemm_ex_tflops<__nv_bfloat16>(h, n, reps, CUDA_R_16BF, CUBLAS_COMPUTE_32F, narrow));
+  std::printf("\"fp16_tflops\": %.3f",
+              gemm_ex_tflops<__half>(h, n, reps, CUDA_R_16F, CUBLAS_COMPUTE_32F, narrow));
+}
+
 /// `cuda_reference data N ROUNDS`: the five GEMMs at N on each kind of data, interleaved.
 void data_rounds(std::int64_t n, int rounds) {
   cublasHandle_t h = nullptr;
   check(cublasCreate(&h), "cublasCreate");
-  const int reps = 10;
   for (int r = 0; r < rounds; ++r) {
     for (const Data d : {Data::symmetric, Data::unit, Data::small_integers}) {
-      std::printf("{\"round\": %d, \"data\": \"%s\", \"n\": %lld, \"sgemm_tflops\": %.3f, ", r, name_of(d),
-                  static_cast<long long>(n), gemm_tflops<float>(h, n, reps, d));
-      std::printf("\"dgemm_tflops\": %.3f, ", gemm_tflops<double>(h, n, reps, d));
-      std::printf("\"tf32_tflops\": %.3f, ",
-                  gemm_ex_tflops<float>(h, n, reps, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, d));
-      std::printf("\"bf16_tflops\": %.3f, ",
-                  gemm_ex_tflops<__nv_bfloat16>(h, n, reps, CUDA_R_16BF, CUBLAS_COMPUTE_32F, d));
-      std::printf("\"fp16_tflops\": %.3f}\n",
-                  gemm_ex_tflops<__half>(h, n, reps, CUDA_R_16F, CUBLAS_COMPUTE_32F, d));
+      std::printf("{\"round\": %d, \"data\": \"%s\", \"n\": %lld, ", r, name_of(d),
+                  static_cast<long long>(n));
+      print_gemms(h, n, 10, d, d);
+      std::printf("}\n");
       std::fflush(stdout);
     }
   }
@@ -316,17 +323,9 @@ int main(int argc, char** argv) {
     std::printf(" \"gemm\": [");
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const std::int64_t n = sizes[i];
-      const Data ints = Data::small_integers, unit = Data::unit;
-      std::printf("%s{\"n\": %lld, \"sgemm_tflops\": %.3f, ", i ? ", " : "", static_cast<long long>(n),
-                  gemm_tflops<float>(h, n, reps, ints));
-      std::printf("\"dgemm_tflops\": %.3f, ", gemm_tflops<double>(h, n, reps, ints));
-      std::printf("\"tf32_tflops\": %.3f, ",
-                  gemm_ex_tflops<float>(h, n, reps, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, unit));
-      std::printf("\"bf16_tflops\": %.3f, ",
-                  gemm_ex_tflops<__nv_bfloat16>(h, n, reps, CUDA_R_16BF, CUBLAS_COMPUTE_32F, unit));
-      std::printf("\"fp16_tflops\": %.3f, ",
-                  gemm_ex_tflops<__half>(h, n, reps, CUDA_R_16F, CUBLAS_COMPUTE_32F, unit));
-      std::printf("\"sgemm_symmetric_tflops\": %.3f, ", gemm_tflops<float>(h, n, reps, Data::symmetric));
+      std::printf("%s{\"n\": %lld, ", i ? ", " : "", static_cast<long long>(n));
+      print_gemms(h, n, reps, Data::small_integers, Data::unit);  // as miniGPU's matmul
+      std::printf(", \"sgemm_symmetric_tflops\": %.3f, ", gemm_tflops<float>(h, n, reps, Data::symmetric));
       std::printf("\"dgemm_symmetric_tflops\": %.3f}", gemm_tflops<double>(h, n, reps, Data::symmetric));
     }
     std::printf("]}\n");
