@@ -12,13 +12,11 @@
 // Sizes above `cpu_max_size` run on the GPU only; the crossover uses sizes run on both.
 // Accounting per repetition: flops = 2n³; bytes = 3n²·sizeof(T), the compulsory traffic (read
 // A and B once, write C once) — real kernels move more, so GB/s is a lower bound.
-// float and double take small integers (`data: small_integers`), so C is exact: n <= 256 is
-// compared exactly with a host triple loop, larger n with C·v = A·(B·v). bfloat16, float16 and
-// TF32 take inputs uniform in [0, 1] (integers would hide their rounding), checked against their
-// precision's own bound; so do float and double with `data: uniform`. On a GPU at its power cap
-// the data is part of the rate: small integers ran cuBLAS DGEMM at n = 10000 14-15 % faster than
-// values in [-1, 1) on an H200 (docs/gpus.md, 2026-11-29), and `uniform` times what measured
-// data gets, as torch.rand does.
+// float and double take small integers, so C is exact: n <= 256 is compared exactly with a host
+// triple loop, larger n with C·v = A·(B·v). bfloat16, float16 and TF32 take inputs uniform in
+// [0, 1] (integers would hide their rounding), checked against their precision's own bound; so
+// do float and double with `data: uniform`, since a GPU at its power cap runs small integers
+// faster than measured data (docs/gpus.md: cuBLAS DGEMM 14-15 % at n = 10000 on an H200).
 #include "ceilings/ceilings.hpp"
 #include "config/common_keys.hpp"
 #include "core/low_precision.hpp"
@@ -26,7 +24,6 @@
 #include "engine/findings.hpp"
 #include "engine/registry.hpp"
 #include "io/format.hpp"
-#include "kernels/fill_integers.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/matmul_check.hpp"
 #include "kernels/matmul_reference.hpp"
@@ -46,13 +43,10 @@ const Names<Variant> kVariants = {{"reference", Variant::reference},
                                   {"vendor", Variant::vendor},
                                   {"vendor_tf32", Variant::vendor_tf32}};
 
-enum class Data { small_integers, uniform };
-const Names<Data> kData = {{"small_integers", Data::small_integers}, {"uniform", Data::uniform}};
-
 struct MatmulCase {
   Variant variant = Variant::reference;
   std::int64_t n = 0;
-  Data data = Data::small_integers;  // float and double only; the rounding precisions are uniform
+  bool uniform = false;  // `data: uniform` (float and double; the rounding precisions always are)
 };
 
 template <class Mem, class T>
@@ -64,18 +58,12 @@ class MatmulState : public CaseState {
   explicit MatmulState(const MatmulCase& c)
       : case_(c),
         rounds_(k16Bit || c.variant == Variant::vendor_tf32),
-        uniform_(rounds_ || c.data == Data::uniform),
+        uniform_(rounds_ || c.uniform),
         a_("minigpu::matmul::A", c.n * c.n),
         b_("minigpu::matmul::B", c.n * c.n),
         c_("minigpu::matmul::C", c.n * c.n),
         product_(c.variant == Variant::tiled ? GemmKernel::native : GemmKernel::vendor, c.n) {
-    if (uniform_) {
-      kernels::fill_uniform(a_, 1, 0.0f, 1.0f);
-      kernels::fill_uniform(b_, 2, 0.0f, 1.0f);
-    } else {
-      kernels::fill_small_integers(a_, 1);
-      kernels::fill_small_integers(b_, 2);
-    }
+    kernels::fill_product_inputs(a_, b_, uniform_);
   }
 
   void run() override {
@@ -97,9 +85,7 @@ class MatmulState : public CaseState {
     }
     const kernels::ProductError e = kernels::sampled_rows_errors(c_, a_, b_, n);
     Check check = tolerance_check("max|C-AB|/(1+|AB|) on 8 rows in double = ", e.check,
-                                  k16Bit    ? kernels::low_precision_product_bound(dtype_of<T>::value, n)
-                                  : rounds_ ? kernels::tf32_product_bound(n)
-                                            : kernels::own_type_product_bound<T>(n));
+                                  kernels::uniform_product_bound<T>(n, rounds_));
     check.error = e.error;
     return check;
   }
@@ -127,7 +113,8 @@ class MatmulExperiment : public CaseList<MatmulCase>, public Analysis {
         node.fail("sizes", std::to_string(n) + " is above cpu_max_size " + std::to_string(cpu_max_size) +
                                ": no device runs it");
     const auto variants = node.get_named_list("variants", kVariants, {"vendor", "tiled"});
-    const Data data = node.get_named("data", kData, "small_integers");
+    const bool uniform_data =
+        node.get_choice("data", {"small_integers", "uniform"}, "small_integers") == "uniform";
     const auto listed = [&](Variant v) { return std::count(variants.begin(), variants.end(), v) > 0; };
     const std::string why =
         kernels::vendor_refusal(dtypes, devices, listed(Variant::vendor), listed(Variant::vendor_tf32));
@@ -139,13 +126,13 @@ class MatmulExperiment : public CaseList<MatmulCase>, public Analysis {
               ((v == Variant::vendor || tf32) && !kernels::vendor_serves(d, dtype, tf32)))
             return;
           // TF32 has no ceiling of its own yet: float32's would be exceeded by design.
-          // Only float and double take `data`: a case's key names it only where it is not the default.
-          const bool uniform = data == Data::uniform && !tf32 && !is_low_precision(dtype);
+          const bool uniform =
+              uniform_data && !tf32 && !is_low_precision(dtype);  // named where not the default
           CaseSpec spec =
               case_spec(name_of(kVariants, v) + " n=" + std::to_string(n) + (uniform ? " uniform" : ""),
                         {{"n", n}, {"variant", name_of(kVariants, v)}}, d, dtype,
                         tf32 ? "" : gemm_ceiling(d, dtype), "sizes");
-          if (uniform) spec.params.emplace_back("data", name_of(kData, data));
+          if (uniform) spec.params.emplace_back("data", "uniform");
           if (v == Variant::vendor) spec.peak = gemm_peak(d, dtype, GemmKernel::vendor);
           const std::uint64_t matrix_bytes = static_cast<std::uint64_t>(n * n) * size_of(dtype);
           spec.work = {3.0 * static_cast<double>(matrix_bytes), gemm_flops(n, n, n)};
@@ -155,7 +142,7 @@ class MatmulExperiment : public CaseList<MatmulCase>, public Analysis {
                               (is_low_precision(dtype) && v == Variant::tiled
                                    ? kernels::widened_matmul_bytes(dtype, uses_host_memory(d), n)
                                    : 0);
-          add_case(spec, {v, n, uniform ? Data::uniform : Data::small_integers});
+          add_case(spec, {v, n, uniform});
         },
         dtypes, variants, sizes, devices);
   }

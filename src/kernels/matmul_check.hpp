@@ -6,6 +6,7 @@
 #include "core/dispatch.hpp"
 #include "core/reference_error.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/fill_integers.hpp"
 #include "kernels/matvec.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace minigpu::kernels {
@@ -127,12 +129,13 @@ inline double low_precision_product_bound(DType storage, std::int64_t k) {
 }
 
 /// float or double A, B and C summed in their own type: C's rounding and γ_k in T's ulp (as
-/// mixed_product_bound takes float's), for any order of summation.
+/// mixed_product_bound takes float's), for any order of summation; for double, the reference's
+/// own sums in double add their γ_k.
 template <class T>
 double own_type_product_bound(std::int64_t k) {
   const double ulp = std::numeric_limits<T>::epsilon(), g = static_cast<double>(k) * ulp;
   const double gamma = g / (1 - g), u = ulp / 2;
-  return u + (1 + u) * gamma;
+  return u + (1 + u) * gamma + (std::is_same_v<T, double> ? gamma : 0.0);
 }
 
 /// Float A, B and C whose products' inputs are cut to TF32 (10 stored mantissa bits), rounded
@@ -140,6 +143,33 @@ double own_type_product_bound(std::int64_t k) {
 inline double tf32_product_bound(std::int64_t k) {
   const double ulp = std::ldexp(1.0, -10);
   return mixed_product_bound(DType::f32, k, (1 + ulp) * (1 + ulp) - 1);
+}
+
+/// The bound on sampled_rows_error for T's product of inputs uniform in [0, 1]: 16-bit
+/// storage's, TF32's (`tf32`: float32 through TF32), or T's own.
+template <class T>
+double uniform_product_bound(std::int64_t k, bool tf32) {
+  if constexpr (sizeof(T) == 2) {
+    return low_precision_product_bound(dtype_of<T>::value, k);
+  } else {
+    return tf32 ? tf32_product_bound(k) : own_type_product_bound<T>(k);
+  }
+}
+
+/// A product's inputs: uniform in [0, 1] (`uniform`), with all of float's or double's mantissa
+/// random and 16-bit storage rounded from float; or integers in [-2, 2], whose products and
+/// sums are exact in float and double.
+template <class View>
+void fill_product_inputs(const View& a, const View& b, bool uniform) {
+  using Fill = std::conditional_t<sizeof(typename View::non_const_value_type) >= 4,
+                                  typename View::non_const_value_type, float>;
+  if (uniform) {
+    fill_uniform(a, 1, Fill(0), Fill(1));
+    fill_uniform(b, 2, Fill(0), Fill(1));
+  } else {
+    fill_small_integers(a, 1);
+    fill_small_integers(b, 2);
+  }
 }
 
 /// Tolerance for matmul_identity_error on small-integer inputs of inner size k. While every

@@ -215,10 +215,11 @@ TEST(MatmulCheck, SampledRowsCatchAWrongEntryInARowTheyVisit) {
 }
 
 TEST(MatmulCheck, OwnTypeBoundCatchesAnEntryOffByOneThousandth) {
-  // k = 65 terms in [0, 1): the bound is C's rounding plus γ_65 in T's ulp (computed by hand:
-  // 65 · 2^-23 = 7.7e-6 in float, 65 · 2^-52 = 1.4e-14 in double), far below a 1e-3 error.
+  // k = 65 terms in [0, 1): the bound is C's rounding plus γ_65 in T's ulp, and in double the
+  // reference's own γ_65 (by hand: 65 · 2^-23 = 7.7e-6 in float, 2 · 65 · 2^-52 = 2.9e-14 in
+  // double), far below a 1e-3 error.
   EXPECT_NEAR(kernels::own_type_product_bound<float>(65), 0.5 * 0x1p-23 + 65 * 0x1p-23, 1e-9);
-  EXPECT_NEAR(kernels::own_type_product_bound<double>(65), 0.5 * 0x1p-52 + 65 * 0x1p-52, 1e-18);
+  EXPECT_NEAR(kernels::own_type_product_bound<double>(65), 0.5 * 0x1p-52 + 130 * 0x1p-52, 1e-18);
   const std::int64_t n = 65;
   Kokkos::View<float*, Kokkos::HostSpace> a("test::a", n * n), b("test::b", n * n), c("test::c", n * n);
   kernels::fill_uniform(a, 1, 0.0f, 1.0f);
