@@ -88,10 +88,7 @@ def low_precision_lines(record, ref, torch_rows, sheet=None):
                 reference = by_n.get(n, {}).get(key)
                 pytorch = torch_rate(torch_rows, "matmul", "gflops", dtype, n=n, variant=torch_variant)
                 ratio = mine / reference if reference else None
-                if variant.startswith("vendor"):
-                    ratio = same_call_ratio(ratio)
-                else:
-                    ratio = fmt(ratio, 2)
+                ratio = same_call_ratio(ratio) if variant.startswith("vendor") else fmt(ratio, 2)
                 share = "—" if not peak else f"{100 * mine / peak:.1f} %" + (
                     " ! above the datasheet peak: a clock or timing that cannot be right" if mine > peak else "")
                 lines.append(f"| {name} | {n} | {variant} | {fmt(mine)} | {fmt(reference)} "
