@@ -222,8 +222,7 @@ TEST(MatmulCheck, OwnTypeBoundCatchesAnEntryOffByOneThousandth) {
   EXPECT_NEAR(kernels::own_type_product_bound<double>(65), 0.5 * 0x1p-52 + 130 * 0x1p-52, 1e-18);
   const std::int64_t n = 65;
   Kokkos::View<float*, Kokkos::HostSpace> a("test::a", n * n), b("test::b", n * n), c("test::c", n * n);
-  kernels::fill_uniform(a, 1, 0.0f, 1.0f);
-  kernels::fill_uniform(b, 2, 0.0f, 1.0f);
+  kernels::fill_product_inputs(a, b, true);  // as `data: uniform` fills them
   kernels::matmul_reference(c, a, b, n, n, n);
   Kokkos::fence();
   EXPECT_LE(kernels::sampled_rows_error(c, a, b, n), kernels::own_type_product_bound<float>(n));
