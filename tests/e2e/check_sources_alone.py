@@ -5,6 +5,11 @@ earlier file of its batch made it. This runs each batch's own compile command on
 files but the first (which the batch already compiles with nothing before it) alone, with
 -fsyntax-only (parsing and templates, no code: a third of a compile), on every core, and fails
 naming each file that does not compile alone.
+Where clang++ is installed it parses first, warnings off: its front end takes 1.4 s over
+Kokkos_Core.hpp where g++ takes 2.4, and the whole check 101 s instead of 136 (2-core AMD EPYC
+Zen 5, 2026-11-30). Both read the same libstdc++ headers, so an include a file lacks fails both.
+A file clang++ refuses is parsed again by the build's own compiler, and only that verdict
+counts: clang 14 rejects some C++17 that g++ accepts (a lambda capturing a structured binding).
 Usage: check_sources_alone.py BUILD_DIR
        check_sources_alone.py --self-test   (a made-up batch whose second file leans on the
                                              first's include must fail, and pass once fixed)"""
@@ -14,6 +19,7 @@ import os
 import re
 import shlex
 import subprocess
+import shutil
 import sys
 import tempfile
 
@@ -51,8 +57,14 @@ def checks(build_dir):
             yield source, alone_command(entry["command"], source), entry["directory"]
 
 
-def run(check):
+def run(check, fast=None):
+    """(source, exit code, stderr) of the build's compiler on the check; with FAST (clang++), that
+    compiler first, and the build's only where it refused the file."""
     source, command, directory = check
+    if fast:
+        proc = subprocess.run([fast, "-w"] + command[1:], cwd=directory, capture_output=True, text=True)
+        if proc.returncode == 0:
+            return source, 0, ""
     proc = subprocess.run(command, cwd=directory, capture_output=True, text=True)
     return source, proc.returncode, proc.stderr
 
@@ -73,7 +85,8 @@ def self_test():
         for body in ("std::vector<int> second;\n", "#include <vector>\nstd::vector<int> second;\n"):
             with open(second, "w", encoding="utf-8") as f:
                 f.write(body)
-            results[body] = {os.path.basename(s): code == 0 for s, code, _ in map(run, checks(tmp))}
+            results[body] = {os.path.basename(s): code == 0 for s, code, _ in
+                             (run(c, shutil.which("clang++")) for c in checks(tmp))}
         leaning, fixed = results.values()
         if leaning != {"second.cpp": False} or fixed != {"second.cpp": True}:
             print(f"self-test failed: leaning on the batch {leaning}, fixed {fixed}")
@@ -93,12 +106,14 @@ def main():
         print(f"no unity batches in {sys.argv[1]}/compile_commands.json: is CMAKE_UNITY_BUILD on?")
         return 1
     failed = []
+    fast = shutil.which("clang++")
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        for source, code, stderr in pool.map(run, todo):
+        for source, code, stderr in pool.map(lambda check: run(check, fast), todo):
             if code != 0:
                 failed.append(source)
                 print(f"{source} does not compile alone:\n{stderr}")
-    print(f"{len(todo) - len(failed)} of {len(todo)} sources compile alone")
+    parsers = f"{os.path.basename(fast)}, confirmed by the build's compiler" if fast else "the build's compiler"
+    print(f"{len(todo) - len(failed)} of {len(todo)} sources compile alone ({parsers})")
     return 1 if failed else 0
 
 
