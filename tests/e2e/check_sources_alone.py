@@ -6,8 +6,8 @@ files but the first (which the batch already compiles with nothing before it) al
 -fsyntax-only (parsing and templates, no code: a third of a compile), on every core, and fails
 naming each file that does not compile alone.
 Where clang++ is installed it parses first, warnings off: its front end takes 1.4 s over
-Kokkos_Core.hpp where g++ takes 2.4, and the whole check 101 s instead of 136 (2-core AMD EPYC
-Zen 5, 2026-11-30). Both read the same libstdc++ headers, so an include a file lacks fails both.
+Kokkos_Core.hpp where g++ takes 2.4, and the whole check 106 s instead of 166 in one sitting
+(2-core AMD EPYC Zen 5, 2026-11-30). Both read the same libstdc++ headers, so an include a file lacks fails both.
 A file clang++ refuses is parsed again by the build's own compiler, and only that verdict
 counts: clang 14 rejects some C++17 that g++ accepts (a lambda capturing a structured binding).
 Usage: check_sources_alone.py BUILD_DIR
@@ -18,8 +18,8 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import shutil
+import subprocess
 import sys
 import tempfile
 
