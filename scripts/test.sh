@@ -26,8 +26,12 @@ esac
 install_packages "${MINIGPU_RUN_PACKAGES[@]}" "${MINIGPU_TEST_BUILD_PACKAGES[@]}"
 # What only the tests need (PyTorch, Chromium, Slurm, matplotlib: ~2.5 min of apt on a fresh
 # machine, mostly waiting on the disk) installs while the build keeps the cores busy.
-install_packages "${MINIGPU_TEST_PACKAGES[@]}" &
-installing=$!
+# --all's background build has them already: the plain pass installed them before its ctest.
+installing=
+if [ "$build_only" -eq 0 ]; then
+  install_packages "${MINIGPU_TEST_PACKAGES[@]}" &
+  installing=$!
+fi
 tests_installed() {
   wait "$installing" || { log "error: installing the test packages failed"; exit 1; }
 }
