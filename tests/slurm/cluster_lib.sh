@@ -143,7 +143,9 @@ fail() {
     timeout 10 "${ctl[@]}" scontrol -o show job 2>&1 | cut -c1-400
   fi
   local f
-  for f in "$tmp"/log/*.log "$tmp"/munge/munged.log "$tmp"/submit/*.out; do
+  # The jobs' own output first, newest (the one that failed) first: CI keeps the head and the
+  # tail of a failed test's output, and the daemons' logs would push it out of both.
+  for f in $(ls -t "$tmp"/submit/*.out 2>/dev/null) "$tmp"/log/*.log "$tmp"/munge/munged.log; do
     [ -f "$f" ] || continue
     echo "----- $f (last 40 lines)"
     tail -n 40 "$f"

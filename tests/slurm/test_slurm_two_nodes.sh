@@ -323,7 +323,17 @@ for p in glob.glob(sys.argv[1] + "/*.partial-*/run.json"):
         pass' "${1:-$tmp/submit/kill}" 2>/dev/null | head -n 1
 }
 first_case_recorded() { [ "$(recorded_cases "${1:-}")" -ge 1 ] 2>/dev/null; }
-wait_for 120 "job $job to record its first case" first_case_recorded
+# await_first_case JOB DIR: until JOB has recorded a case in DIR; a job that ends first fails the
+# test at once, with its state (CI 2026-11-30: a job that died in its first second was waited on
+# for the full 120 s, and its reason was cut from what CI kept of the output).
+await_first_case() {
+  local job="$1" dir="$2"
+  recorded_or_ended() { first_case_recorded "$dir" || job_done "$job"; }
+  wait_for 120 "job $job to record its first case" recorded_or_ended
+  first_case_recorded "$dir" ||
+    fail "job $job ended $(job_field "$job" JobState) ExitCode=$(job_field "$job" ExitCode) before it recorded a case (its output: $tmp/submit/job-$job.out)"
+}
+await_first_case "$job" "$tmp/submit/kill"
 # The node goes: its slurmd, slurmstepd and ranks, killed at once.
 if [ "$mode" = netns ]; then
   victims="$(ip netns pids "${ns[1]}" | tr '\n' ' ')"
@@ -408,8 +418,7 @@ if [ "$mode" = netns ]; then
     "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --case-timeout "$budget")" ||
     fail "sbatch refused the job"
   job="${job%%;*}"
-  cut_recorded() { first_case_recorded "$tmp/submit/cut"; }
-  wait_for 120 "job $job to record its first case" cut_recorded
+  await_first_case "$job" "$tmp/submit/cut"
   kept="$(recorded_cases "$tmp/submit/cut")"
   ip -n "${ns[0]}" link set "${ns[0]}" down || fail "cannot take the veth down"
   cut_at=$SECONDS
