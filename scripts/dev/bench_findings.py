@@ -9,9 +9,10 @@ GOAL is met), or "----" and not judged when its run flagged it unreliable: a fig
 unreliable row is unreliable, so it neither passes nor fails a bar. Exits 1 when a judged finding
 misses its bar, when none matches PREFIX or when none could be judged; 2 on bad arguments."""
 import argparse
-import glob
 import json
 import sys
+
+from run_records import run_json_paths
 
 
 def main():
@@ -23,7 +24,7 @@ def main():
     side.add_argument("--at-most", type=float, dest="at_most", help="bar: value <= BAR")
     parser.add_argument("--goal", type=float, help="a stricter figure, reported beside the verdict")
     args = parser.parse_args()
-    paths = sorted(glob.glob(args.run_dir + "/*/run.json")) or sorted(glob.glob(args.run_dir + "/run.json"))
+    paths = run_json_paths(args.run_dir)
     if not paths:
         print(f"FAIL {args.prefix}: no run.json in {args.run_dir}")
         return 1

@@ -9,18 +9,11 @@
       and are reported, not judged)
 
 Prints one PASS/FAIL line per figure and exits 1 when any misses its bar."""
-import glob
-import json
 import sys
 
+from run_records import records
+
 RATIO_BAR, EXPOSED_BAR, MODEL_BAR, MODEL_MIN_N = 1.0, 50.0, 20.0, 1024
-
-
-def records(run_dirs):
-    for run_dir in run_dirs:
-        for path in sorted(glob.glob(run_dir + "/*/run.json")) or [run_dir + "/run.json"]:
-            with open(path, encoding="utf-8") as f:
-                yield path, json.load(f)
 
 
 def scaling_rows(record):
