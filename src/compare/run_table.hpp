@@ -30,7 +30,7 @@ struct FindingValue {
   std::optional<double> value{};  ///< empty when the run could not say (its note says why)
   std::optional<std::pair<double, double>> ci95{};
   bool reliable = true;
-  std::string unreliable_because;  ///< the run's reason, where it flagged the finding
+  std::string unreliable_because{};  ///< the run's reason, where it flagged the finding
   std::string key() const { return experiment + "." + name; }
 };
 
