@@ -448,11 +448,19 @@ if [ "$mode" = netns ]; then
     mpirun_nodes run "$root/tests/inputs/two_nodes_kill.yaml" --case-timeout "$budget" \
     --output-dir "$tmp/submit/cut-mpirun" > "$tmp/submit/cut-mpirun.out" 2>&1 &
   mpirun_pid=$!
-  cut_mpirun_recorded() { first_case_recorded "$tmp/submit/cut-mpirun"; }
-  wait_for 120 "mpirun to record its first case" cut_mpirun_recorded
+  mpirun_ended() { ! kill -0 "$mpirun_pid" 2>/dev/null; }
+  # As for the jobs: an mpirun that ends before its first case fails the test at once, with its
+  # output, rather than after the full wait.
+  cut_mpirun_recorded_or_ended() { first_case_recorded "$tmp/submit/cut-mpirun" || mpirun_ended; }
+  wait_for 120 "mpirun to record its first case" cut_mpirun_recorded_or_ended
+  first_case_recorded "$tmp/submit/cut-mpirun" || {
+    wait "$mpirun_pid"
+    rc=$?
+    cat "$tmp/submit/cut-mpirun.out"
+    fail "mpirun exited $rc before it recorded a case (its output is above)"
+  }
   ip -n "${ns[0]}" link set "${ns[0]}" down || fail "cannot take the veth down"
   cut_at=$SECONDS
-  mpirun_ended() { ! kill -0 "$mpirun_pid" 2>/dev/null; }
   wait_for $((budget + 20)) "mpirun to end after the cut" mpirun_ended
   wait "$mpirun_pid"
   rc=$?
