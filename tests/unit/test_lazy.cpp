@@ -47,26 +47,38 @@ TEST_P(LazyChain, KernelsMatchTheChaptersFormulas) {
   }
 }
 
-// Streaming stores write only the lines they cover, whatever the alignment of either side:
-// every byte of the copy arrives and the guard bytes around it keep their value.
-TEST(StreamingStores, CopyEveryLengthAndAlignment) {
-  std::vector<unsigned char> src(1200), dst(1400);
-  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i * 7 + 1);
-  for (std::size_t src_offset : {0, 1, 8, 63}) {
-    for (std::size_t dst_offset : {0, 3, 16, 64, 127}) {
-      for (std::size_t bytes : {0, 1, 63, 64, 65, 129, 1000}) {
-        std::fill(dst.begin(), dst.end(), 0xEE);
-        stream_to(dst.data() + dst_offset, src.data() + src_offset, bytes);
-        streaming_store_fence();
-        for (std::size_t i = 0; i < dst.size(); ++i) {
-          const bool inside = i >= dst_offset && i < dst_offset + bytes;
-          const unsigned char want = inside ? src[src_offset + i - dst_offset] : 0xEE;
-          ASSERT_EQ(dst[i], want) << "byte " << i << " of a " << bytes << "-byte copy, offsets " << src_offset
-                                  << " -> " << dst_offset;
+// A streamed map writes exactly its output, whatever its alignment and length: whole lines
+// streamed, the ragged ends before and after them stored plainly; the guard elements around it
+// keep their value. Bytes, floats and doubles: 64, 16 and 8 elements a line.
+template <class T>
+void expect_streamed_map_covers_exactly() {
+  const std::int64_t size = 1300;  // room for the largest offset and count, and guards after them
+  Kokkos::View<T*, Kokkos::HostSpace> src("test::src", size), dst("test::dst", size);
+  for (std::int64_t i = 0; i < size; ++i) src(i) = static_cast<T>((i * 7 + 1) % 127);
+  const auto plus_one = [](T v) { return static_cast<T>(v + 1); };
+  for (std::int64_t src_offset : {0, 1, 8, 63}) {
+    for (std::int64_t dst_offset : {0, 3, 16, 64, 127}) {
+      for (std::int64_t elems : {0, 1, 63, 64, 65, 129, 1000}) {
+        Kokkos::deep_copy(dst, T(111));
+        const auto out = Kokkos::subview(dst, std::make_pair(dst_offset, dst_offset + elems));
+        const auto in = Kokkos::subview(src, std::make_pair(src_offset, src_offset + elems));
+        kernels::map_streaming(out, in, plus_one);
+        Kokkos::fence();
+        for (std::int64_t i = 0; i < size; ++i) {
+          const bool inside = i >= dst_offset && i < dst_offset + elems;
+          const T want = inside ? static_cast<T>(src(src_offset + i - dst_offset) + 1) : T(111);
+          ASSERT_EQ(dst(i), want) << "element " << i << " of a " << elems << "-element map of " << sizeof(T)
+                                  << "-byte elements, offsets " << src_offset << " -> " << dst_offset;
         }
       }
     }
   }
+}
+
+TEST(StreamingStores, MapWritesExactlyItsOutputAtEveryLengthAndAlignment) {
+  expect_streamed_map_covers_exactly<unsigned char>();
+  expect_streamed_map_covers_exactly<float>();
+  expect_streamed_map_covers_exactly<double>();
 }
 
 // The streamed map against the chain's formula written out here: more than one parallel
