@@ -70,6 +70,16 @@ inline constexpr GpuRuntime kGpuRuntime = GpuRuntime::none;
 #define MINIGPU_HOST_VECTOR_TYPES 1
 #endif
 
+// Before a short host loop that must stay one vector operation (a streamed line: kernels/
+// elementwise.hpp): kept rolled, GCC's loop vectorizer makes it one. GCC 12 unrolled a loop of
+// 8 first, and its SLP pass then built the triad's line from 8 scalar FMAs. Clang vectorizes
+// either way; nvcc's front end warns on the pragma, so it is left out there.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#define MINIGPU_ROLLED_LOOP _Pragma("GCC unroll 1")
+#else
+#define MINIGPU_ROLLED_LOOP
+#endif
+
 /// What the hardware reports about one GPU.
 struct GpuProperties {
   int id = 0;

@@ -107,6 +107,7 @@ auto streaming_launch(const OutView& out, Value value) {
     for (; i < end && reinterpret_cast<std::uintptr_t>(o + i) % kStreamLineBytes != 0; ++i) o[i] = value(i);
     for (; i + kLineElems <= end; i += kLineElems) {
       alignas(kStreamLineBytes) T line[kLineElems];
+      MINIGPU_ROLLED_LOOP
       for (std::int64_t k = 0; k < kLineElems; ++k) line[k] = value(i + k);
       stream_line(o + i, line);
     }
