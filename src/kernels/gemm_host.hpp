@@ -4,12 +4,14 @@
 // many times from a cache close to the core. Loops, outermost first:
 //   jc  NC columns of B and C        the packed KC×NC block of B lives in L3
 //   pc  KC long stretch of k         B[pc, jc] packed once into NR-wide column micro-panels
-//   ic  MC rows, in parallel         each worker packs A[ic, pc] into MR-tall row micro-panels,
-//                                    which stay in its L2 while the whole B block streams past
+//   ic  MC rows                      A[ic, pc] packed into MR-tall row micro-panels, which stay
+//                                    in L2 while the whole B block streams past
 //   jr  NR columns                   one KC×NR micro-panel of B stays in L1 ...
 //   ir  MR rows                      ... while the micro-kernel runs over each MR×KC panel of A,
 //                                    keeping its MR×NR tile of C in vector registers for KC
 //                                    rank-1 updates (MR broadcasts + NR/W loads per MR·NR FMAs)
+// On several threads each worker takes a slab of C's columns and runs these loops over it alone
+// (or, for a C too narrow to cut, the workers share B's block and take blocks of rows).
 // Packing makes both operands contiguous in the order the micro-kernel reads them and pads
 // ragged edges with zeros, so the micro-kernel has no edge path: only C's write-back is guarded.
 // KC, MC and NC come from the caches the OS reports (cpu_caches()), MR and NR from the vector
@@ -43,6 +45,10 @@ inline constexpr double kMinFlopsPerWorker = 4.0e6;
 
 // Rows of A per packed block, at least: see host_blocking.
 inline constexpr std::int64_t kMinBlockRows = 128;
+
+// Columns of C per worker's slab, at least, when the threads split C by columns (see gemm_host):
+// each slab repacks all of A, which its columns must repay.
+inline constexpr std::int64_t kMinSlabColumns = 128;
 
 struct HostBlocking {
   std::int64_t kc = 0, mc = 0, nc = 0;
@@ -184,15 +190,30 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   const auto by_work = static_cast<std::int64_t>(flops / detail::kMinFlopsPerWorker);
   const std::int64_t workers =
       by_work < 2 ? 1 : std::clamp<std::int64_t>(by_work, 1, std::max(1, Exec().concurrency()));
-  const std::int64_t rows_each = ((d.m + workers - 1) / workers + MR - 1) / MR * MR;
+  // Several workers take one slab of C's columns each, and each packs its own blocks of B and A
+  // into its own caches; none waits for another until the product ends. The two vCPUs of a Zen 5
+  // VM sit 450 ns apart (a cache line's round trip), so where the workers shared one packed B
+  // block and took blocks of rows, half of every block was in the other core's cache, and they
+  // met at a barrier twice per block (its packing, then its rows). Slabs measured 3-7 % faster
+  // (n = 1024 and 2048, both dtypes, 8 interleaved rounds), against a 2 × 1-thread rate: float32
+  // 0.86 → 0.91 at n = 1024, float64 0.88 → 0.94. They give up the rows' dynamic hand-out, so a
+  // worker slowed by a neighbour is no longer helped by the other; the packing of A, twice now,
+  // is what kMinSlabColumns repays. A C too narrow for a slab each keeps the shared B block.
+  const std::int64_t col_panels = (d.n + NR - 1) / NR;
+  const std::int64_t slabs = workers > 1 && d.n >= workers * detail::kMinSlabColumns ? workers : 1;
+  const std::int64_t row_workers = slabs > 1 ? 1 : workers;
+  const std::int64_t rows_each = ((d.m + row_workers - 1) / row_workers + MR - 1) / MR * MR;
   // Blocks of rows in a multiple of the workers, so that none idles while the others finish (7
   // blocks on 2 threads ran at 7/8 of the rate of 8, n = 2048, float64), each of as many MR-row
   // panels as the next, give or take one: blocks of one size MC left the last block short and
   // its worker idle (n = 1024: five blocks of 180 rows and one of 124, so 540 rows on one thread
   // and 484 on the other; now 516 and 508).
   const std::int64_t cap = std::min(blocking.mc, rows_each), panels = (d.m + MR - 1) / MR;
-  const std::int64_t m_blocks = std::min(panels, ((d.m + cap - 1) / cap + workers - 1) / workers * workers);
-  const std::int64_t kc_max = balanced(d.k, blocking.kc, KS), nc_max = balanced(d.n, blocking.nc, NR);
+  const std::int64_t m_blocks =
+      std::min(panels, ((d.m + cap - 1) / cap + row_workers - 1) / row_workers * row_workers);
+  const std::int64_t kc_max = balanced(d.k, blocking.kc, KS);
+  const std::int64_t nc_max =
+      balanced(slabs > 1 ? (col_panels + slabs - 1) / slabs * NR : d.n, blocking.nc, NR);
   // Small products (all of k in one pass, A within half of L2) read A's full MR-row panels in
   // place, and a last panel that a shorter tile takes exactly (n = 64: 4 rows; native /
   // OpenBLAS went from 0.80 to 0.85 in float32): packing them is a scalar transpose that cost about a quarter
@@ -210,9 +231,6 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // (gemm_host_grouped.hpp: n = 100 in float32 multiplies its last 4 columns as 4 steps of k a
   // vector, not as 8 lanes half of them padding). Only C's last panel of rows can be short.
   const bool rows_all_in_place = direct_a && detail::rows_in_place<S, T>(d.m - (panels - 1) * MR);
-  // B's packed block is shared by all workers; it belongs to the calling thread and is only read
-  // inside the parallel loops that follow its packing.
-  S* const b_pack = detail::host_scratch<S, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   // Blocks of rows handed out one at a time as threads come free, not split in fixed shares: where
   // cores run at different speeds (a VM's busy neighbours, hybrid cores) the fast ones take more
@@ -225,85 +243,99 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
 
   // Plain host lambdas, not KOKKOS_LAMBDA: the bodies use thread_local buffers, which GPU
   // compilers reject in (host-)device code.
-  for (std::int64_t jc = 0; jc < d.n; jc += nc_max) {
-    const std::int64_t nc = std::min(nc_max, d.n - jc), n_panels = (nc + NR - 1) / NR;
-    for (std::int64_t pc = 0; pc < d.k; pc += kc_max) {
-      const std::int64_t kc = std::min(kc_max, d.k - pc), kc_packed = (kc + KS - 1) / KS * KS;
-      const bool load_c = accumulate || pc > 0;
-      const int last_cols = static_cast<int>(nc - (n_panels - 1) * NR);
-      const int group = std::is_same_v<S, T> && last_cols < NR ? detail::k_group<T>(last_cols) : 1;
-      const bool grouped = rows_all_in_place && group > 1 && kc % group == 0;
-      const auto pack_b = [=](const std::int64_t q) {
-        if (direct_b && nc - q * NR >= NR) return;  // read in place
-        if constexpr (std::is_same_v<S, T>) {
-          if (grouped && q == n_panels - 1) {
-            detail::pack_b_grouped(b_pack + q * NR * kc_packed, bp + pc * d.ldb + jc + q * NR, d.ldb,
-                                   last_cols, kc, group);
-            return;
+  // Columns [j_begin, j_end) of C, on the calling thread alone or with the workers sharing its
+  // packed B block (row_parallel), which is then only read inside the loops after its packing.
+  const auto columns = [=](const std::int64_t j_begin, const std::int64_t j_end, const bool row_parallel) {
+    S* const b_pack = detail::host_scratch<S, 1>(kc_max * ((nc_max + NR - 1) / NR * NR));
+    for (std::int64_t jc = j_begin; jc < j_end; jc += nc_max) {
+      const std::int64_t nc = std::min(nc_max, j_end - jc), n_panels = (nc + NR - 1) / NR;
+      for (std::int64_t pc = 0; pc < d.k; pc += kc_max) {
+        const std::int64_t kc = std::min(kc_max, d.k - pc), kc_packed = (kc + KS - 1) / KS * KS;
+        const bool load_c = accumulate || pc > 0;
+        const int last_cols = static_cast<int>(nc - (n_panels - 1) * NR);
+        const int group = std::is_same_v<S, T> && last_cols < NR ? detail::k_group<T>(last_cols) : 1;
+        const bool grouped = rows_all_in_place && group > 1 && kc % group == 0;
+        const auto pack_b = [=](const std::int64_t q) {
+          if (direct_b && nc - q * NR >= NR) return;  // read in place
+          if constexpr (std::is_same_v<S, T>) {
+            if (grouped && q == n_panels - 1) {
+              detail::pack_b_grouped(b_pack + q * NR * kc_packed, bp + pc * d.ldb + jc + q * NR, d.ldb,
+                                     last_cols, kc, group);
+              return;
+            }
           }
-        }
-        detail::pack_b_panel(b_pack + q * NR * kc_packed, bp + pc * d.ldb + jc + q * NR, d.ldb,
-                             std::min(NR, nc - q * NR), kc);
-      };
-      const auto row_block = [=](const std::int64_t blk) {
-        const std::int64_t ic = blk * panels / m_blocks * MR;
-        const std::int64_t rows = std::min((blk + 1) * panels / m_blocks * MR, d.m) - ic;
-        const std::int64_t m_panels = (rows + MR - 1) / MR;
-        S* const a_pack = detail::host_scratch<S, 0>(m_panels * MR * kc_packed);
-        for (std::int64_t q = 0; q < m_panels; ++q) {
-          // Read in place; only a ragged panel no shorter tile fits exactly is packed.
-          if (direct_a && detail::rows_in_place<S, T>(std::min(MR, rows - q * MR))) continue;
-          detail::pack_a_panel(a_pack + q * MR * kc_packed, ap + (ic + q * MR) * d.lda + pc, d.lda,
-                               std::min(MR, rows - q * MR), kc);
-        }
-        // Read in place, the last MR + M1 rows run as two tiles of M2 (m = 64: 12·4 + 8 + 8, not
-        // 12·5 + 4): a tile of M1 rows has too few accumulators to hide the FMA's latency, and
-        // ran at 75 % of the rate of a full one.
-        const bool split_tail =
-            direct_a && std::is_same_v<S, T> && m_panels >= 2 && rows - (m_panels - 1) * MR == Tile::M1;
-        for (std::int64_t jr = 0; jr < n_panels; ++jr) {
-          const int cols = static_cast<int>(std::min(NR, nc - jr * NR));
-          for (std::int64_t ir = 0; ir < m_panels; ++ir) {
-            const bool in_tail = split_tail && ir >= m_panels - 2;
-            const std::int64_t r0 =
-                in_tail ? (m_panels - 2) * MR + (ir - (m_panels - 2)) * Tile::M2 : ir * MR;
-            const int tile_rows = static_cast<int>(in_tail ? Tile::M2 : std::min(MR, rows - r0));
-            T* const c_tile = cp + (ic + r0) * d.ldc + jc + jr * NR;
-            const bool b_in_place = direct_b && cols == NR;
-            const S* const b_panel =
-                b_in_place ? bp + pc * d.ldb + jc + jr * NR : b_pack + jr * NR * kc_packed;
-            const std::int64_t ldb = b_in_place ? d.ldb : NR;
-            if constexpr (std::is_same_v<S, T>) {
-              if (grouped && jr == n_panels - 1) {
-                detail::tile_grouped(kc, ap + (ic + r0) * d.lda + pc, d.lda, b_panel, c_tile, d.ldc,
-                                     tile_rows, cols, load_c, scale);
-                continue;
+          detail::pack_b_panel(b_pack + q * NR * kc_packed, bp + pc * d.ldb + jc + q * NR, d.ldb,
+                               std::min(NR, nc - q * NR), kc);
+        };
+        const auto row_block = [=](const std::int64_t blk) {
+          const std::int64_t ic = blk * panels / m_blocks * MR;
+          const std::int64_t rows = std::min((blk + 1) * panels / m_blocks * MR, d.m) - ic;
+          const std::int64_t m_panels = (rows + MR - 1) / MR;
+          S* const a_pack = detail::host_scratch<S, 0>(m_panels * MR * kc_packed);
+          for (std::int64_t q = 0; q < m_panels; ++q) {
+            // Read in place; only a ragged panel no shorter tile fits exactly is packed.
+            if (direct_a && detail::rows_in_place<S, T>(std::min(MR, rows - q * MR))) continue;
+            detail::pack_a_panel(a_pack + q * MR * kc_packed, ap + (ic + q * MR) * d.lda + pc, d.lda,
+                                 std::min(MR, rows - q * MR), kc);
+          }
+          // Read in place, the last MR + M1 rows run as two tiles of M2 (m = 64: 12·4 + 8 + 8, not
+          // 12·5 + 4): a tile of M1 rows has too few accumulators to hide the FMA's latency, and
+          // ran at 75 % of the rate of a full one.
+          const bool split_tail =
+              direct_a && std::is_same_v<S, T> && m_panels >= 2 && rows - (m_panels - 1) * MR == Tile::M1;
+          for (std::int64_t jr = 0; jr < n_panels; ++jr) {
+            const int cols = static_cast<int>(std::min(NR, nc - jr * NR));
+            for (std::int64_t ir = 0; ir < m_panels; ++ir) {
+              const bool in_tail = split_tail && ir >= m_panels - 2;
+              const std::int64_t r0 =
+                  in_tail ? (m_panels - 2) * MR + (ir - (m_panels - 2)) * Tile::M2 : ir * MR;
+              const int tile_rows = static_cast<int>(in_tail ? Tile::M2 : std::min(MR, rows - r0));
+              T* const c_tile = cp + (ic + r0) * d.ldc + jc + jr * NR;
+              const bool b_in_place = direct_b && cols == NR;
+              const S* const b_panel =
+                  b_in_place ? bp + pc * d.ldb + jc + jr * NR : b_pack + jr * NR * kc_packed;
+              const std::int64_t ldb = b_in_place ? d.ldb : NR;
+              if constexpr (std::is_same_v<S, T>) {
+                if (grouped && jr == n_panels - 1) {
+                  detail::tile_grouped(kc, ap + (ic + r0) * d.lda + pc, d.lda, b_panel, c_tile, d.ldc,
+                                       tile_rows, cols, load_c, scale);
+                  continue;
+                }
+              }
+              if (direct_a && detail::rows_in_place<S, T>(tile_rows)) {
+                const S* const a_rows = ap + (ic + r0) * d.lda + pc;
+                b_in_place ? detail::tile_for<true, true>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
+                                                          cols, load_c, scale, d.lda)
+                           : detail::tile_for<true, false>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
+                                                           cols, load_c, scale, d.lda);
+              } else {
+                const S* const a_panel = a_pack + ir * MR * kc_packed;
+                b_in_place ? detail::tile_for<false, true>(kc, a_panel, b_panel, ldb, c_tile, d.ldc,
+                                                           tile_rows, cols, load_c, scale, 0)
+                           : detail::tile_for<false, false>(kc, a_panel, b_panel, ldb, c_tile, d.ldc,
+                                                            tile_rows, cols, load_c, scale, 0);
               }
             }
-            if (direct_a && detail::rows_in_place<S, T>(tile_rows)) {
-              const S* const a_rows = ap + (ic + r0) * d.lda + pc;
-              b_in_place ? detail::tile_for<true, true>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
-                                                        cols, load_c, scale, d.lda)
-                         : detail::tile_for<true, false>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
-                                                         cols, load_c, scale, d.lda);
-            } else {
-              const S* const a_panel = a_pack + ir * MR * kc_packed;
-              b_in_place ? detail::tile_for<false, true>(kc, a_panel, b_panel, ldb, c_tile, d.ldc, tile_rows,
-                                                         cols, load_c, scale, 0)
-                         : detail::tile_for<false, false>(kc, a_panel, b_panel, ldb, c_tile, d.ldc, tile_rows,
-                                                          cols, load_c, scale, 0);
-            }
           }
+        };
+        if (!row_parallel) {
+          for (std::int64_t q = 0; q < n_panels; ++q) pack_b(q);
+          for (std::int64_t blk = 0; blk < m_blocks; ++blk) row_block(blk);
+        } else {
+          Kokkos::parallel_for("gemm::host_pack_b", Policy(0, n_panels), pack_b);
+          Kokkos::parallel_for("gemm::host_tiled", DynamicPolicy(0, m_blocks, Kokkos::ChunkSize(1)),
+                               row_block);
         }
-      };
-      if (workers == 1) {  // on the calling thread: no wake-up to pay for
-        for (std::int64_t q = 0; q < n_panels; ++q) pack_b(q);
-        for (std::int64_t blk = 0; blk < m_blocks; ++blk) row_block(blk);
-      } else {
-        Kokkos::parallel_for("gemm::host_pack_b", Policy(0, n_panels), pack_b);
-        Kokkos::parallel_for("gemm::host_tiled", DynamicPolicy(0, m_blocks, Kokkos::ChunkSize(1)), row_block);
       }
     }
+  };
+  if (slabs > 1) {
+    Kokkos::parallel_for("gemm::host_slabs", Policy(0, slabs), [=](const std::int64_t w) {
+      columns(std::min(d.n, w * col_panels / slabs * NR), std::min(d.n, (w + 1) * col_panels / slabs * NR),
+              false);
+    });
+  } else {
+    columns(0, d.n, workers > 1);  // one worker: on the calling thread, no wake-up to pay for
   }
   // Host backends that run kernels asynchronously must finish before the caller reads C or a
   // later call on this thread regrows the packed-B buffer. One worker launched nothing.
