@@ -225,7 +225,7 @@ TEST(LowPrecision, Tf32BoundTellsTf32InputsFromBFloat16Inputs) {
 // The host's bfloat16 GEMM (vdpbf16ps): each shape the loop nest cuts differently (A read in
 // place, an odd k's padded pair, ragged m and n, a last panel of at most 16 columns, k across
 // KC blocks, C += A·B, C = α·A·B (+ C) with α a power of two, so exact, a slab of C's columns
-// per worker: 70 × 290) against the exact products summed in double, within float summation's
+// per worker: 30 × 1050) against the exact products summed in double, within float summation's
 // bound γ(k+1)·(|C0| + |α|·Σ|a||b|). A
 // dropped or doubled pair, a C rounded to bfloat16 between KC blocks, or α left out or applied
 // to C0 too, lands far outside it.
@@ -245,7 +245,7 @@ void host_bf16_gemm_sums_exact_products() {
          {Shape{12, 32, 64, false, 1}, Shape{13, 33, 63, false, 1}, Shape{100, 100, 100, false, 1},
           Shape{7, 5, 3, true, 1}, Shape{50, 16, 1, false, 1}, Shape{40, 70, 1100, true, 1},
           Shape{300, 200, 257, false, 1}, Shape{100, 100, 100, false, -0.25f},
-          Shape{40, 70, 1100, true, 0.5f}, Shape{70, 290, 600, true, 0.5f}}) {
+          Shape{40, 70, 1100, true, 0.5f}, Shape{30, 1050, 600, true, 0.5f}}) {
       Kokkos::View<S*, Kokkos::HostSpace> a("test::A", s.m * s.k), b("test::B", s.k * s.n);
       Kokkos::View<float*, Kokkos::HostSpace> c("test::C", s.m * s.n), c0("test::C0", s.m * s.n);
       kernels::fill_uniform(a, 1, -1.0f, 1.0f);

@@ -47,19 +47,19 @@ TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 // (n = 36, 40, 100); last rows that a shorter tile takes exactly, read in place (32 = 2·12 + 8,
 // and 28, 64, 100 = 12·q + 4, whose last 16 rows run as two tiles of 8) or not (63: 3 rows); B
 // read in place (n = 64, 100); and products large enough to share out among threads (above
-// 4 MFLOP per worker): 300 × 70 splits its rows, 150 × 300 and 90 × 270 (k across KC) cut C into
-// one slab of columns per worker, the last slab ragged.
+// 4 MFLOP per worker): 300 × 70 splits its rows, 40 × 1030 (A read in place) and 20 × 1100 (k
+// across KC) cut C into one slab of columns per worker, the last slab ragged.
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
   // The last five: last panels of 1 to 4 columns in float32 (gemm_host_grouped.hpp), under tiles
   // of 12, 8 and two of 8 rows; then k not a multiple of 4, and a last 5 rows packed.
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
-      {1, 1, 1},       {7, 7, 7},       {17, 17, 17},  {63, 63, 63}, {65, 65, 65},    {129, 129, 129},
-      {17, 33, 5},     {40, 7, 65},     {3, 50, 16},   {37, 129, 5}, {130, 3, 257},   {1, 200, 300},
-      {29, 9, 1030},   {300, 70, 600},  {32, 64, 64},  {64, 64, 64}, {100, 100, 100}, {28, 44, 28},
-      {64, 40, 64},    {100, 36, 100},  {36, 33, 8},   {44, 98, 20}, {16, 99, 12},    {24, 100, 30},
-      {101, 100, 100}, {150, 300, 200}, {90, 270, 530}};
+      {1, 1, 1},       {7, 7, 7},       {17, 17, 17},   {63, 63, 63}, {65, 65, 65},    {129, 129, 129},
+      {17, 33, 5},     {40, 7, 65},     {3, 50, 16},    {37, 129, 5}, {130, 3, 257},   {1, 200, 300},
+      {29, 9, 1030},   {300, 70, 600},  {32, 64, 64},   {64, 64, 64}, {100, 100, 100}, {28, 44, 28},
+      {64, 40, 64},    {100, 36, 100},  {36, 33, 8},    {44, 98, 20}, {16, 99, 12},    {24, 100, 30},
+      {101, 100, 100}, {40, 1030, 130}, {20, 1100, 530}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {
@@ -90,7 +90,7 @@ TYPED_TEST(MatmulKernels, ScaledProductIsAlphaTimesTheProductExactly) {
   const Device d = this->device();
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
       {7, 7, 7},    {64, 64, 64},  {100, 100, 100}, {28, 44, 28},
-      {63, 40, 65}, {29, 9, 1030}, {300, 70, 600},  {130, 260, 520}};
+      {63, 40, 65}, {29, 9, 1030}, {300, 70, 600},  {40, 1040, 520}};
   for (const GemmKernel kernel : {GemmKernel::native, GemmKernel::vendor}) {
     if (kernel == GemmKernel::vendor && !kernels::has_vendor_gemm(d)) continue;
     for (const bool accumulate : {false, true}) {
