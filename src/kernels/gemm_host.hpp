@@ -196,11 +196,12 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // into its own caches; none waits for another until the product ends. The two vCPUs of a Zen 5
   // VM sit 450 ns apart (a cache line's round trip), so where the workers shared one packed B
   // block and took blocks of rows, half of every block was in the other core's cache, and they
-  // met at a barrier twice per block (its packing, then its rows). Slabs measured 3-7 % faster
-  // (n = 1024 and 2048, both dtypes, 8 interleaved rounds), against a 2 × 1-thread rate: float32
-  // 0.86 → 0.91 at n = 1024, float64 0.88 → 0.94. They give up the rows' dynamic hand-out, so a
-  // worker slowed by a neighbour is no longer helped by the other; the packing of A, twice now,
-  // is what kMinSlabColumns repays. A C too narrow for a slab each keeps the shared B block.
+  // met at a barrier twice per block (its packing, then its rows). In `minigpu run` (medians, 3
+  // sittings of interleaved rounds) slabs ran +1 to +9 % at n = 1024 and 2048, both dtypes, and
+  // against a 2 × 1-thread rate float32 0.86 → 0.91 at n = 1024, float64 0.88 → 0.94; called
+  // back to back (best of 15) -4 to +5 %. They give up the rows' dynamic hand-out, so a worker
+  // slowed by a neighbour is no longer helped by the other; the packing of A, twice now, is what
+  // kMinSlabColumns repays. A C too narrow for a slab each keeps the shared B block.
   const std::int64_t col_panels = (d.n + NR - 1) / NR;
   const std::int64_t slabs = workers > 1 && d.n >= workers * detail::kMinSlabColumns ? workers : 1;
   const std::int64_t row_workers = slabs > 1 ? 1 : workers;
@@ -337,7 +338,7 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
               false);
     });
   } else {
-    columns(0, d.n, workers > 1);  // one worker: on the calling thread, no wake-up to pay for
+    columns(0, d.n, workers > 1);  // rows shared out, or the calling thread alone (no wake-up)
   }
   // Host backends that run kernels asynchronously must finish before the caller reads C or a
   // later call on this thread regrows the packed-B buffer. One worker launched nothing.
