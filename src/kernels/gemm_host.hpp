@@ -231,8 +231,8 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   const bool direct_b = direct_a && std::is_same_v<S, T> && nc_max >= d.n &&
                         d.k * d.n * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2;
   // A ragged last panel of B whose every tile reads A in place takes the grouped tile
-  // (gemm_host_grouped.hpp: n = 100 in float32 multiplies its last 4 columns as 4 steps of k a
-  // vector, not as 8 lanes half of them padding). Only C's last panel of rows can be short.
+  // (gemm_host_grouped.hpp: n = 100 multiplies its last 4 columns as 4 steps of k a vector, not
+  // as half vectors with a broadcast of A each). Only C's last panel of rows can be short.
   const bool rows_all_in_place = direct_a && detail::rows_in_place<S, T>(d.m - (panels - 1) * MR);
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   // Blocks of rows handed out one at a time as threads come free, not split in fixed shares: where

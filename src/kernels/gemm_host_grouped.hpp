@@ -10,6 +10,9 @@
 // so one FMA does 4 steps of k for all 4 columns: 438-482 cycles for the same tile (300 due),
 // and native / OpenBLAS at n = 100 went from 0.926 to 0.973. After the k loop, each column's
 // four partial sums are folded within their lanes (two shuffles) and picked out.
+// A panel of up to half a vector's columns takes two such vectors, lanes 4·j + g of the pair, for
+// one broadcast of A a row: floats' 5-8 columns, and doubles' 3-4 (a 256-bit broadcast), which the
+// half-vector tile also ran load-bound.
 //
 // Only where k is a multiple of 4 and every tile of the panel reads its rows of A in place (a
 // packed A panel holds a column of A per step of k, not a row): gemm_host then packs the panel in
@@ -30,27 +33,37 @@
 
 namespace minigpu::kernels::detail {
 
+// Vectors of the grouped tile for `cols` columns, a quarter of a vector's lanes each.
+template <class T>
+constexpr int grouped_vectors(int cols) {
+  constexpr int C = HostTile<T>::W / 4;
+  return (cols + C - 1) / C;
+}
+
 // Steps of k the grouped tile puts in a vector for a last panel of `cols` columns: 4 where they
-// fit in a quarter of a 512-bit vector of floats (one 128-bit broadcast of A a row); 1 where no
-// grouped tile serves them. Measured on Zen 5 and left out: pairs of floats (5-8 columns; the
-// FMAs are as many as with half vectors, and n = 72 ran 0.96-0.97 of OpenBLAS against 0.97-1.00
-// without), and doubles in fours (a 256-bit broadcast; n = 66 and 98 within noise of without).
+// fill one 512-bit vector of floats or two of either type (one 128- or 256-bit broadcast of A a
+// row for both); 1 where no grouped tile serves them. Two vectors, measured on Zen 5 (harness of
+// interleaved calls, native / OpenBLAS's Cooperlake kernels, 1 thread): float32 n = 72 (8
+// columns) 0.87 → 0.97, n = 40 0.90 → 1.01; float64 n = 100 (4 columns) 0.93 → 0.97-0.99, n = 68
+// 0.91-0.94 → 0.96. Left out: one vector of doubles (1-2 columns; n = 66 0.84 → 0.81, n = 98
+// 0.87 → 0.83, where the fold outweighs the few FMAs it saves), and pairs of floats.
 template <class T>
 constexpr int k_group(int cols) {
 #if defined(MINIGPU_HOST_VECTOR_TYPES) && defined(__AVX512F__)
-  if (sizeof(T) == 4 && kHostVectorBytes == 64 && cols <= HostTile<T>::W / 4) return 4;
+  const int vectors = grouped_vectors<T>(cols);
+  if (kHostVectorBytes == 64 && (vectors == 2 || (vectors == 1 && sizeof(T) == 4))) return 4;
 #endif
   (void)cols;
   return 1;
 }
 
-// B's kc×cols panel (kc a multiple of G) in the grouped layout: W elements per G steps of k,
+// B's kc×cols panel (kc a multiple of G) in the grouped layout: a vector or two per G steps of k,
 // columns past `cols` zero.
 template <class T>
 void pack_b_grouped(T* dst, const T* b, std::int64_t ldb, int cols, std::int64_t kc, int group) {
   constexpr int W = HostTile<T>::W;
-  const int width = W / group;
-  for (std::int64_t p = 0; p < kc; p += group, dst += W) {
+  const int width = grouped_vectors<T>(cols) * W / group;
+  for (std::int64_t p = 0; p < kc; p += group, dst += width * group) {
     for (int j = 0; j < width; ++j) {
       for (int g = 0; g < group; ++g) dst[j * group + g] = j < cols ? b[(p + g) * ldb + j] : T(0);
     }
@@ -61,15 +74,21 @@ void pack_b_grouped(T* dst, const T* b, std::int64_t ldb, int cols, std::int64_t
 template <class T>
 using GroupedVec = typename HostVec<T>::type;
 
-// A[i, p..p+3] in every group of 4 lanes: one 128-bit broadcast.
+// A[i, p..p+3] in every group of 4 lanes: one 128-bit (float) or 256-bit (double) broadcast.
 template <class T>
 inline GroupedVec<T> broadcast_four(const T* a) {
 #if defined(__AVX512F__)
-  static_assert(sizeof(T) == 4 && kHostVectorBytes == 64, "k_group admits floats on AVX-512 alone");
+  static_assert(kHostVectorBytes == 64, "k_group admits AVX-512 alone");
   // The zero-masked form with every lane kept: the same instruction, without the undefined source
   // operand GCC 12 warns about (-Wmaybe-uninitialized) in _mm512_broadcast_f32x4.
-  const __m128 four = _mm_loadu_ps(reinterpret_cast<const float*>(a));
-  return reinterpret_cast<GroupedVec<T>>(_mm512_maskz_broadcast_f32x4(static_cast<__mmask16>(0xFFFF), four));
+  if constexpr (sizeof(T) == 4) {
+    const __m128 four = _mm_loadu_ps(reinterpret_cast<const float*>(a));
+    return reinterpret_cast<GroupedVec<T>>(
+        _mm512_maskz_broadcast_f32x4(static_cast<__mmask16>(0xFFFF), four));
+  } else {
+    const __m256d four = _mm256_loadu_pd(reinterpret_cast<const double*>(a));
+    return reinterpret_cast<GroupedVec<T>>(_mm512_maskz_broadcast_f64x4(static_cast<__mmask8>(0xFF), four));
+  }
 #else
   static_assert(sizeof(T) == 0, "k_group admits AVX-512 alone");
 #endif
@@ -86,43 +105,65 @@ inline auto group_firsts(GroupedVec<T> x, std::index_sequence<J...>) {
   return __builtin_shufflevector(x, x, static_cast<int>(J * 4)...);
 }
 
-// One MT-row tile of C's last `cols` columns (cols <= W/4), MT rows of A read in place lda apart.
-template <class T, int MT>
+// One MT-row tile of C's last `cols` columns (cols <= NV·W/4), MT rows of A read in place lda apart.
+template <class T, int MT, int NV>
 inline void micro_kernel_grouped(std::int64_t kc, const T* __restrict__ a, std::int64_t lda,
                                  const T* __restrict__ b, T* c, std::int64_t ldc, int cols, bool load_c,
                                  T alpha) {
   constexpr int G = 4, W = HostTile<T>::W, C = W / G;
-  GroupedVec<T> acc[MT] = {};
+  GroupedVec<T> acc[MT][NV] = {};
   // Rows in groups of three, one pointer each, as micro_kernel reads A in place.
   constexpr int R3 = (MT + 2) / 3;
   const T* ag[R3];
 #pragma GCC unroll 4
   for (int g = 0; g < R3; ++g) ag[g] = a + 3 * g * lda;
-  for (std::int64_t p = 0; p < kc; p += G, b += W) {
-    GroupedVec<T> bv;
-    __builtin_memcpy(&bv, b, sizeof bv);
+  for (std::int64_t p = 0; p < kc; p += G, b += NV * W) {
+    GroupedVec<T> bv[NV];
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) __builtin_memcpy(&bv[v], b + v * W, sizeof bv[v]);
 #pragma GCC unroll 16
-    for (int r = 0; r < MT; ++r) acc[r] += broadcast_four(ag[r / 3] + (r % 3) * lda) * bv;
+    for (int r = 0; r < MT; ++r) {
+      const GroupedVec<T> ar = broadcast_four(ag[r / 3] + (r % 3) * lda);
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; ++v) acc[r][v] += ar * bv[v];
+    }
 #pragma GCC unroll 4
     for (int g = 0; g < R3; ++g) ag[g] += G;
   }
 #pragma GCC unroll 16
   for (int r = 0; r < MT; ++r) {
-    auto sums =
-        group_firsts<T>(fold_fours<T>(acc[r], std::make_index_sequence<W>{}), std::make_index_sequence<C>{});
-    sums *= alpha;  // C = α·acc (+ C): a multiply a row of the tile
     T* const row = c + r * ldc;
-    if (cols == C) {
-      if (load_c) {
-        decltype(sums) old;
-        __builtin_memcpy(&old, row, sizeof old);
-        sums += old;
+#pragma GCC unroll 2
+    for (int v = 0; v < NV; ++v) {
+      auto sums = group_firsts<T>(fold_fours<T>(acc[r][v], std::make_index_sequence<W>{}),
+                                  std::make_index_sequence<C>{});
+      sums *= alpha;  // C = α·acc (+ C): a multiply a row of the tile
+      T* const out = row + v * C;
+      if (cols == NV * C) {
+        if (load_c) {
+          decltype(sums) old;
+          __builtin_memcpy(&old, out, sizeof old);
+          sums += old;
+        }
+        __builtin_memcpy(out, &sums, sizeof sums);
+      } else {
+        for (int j = 0; j < C && v * C + j < cols; ++j) out[j] = load_c ? out[j] + sums[j] : sums[j];
       }
-      __builtin_memcpy(row, &sums, sizeof sums);
-    } else {
-      for (int j = 0; j < cols; ++j) row[j] = load_c ? row[j] + sums[j] : sums[j];
     }
   }
+}
+#endif
+
+#if defined(MINIGPU_HOST_VECTOR_TYPES)
+template <class T, int NV>
+inline void tile_grouped_rows(std::int64_t kc, const T* a, std::int64_t lda, const T* b, T* c,
+                              std::int64_t ldc, int rows, int cols, bool load_c, T alpha) {
+  using Tile = HostTile<T>;
+  if (rows == Tile::M1)
+    return micro_kernel_grouped<T, Tile::M1, NV>(kc, a, lda, b, c, ldc, cols, load_c, alpha);
+  if (rows == Tile::M2)
+    return micro_kernel_grouped<T, Tile::M2, NV>(kc, a, lda, b, c, ldc, cols, load_c, alpha);
+  micro_kernel_grouped<T, Tile::MR, NV>(kc, a, lda, b, c, ldc, cols, load_c, alpha);
 }
 #endif
 
@@ -131,13 +172,11 @@ template <class T>
 inline void tile_grouped(std::int64_t kc, const T* a, std::int64_t lda, const T* b, T* c, std::int64_t ldc,
                          int rows, int cols, bool load_c, T alpha) {
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
-  if constexpr (k_group<T>(1) == 4) {
-    using Tile = HostTile<T>;
-    if (rows == Tile::M1)
-      return micro_kernel_grouped<T, Tile::M1>(kc, a, lda, b, c, ldc, cols, load_c, alpha);
-    if (rows == Tile::M2)
-      return micro_kernel_grouped<T, Tile::M2>(kc, a, lda, b, c, ldc, cols, load_c, alpha);
-    return micro_kernel_grouped<T, Tile::MR>(kc, a, lda, b, c, ldc, cols, load_c, alpha);
+  if constexpr (k_group<T>(HostTile<T>::W / 2) == 4) {
+    if (grouped_vectors<T>(cols) == 2)
+      return tile_grouped_rows<T, 2>(kc, a, lda, b, c, ldc, rows, cols, load_c, alpha);
+    if constexpr (k_group<T>(1) == 4)
+      return tile_grouped_rows<T, 1>(kc, a, lda, b, c, ldc, rows, cols, load_c, alpha);
   }
 #endif
   (void)kc, (void)a, (void)lda, (void)b, (void)c, (void)ldc, (void)rows, (void)cols, (void)load_c,
