@@ -20,6 +20,8 @@
 #   torch_compare.py, Debian's python3-torch and python3-numpy, one thread each and then every
 #   core each; skipped with a message where torch is missing):
 #     logging step / PyTorch step, n = 100, 1000 steps, both modes   bar <= 0.80 (goal 0.60)
+#       / PyTorch's practised loop (out= buffers)                    bar <= 0.75, and again at 1
+#       thread with miniGPU under the environment's OPENBLAS_CORETYPE where it is not the best
 #     miniGPU / PyTorch and / numpy GFLOP/s, matmul.yaml's n, cpu    goal >= 1.0 (shown, no bar)
 #     native bfloat16 GEMM / PyTorch's (oneDNN), n = 1024, 2048       bar >= 0.5 (goal 0.9)
 #     vendor bfloat16 GEMM (oneDNN) / PyTorch's, n = 1024, 2048        bar >= 0.9 (AVX512_BF16 only)
@@ -58,6 +60,9 @@ status=0
 # The peers at their best on this CPU: OpenBLAS's fastest verified kernel set (blas_at_best.sh),
 # which miniGPU's `vendor`, ScaLAPACK, PyTorch and numpy all load in this command.
 source "$MINIGPU_ROOT/scripts/dev/blas_at_best.sh"
+# The environment's OpenBLAS kernel set, for the logging row that must hold under it too.
+environment_coretype="${OPENBLAS_CORETYPE-unset}" environment_blas=(-u OPENBLAS_CORETYPE)
+[[ $environment_coretype != unset ]] && environment_blas=(OPENBLAS_CORETYPE="$environment_coretype")
 choose_openblas_at_best "$MINIGPU_BUILD/src/minigpu" "$out"
 cores="$(nproc)"
 log "kernel pairs: $MINIGPU_BUILD/tests/minigpu_bench -> $out/kernels.json (1 thread), kernels_all.json ($cores)"
@@ -94,40 +99,52 @@ yaml.safe_dump(doc, open(sys.argv[2], "w"), sort_keys=False)
 PY
     bf16_input="$out/matmul_bf16.yaml"
   fi
+  # torch_rows YAML THREADS LABEL [ENV_ARG...]: miniGPU's run of YAML and PyTorch's, in rounds
+  # interleaved (miniGPU, PyTorch, miniGPU, ...), each side's fastest round compared: a VM's slow
+  # spell (the same 100x100 product took 17 and 24 us minutes apart) then lands on neither side's
+  # figure, where one run each compared whichever spell each ran in. ENV_ARGs (env's -u NAME or
+  # NAME=VALUE) apply to miniGPU's runs alone.
+  torch_rows() {
+    local yaml="$1" threads="$2" label="$3" input round peer_rc mine=() theirs=() ran=1
+    shift 3
+    input="$(basename "$yaml" .yaml)"
+    for round in $(seq "$rounds"); do
+      env -u MINIGPU_EMULATE_GPUS "$@" OMP_NUM_THREADS="$threads" OPENBLAS_NUM_THREADS="$threads" \
+        "$MINIGPU_BUILD/src/minigpu" run "$yaml" --output-dir "$out/$label/round$round" \
+        >>"$out/$label.txt" 2>&1 || { ran=0; break; }
+      # Exit 3: the peer's CSV is written but some of its rows did not verify (the peer's own
+      # wrong answer): torch_compare.py leaves those rows unjudged and names them.
+      peer_rc=0
+      /usr/bin/python3 "$MINIGPU_ROOT/scripts/torch_reference.py" "$yaml" \
+        "$out/$label.$round.csv" --device cpu --threads "$threads" >>"$out/$label.txt" 2>&1 || peer_rc=$?
+      if [[ $peer_rc == 3 && $round == 1 ]]; then
+        log "PyTorch's rows that did not verify ($input, $threads thread(s)): $(grep -o 'FAIL [^:]*' "$out/$label.txt" | sort -u | tr '\n' ' ')"
+      elif [[ $peer_rc != 0 && $peer_rc != 3 ]]; then
+        ran=0; break
+      fi
+      mine+=("$(echo "$out/$label/round$round"/*/results.csv)") theirs+=("$out/$label.$round.csv")
+    done
+    if [[ $ran == 1 ]]; then
+      python3 "$MINIGPU_ROOT/scripts/torch_compare.py" "$(IFS=,; echo "${mine[*]}")" \
+        "$(IFS=,; echo "${theirs[*]}")" --bench || status=1
+    else
+      log "FAIL PyTorch rows ($input, $threads thread(s)): a run failed; see $out/$label.txt"
+      status=1
+    fi
+  }
   for threads in 1 "$cores"; do
     for yaml in "$MINIGPU_ROOT/inputs/logging.yaml" "$MINIGPU_ROOT/inputs/matmul.yaml" "$bf16_input"; do
-      input="$(basename "$yaml" .yaml)"
-      label="torch_${input}_${threads}thr"
       log "PyTorch and numpy: $yaml with miniGPU and scripts/torch_reference.py, $threads thread(s) each"
-      # Rounds interleaved (miniGPU, PyTorch, miniGPU, ...), each side's fastest round compared:
-      # a VM's slow spell (the same 100x100 product took 17 and 24 us minutes apart) then lands
-      # on neither side's figure, where one run each compared whichever spell each ran in.
-      mine=() theirs=() ran=1
-      for round in $(seq "$rounds"); do
-        env -u MINIGPU_EMULATE_GPUS OMP_NUM_THREADS="$threads" OPENBLAS_NUM_THREADS="$threads" \
-          "$MINIGPU_BUILD/src/minigpu" run "$yaml" --output-dir "$out/$label/round$round" \
-          >>"$out/$label.txt" 2>&1 || { ran=0; break; }
-        # Exit 3: the peer's CSV is written but some of its rows did not verify (the peer's own
-        # wrong answer): torch_compare.py leaves those rows unjudged and names them.
-        peer_rc=0
-        /usr/bin/python3 "$MINIGPU_ROOT/scripts/torch_reference.py" "$yaml" \
-          "$out/$label.$round.csv" --device cpu --threads "$threads" >>"$out/$label.txt" 2>&1 || peer_rc=$?
-        if [[ $peer_rc == 3 && $round == 1 ]]; then
-          log "PyTorch's rows that did not verify ($input, $threads thread(s)): $(grep -o 'FAIL [^:]*' "$out/$label.txt" | sort -u | tr '\n' ' ')"
-        elif [[ $peer_rc != 0 && $peer_rc != 3 ]]; then
-          ran=0; break
-        fi
-        mine+=("$(echo "$out/$label/round$round"/*/results.csv)") theirs+=("$out/$label.$round.csv")
-      done
-      if [[ $ran == 1 ]]; then
-        python3 "$MINIGPU_ROOT/scripts/torch_compare.py" "$(IFS=,; echo "${mine[*]}")" \
-          "$(IFS=,; echo "${theirs[*]}")" --bench || status=1
-      else
-        log "FAIL PyTorch rows ($input, $threads thread(s)): a run failed; see $out/$label.txt"
-        status=1
-      fi
+      torch_rows "$yaml" "$threads" "torch_$(basename "$yaml" .yaml)_${threads}thr"
     done
   done
+  # The logging step must hold whatever kernel set the environment gives OpenBLAS: where that is
+  # not the best one (OPENBLAS_CORETYPE=Haswell on an AVX-512 CPU), miniGPU runs under it (its
+  # `auto` kernel then picks native where the vendor is slower) and PyTorch stays at its best.
+  if [[ $environment_coretype != "${OPENBLAS_CORETYPE-unset}" ]]; then
+    log "PyTorch: inputs/logging.yaml with miniGPU under the environment's OpenBLAS (OPENBLAS_CORETYPE=$environment_coretype), PyTorch over ${BLAS_KERNEL_SET} kernels, 1 thread each"
+    torch_rows "$MINIGPU_ROOT/inputs/logging.yaml" 1 torch_logging_environment_1thr "${environment_blas[@]}"
+  fi
 else
   log "skipped the PyTorch rows: /usr/bin/python3 cannot import torch (apt-get install python3-torch)"
 fi

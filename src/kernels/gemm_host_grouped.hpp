@@ -155,6 +155,7 @@ inline void micro_kernel_grouped(std::int64_t kc, const T* __restrict__ a, std::
 #endif
 
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
+// The grouped tile of NV vectors in the rows' own height: MR, M2 or M1.
 template <class T, int NV>
 inline void tile_grouped_rows(std::int64_t kc, const T* a, std::int64_t lda, const T* b, T* c,
                               std::int64_t ldc, int rows, int cols, bool load_c, T alpha) {
