@@ -67,9 +67,14 @@ struct HostBlocking {
 // per panel; KC = 256 and MC = 126 ran 6-8 % faster on 1 thread at n = 1024 and 2048 (10
 // interleaved runs each: 39.2 / 38.8 GFLOP/s on average against 35.8 / 36.1), and on 2 within
 // that VM's noise (72-74 either way). float32 has MC = 128 at KC = 512 and keeps it.
-// NC: the packed B block (KC×NC) in half of L3,
-// capped because some hypervisors report the whole socket's L3 and a larger NC only delays the
-// first reuse.
+// NC: the packed B block (KC×NC) in half of L3, and in at most 4 × L2: the L3 a VM reports may
+// be the whole socket's (508 MiB on the Zen 5 VM), and even a real one is shared with the other
+// cores, while the block must stay there as A's blocks and C's rows stream past it. On that VM
+// (1 MiB L2), 1 thread, n = 2048, 12 interleaved calls each, pinned to one core and then the
+// other: float64 at NC = 2048 (an 8 MiB block) read a median of 77.8 / 92.1 GFLOP/s, at 1024 (4
+// MiB) 82.3 / 94.9, at 512 83.0 / 93.4, at 256 78.2 / 89.6 (A is packed again for each block of
+// columns); float32 at 2048 (4 MiB) 173.7, 1024 173.0, 512 165.4. On 2 threads each worker's slab
+// of 1024 columns was within the cap already.
 // Operands of S (bfloat16 into a float C) take as many bytes per block: a KC twice as deep for
 // 2-byte operands, up to 1024, so C's tile is loaded and stored half as often.
 template <class T, class S = T>
@@ -83,7 +88,8 @@ HostBlocking host_blocking() {
                                             caches.l2 / 2 / (kMinBlockRows * bytes)}),
                     8);
   b.mc = round_down(caches.l2 / 2 / (b.kc * bytes), Tile::MR);
-  b.nc = round_down(std::min<std::int64_t>(caches.l3 / 2 / (b.kc * bytes), 4096), Tile::NR);
+  b.nc = round_down(std::min<std::int64_t>(std::min(caches.l3 / 2, 4 * caches.l2) / (b.kc * bytes), 4096),
+                    Tile::NR);
   return b;
 }
 
