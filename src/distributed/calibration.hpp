@@ -4,8 +4,8 @@
 //         nodes, rank 0 and a rank on another node (inter-node). α is half the median round
 //         trip of an 8-byte message, β the rest of a 4 MiB one's per byte.
 //   γ     the local GEMM kernel timed for a block shape on the case's device as C += A·B, the
-//         way SUMMA's panels accumulate (best of a few fenced runs after a warm-up, as the
-//         ceilings are). A shape of more than 2^32 flop is timed with its longest sides halved
+//         way SUMMA's panels accumulate (the median of a few fenced runs after a warm-up, as
+//         the cases are timed). A shape of more than 2^32 flop is timed with its longest sides halved
 //         until it fits and scaled by its flops: the rate no longer grows there, and
 //         calibrating a 4096³ product would cost as much as the case itself. Halving the
 //         longest side first keeps a thin panel's m×n wide, so its C traffic per flop is kept.
