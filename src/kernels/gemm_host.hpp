@@ -43,8 +43,8 @@ namespace detail {
 // 25 µs of one AVX-512 core.
 inline constexpr double kMinFlopsPerWorker = 4.0e6;
 
-// Rows of A per packed block, at least: see host_blocking.
-inline constexpr std::int64_t kMinBlockRows = 128;
+// Rows of A per packed block, at least, before rounding to MR: see host_blocking.
+inline constexpr std::int64_t kMinBlockRows = 32;
 
 // Columns of C per worker's slab, at least, when the threads split C by columns (see gemm_host):
 // each slab repacks all of A, which its columns must repay. With 128 or 150 a slab (n = 256 and
@@ -61,12 +61,16 @@ struct HostBlocking {
 // outgrow L1 and stream from L2, which feeds it with room to spare, so it is capped at an
 // eighth of L2 and at 512. On a Xeon (48 KiB L1d, 2 MiB L2) native / OpenBLAS went from
 // 0.88-0.91 at KC = 192 (B in half of L1) to 0.94-1.03 at 512, n = 512 ... 2048, 1 thread.
-// MC: the packed A block (MC×KC) in half of L2, and at least kMinBlockRows rows: each KC×NR
+// MC: the packed A block (MC×KC) in an eighth of L2, and at least kMinBlockRows rows: each KC×NR
 // micro-panel of B comes from L3 once per block of rows and serves its MC/MR tiles, so with a
-// small L2 KC gives way. On a Zen 3 (512 KiB L2) float64 at KC = 512 had MC = 60, ten tiles
-// per panel; KC = 256 and MC = 126 ran 6-8 % faster on 1 thread at n = 1024 and 2048 (10
-// interleaved runs each: 39.2 / 38.8 GFLOP/s on average against 35.8 / 36.1), and on 2 within
-// that VM's noise (72-74 either way). float32 has MC = 128 at KC = 512 and keeps it.
+// small L2 KC gives way. On the Zen 5 VM (1 MiB L2, KC = 512) float64 at MC = 24 (a 96 KiB
+// block) ran 2-6 % faster than at 120 (half of L2), 6 interleaved calls each, median GFLOP/s
+// pinned to one core / the other / on 2 threads: n = 1024 90.9 / 95.8 / 172.1 against 86.9 /
+// 93.3 / 166.6; n = 2048 88.2 / 99.2 / 177.1 against 83.0 / 96.1 / 170.3; n = 4096 90.4 / 98.5
+// / 175.4 against 88.1 / 96.1 / 165.0 (MC = 12, 36 and 48 in between or level with 24). float32
+// (MC 60 for 128) and bfloat16 (60 for 252) ran level, within ±2 %, either way. A Zen 3 (512 KiB
+// L2) had KC = 256 and MC = 126 run 6-8 % faster than KC = 512 and MC = 60 on 1 thread; it now
+// gets KC = 256 and MC = 24, not measured there.
 // NC: the packed B block (KC×NC) in half of L3, and in at most 4 × L2: the L3 a VM reports may
 // be the whole socket's (508 MiB on the Zen 5 VM), and even a real one is shared with the other
 // cores, while the block must stay there as A's blocks and C's rows stream past it. On that VM
@@ -85,9 +89,9 @@ HostBlocking host_blocking() {
   auto round_down = [](std::int64_t v, std::int64_t unit) { return std::max(unit, v / unit * unit); };
   HostBlocking b;
   b.kc = round_down(std::min<std::int64_t>({caches.l2 / 8 / (Tile::NR * bytes), bytes == 2 ? 1024 : 512,
-                                            caches.l2 / 2 / (kMinBlockRows * bytes)}),
+                                            caches.l2 / 8 / (kMinBlockRows * bytes)}),
                     8);
-  b.mc = round_down(caches.l2 / 2 / (b.kc * bytes), Tile::MR);
+  b.mc = round_down(caches.l2 / 8 / (b.kc * bytes), Tile::MR);
   b.nc = round_down(std::min<std::int64_t>(std::min(caches.l3 / 2, 4 * caches.l2) / (b.kc * bytes), 4096),
                     Tile::NR);
   return b;
