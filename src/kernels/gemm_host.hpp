@@ -67,11 +67,12 @@ struct HostBlocking {
 // block) ran 2-6 % faster than at 120 (half of L2), 6 interleaved calls each, median GFLOP/s
 // pinned to one core / the other / on 2 threads: n = 1024 90.9 / 95.8 / 172.1 against 86.9 /
 // 93.3 / 166.6; n = 2048 88.2 / 99.2 / 177.1 against 83.0 / 96.1 / 170.3; n = 4096 90.4 / 98.5
-// / 175.4 against 88.1 / 96.1 / 165.0 (MC = 12, 36 and 48 in between or level with 24). float32
-// (MC 60 for 128) and bfloat16 (60 for 252) ran level, within ±2 %, either way. A Zen 3 (512 KiB
-// L2) had KC = 256 and MC = 126 run 6-8 % faster than KC = 512 and MC = 60 on 1 thread; it now
-// gets KC = 256 and MC = 24, and a Xeon with 2 MiB of L2 float64 MC = 60 (was 252): neither
-// measured there yet.
+// / 175.4 against 88.1 / 96.1 / 165.0. MC = 36 and 48 ran between 120 and 24 or level with 24;
+// 12 level with 24 at n = 1024 and 2048, above it at 4096 (92.0 / 98.6 / 179.5). float32 (MC 60
+// for 128) and bfloat16 (60 for 252) ran level, within ±2 %, either way. A Zen 3 (512 KiB L2)
+// had KC = 256 and MC = 126 run 6-8 % faster than KC = 512 and MC = 60 on 1 thread; it now gets
+// KC = 256 and MC = 24, and a Xeon with 2 MiB of L2 float64 MC = 60 (was 252): neither measured
+// there yet.
 // NC: the packed B block (KC×NC) in half of L3, and in at most 4 × L2: the L3 a VM reports may
 // be the whole socket's (508 MiB on the Zen 5 VM), and even a real one is shared with the other
 // cores, while the block must stay there as A's blocks and C's rows stream past it. On that VM
