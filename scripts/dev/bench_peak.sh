@@ -8,10 +8,10 @@
 # rounds, x threads): above it, miniGPU counts flops it did not do (a compiler once dropped a chain
 # it proved constant). Exits 1 when a row misses it, 77 when likwid-bench is not installed
 # (apt-get install likwid; bench.sh does).
-# Then the triad against likwid-bench's stream kernels (bar >= 0.95; above 1.05 the row is ABOVE,
-# not met), and native GEMM's share of the peak measured in the same run, best of 5 runs as the
-# peaks are best of theirs (OpenBLAS's share beside it): n >= 1024 bar >= 85 %, n = 256 bar >= 80 %;
-# and, with more than one core, the threaded GEMM against one 1-thread process per core side by side.
+# Then the triad against likwid-bench's stream kernels in paired samples (bar >= 0.95; above
+# 1.05 the row is ABOVE, not met), and native GEMM's share of the peak measured in the same run,
+# best of 5 runs as the peaks are best of theirs (OpenBLAS's beside it): n >= 1024 bar >= 85 %,
+# n = 256 bar >= 80 %; and with more cores, the threaded GEMM against 1-thread processes.
 # Usage: scripts/dev/bench_peak.sh MINIGPU [OUT_DIR]
 set -euo pipefail
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || [ $# -lt 1 ]; then
@@ -114,15 +114,6 @@ for run in 1 2 3 4 5; do
     for dtype in f32 f64; do
       likwid_once "$(isa_test "$dtype")" "$threads" 24kB MFlops/s >"$out/likwid_${run}_$(isa_test "$dtype")_${threads}_24kB.txt"
     done
-    for test in $triad_tests; do
-      # One pass a run, as many runs a round as host_triad's timings (its "best of N"): the best of
-      # single passes on both sides. likwid-bench's own figure is a mean over its iterations (64
-      # here by default): on this VM's spells, miniGPU's best of 35 single passes read 6-13 % above
-      # likwid-bench's best of 5 such means (2026-11-30: ABOVE on both rows).
-      for _ in $(seq "$triad_passes"); do
-        likwid_once "$test" "$threads" "$working_set" MByte/s 1
-      done >"$out/likwid_${run}_${test}_${threads}_${working_set}.txt"
-    done
   done
 done
 status=0
@@ -157,30 +148,74 @@ for dtype in f32 f64; do
   done
 done
 # The triad against likwid-bench's, the same 24 bytes counted per element: miniGPU's host_triad
-# (streaming stores, 3 x host_stream_bytes) against the best of likwid's streaming-store triads
-# over the same working set, each the best of the 5 rounds; bar >= 0.95. A ratio above 1.05
-# passes nothing: the reference is then not this machine's limit in this sitting (with only the
-# 512-bit kernel, likwid-bench read 40 GB/s on 2 threads where miniGPU's triad moved 66,
-# 2026-11-28), so the row says ABOVE, with that reason, and the bench fails rather than count a
-# figure past its bound as met.
-for threads in 1 "$cores"; do
-  name=host_triad
-  [ "$threads" = 1 ] && [ "$cores" -gt 1 ] && name=host_triad_1core
-  ours="$(best_minigpu "$name")"
-  theirs=0 winner="" each=""
-  for test in $triad_tests; do
-    v="$(best_likwid "$test" "$threads" "$working_set")"
-    each="$each $test $v,"
-    if awk -v a="$v" -v b="$theirs" 'BEGIN { exit !(a > b) }'; then theirs="$v" winner="$test"; fi
+# (streaming stores, 3 x host_stream_bytes; host_triad_1core on 1 thread) against likwid's
+# streaming-store triads over the same working set; bar 0.95-1.05. The host's memory is the
+# shared part of this VM: the same kernels read 52-94 GB/s on 2 threads from one round to the
+# next, and the best of each side over 5 rounds set one spell against another (0.846,
+# 2026-11-30); within one round of 21 likwid-bench passes, its best came from one spell the
+# two miniGPU runs around it had missed (84.3 GB/s, where its other passes read 40-67). So the
+# sides are paired: each sample is one `minigpu ceilings --only` and, straight after, one run of
+# each likwid-bench kernel. The same statistic on both sides: likwid-bench reports the mean of
+# its iterations (64 by default), so miniGPU's side is the mean of its 7 passes, printed beside
+# their best. Best against mean read 1.08-1.11 in paired samples on 1 thread (ABOVE), and a
+# plain C triad with streaming stores read 2-16 % above its own mean at its best pass; single
+# likwid-bench passes (-i 1) are no best either: its first pass read 32-44 GB/s where its mean of
+# 64 read 45 (2026-12-01). The reference is likwid-bench at its best, the kernel with the
+# highest median over the samples, and the row is the median of the samples' ratios against it,
+# as the side-by-side row below is a median of rounds. A median above 1.05 passes nothing: the
+# reference was then not this machine's limit in this sitting (with only the 512-bit kernel,
+# likwid-bench read 40 GB/s on 2 threads where miniGPU's triad moved 66, 2026-11-28), so the
+# row says ABOVE, with that reason, and the bench fails rather than count a figure past its
+# bound as met.
+triad_samples=9
+for _ in $(seq "$triad_samples"); do
+  for threads in 1 "$cores"; do
+    name=host_triad
+    [ "$threads" = 1 ] && [ "$cores" -gt 1 ] && name=host_triad_1core
+    "$minigpu" ceilings --only "$name" 2>&1 | awk -v n="$name" '$1 == n {
+      mean = $0; sub(/.*\(mean /, "", mean); sub(/ GB\/s\).*/, "", mean); print $2, mean }' \
+      >>"$out/triad_${threads}_minigpu.txt"
+    for test in $triad_tests; do
+      likwid_once "$test" "$threads" "$working_set" MByte/s >>"$out/triad_${threads}_${test}.txt"
+    done
   done
-  verdict="$(awk -v o="$ours" -v t="$theirs" 'BEGIN { r = t > 0 ? o / t : 0;
-    printf "%.3f %s", r, (r > 1.05 ? "ABOVE" : r >= 0.95 ? "PASS" : "FAIL") }')"
-  printf '%-34s %8s %10s %10s %7s %9s  %s   (%s best of:%s GB/s over %s)\n' "triad / likwid-bench stream_mem" \
-    "$threads" "$ours" "$theirs" "${verdict% *}" "0.95-1.05" "${verdict#* }" "$winner" "${each%,}" "$working_set"
-  [ "${verdict#* }" = ABOVE ] &&
-    echo "    ABOVE: miniGPU's triad beat likwid-bench's best by more than 5 %: likwid's figure is not this machine's limit in this sitting (its threads' placement, or the VM), so the row proves nothing"
-  [ "${verdict#* }" = PASS ] || status=1
 done
+python3 - "$out" "$working_set" 1 "$cores" "$triad_tests" <<'PY' || status=1
+import statistics, sys
+out, working_set, tests = sys.argv[1], sys.argv[2], sys.argv[5].split()
+def column(path, field=0):  # one figure a sample, 0 where a run printed none
+    try:
+        rows = [line.split() for line in open(path).read().split("\n")[:-1]]
+        return [float(r[field]) if len(r) > field else 0.0 for r in rows]
+    except (OSError, ValueError):
+        return []
+ok = True
+for threads in dict.fromkeys(sys.argv[3:5]):  # 1 and every core; once on one core
+    ours, best = column(f"{out}/triad_{threads}_minigpu.txt", 1), column(f"{out}/triad_{threads}_minigpu.txt")
+    each = {t: column(f"{out}/triad_{threads}_{t}.txt") for t in tests}
+    each = {t: v for t, v in each.items() if len(v) == len(ours) and any(v)}
+    ref = max(each, key=lambda t: statistics.median(each[t])) if each and ours else ""
+    pairs = [(o, r) for o, r in zip(ours, each.get(ref, [])) if o > 0 and r > 0]
+    if not pairs:
+        print(f"{'triad / likwid-bench stream_mem':34} {threads:>8}  no sample measured both sides  FAIL")
+        ok = False
+        continue
+    ratios = [o / r for o, r in pairs]
+    ratio = statistics.median(ratios)
+    verdict = "ABOVE" if ratio > 1.05 else "PASS" if ratio >= 0.95 else "FAIL"
+    ok = ok and verdict == "PASS"
+    medians = ", ".join(f"{t} {statistics.median(v):.1f}" for t, v in each.items())
+    print(f"{'triad / likwid-bench stream_mem':34} {threads:>8} {statistics.median(o for o, _ in pairs):10.1f} "
+          f"{statistics.median(r for _, r in pairs):10.1f} {ratio:7.3f} {'0.95-1.05':>9}  {verdict}   "
+          f"(GB/s, means of each run's passes, medians of {len(pairs)} paired samples, ratios "
+          f"{min(ratios):.3f}-{max(ratios):.3f}, against {ref}; likwid-bench's kernels: {medians}; "
+          f"miniGPU's best passes {statistics.median(best):.1f}; over {working_set})")
+    if verdict == "ABOVE":
+        print("    ABOVE: miniGPU's triad beat likwid-bench's best kernel by more than 5 % in the median "
+              "sample: likwid's figure is not this machine's limit in this sitting (its threads' "
+              "placement, or the VM), so the row proves nothing")
+sys.exit(0 if ok else 1)
+PY
 # Native GEMM (`tiled`) as a share of that peak, from its rows' pct_of_peak (issue 44):
 # n >= 1024 bar >= 85 % (goal 90 %), n = 256 bar >= 80 %, float32 and float64, 1 and every core.
 # Each run measures its own peak (a fresh ceilings cache) seconds before its products, so every

@@ -72,8 +72,33 @@ CeilingTable obtain_ceilings(bool remeasure, const comm::Communicator& comm,
   return comm::broadcast_value(mine, 0, comm);
 }
 
-int ceilings_command(bool cached, const MpiSession& mpi) {
-  const CeilingTable table = obtain_ceilings(!cached, comm::Communicator::world());
+namespace {
+
+// `--only`: the named figures, measured now by rank 0 and never cached (a partial table in the
+// cache would stand for the whole one). Every rank gets the table, so every rank refuses a name
+// that is not in it, with the same one-line error.
+CeilingTable measure_only(const std::vector<std::string>& only, const comm::Communicator& comm) {
+  CeilingTable mine;
+  if (comm.rank() == 0) {
+    const std::string when = utc_now_iso8601();
+    mine = measure_ceilings({}, only).table;
+    mine.source = "measured " + when + " on " + host_info().hostname + " by rank 0 alone; --only: not cached";
+  }
+  comm::barrier_without_spinning(comm);
+  mine = comm::broadcast_value(mine, 0, comm);
+  for (const std::string& name : only) {
+    if (!mine.find(name))
+      throw InputError("ceilings --only: '" + name +
+                       "' is no figure this build measures on this machine (`minigpu ceilings` lists them)");
+  }
+  return mine;
+}
+
+}  // namespace
+
+int ceilings_command(bool cached, const std::vector<std::string>& only, const MpiSession& mpi) {
+  const comm::Communicator world = comm::Communicator::world();
+  const CeilingTable table = only.empty() ? obtain_ceilings(!cached, world) : measure_only(only, world);
   if (mpi.is_root()) io::ConsoleWriter(std::cout).ceilings(table);
   return kExitOk;
 }

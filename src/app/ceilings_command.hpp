@@ -7,6 +7,8 @@
 #include "comm/mpi_session.hpp"
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace minigpu {
 
@@ -22,7 +24,8 @@ CeilingTable cached_ceilings();
 /// This host and build's cache key: the ceilings' and `kernel: auto`'s measurements share it.
 nlohmann::json host_build_cache_key();
 
-/// `minigpu ceilings [--cached]`: measures (or, with `cached`, reuses) and prints the table.
-int ceilings_command(bool cached, const MpiSession& mpi);
+/// `minigpu ceilings [--cached | --only NAME,...]`: measures (or, with `cached`, reuses) and prints
+/// the table; with `only`, measures those figures alone and prints them, leaving the cache as it is.
+int ceilings_command(bool cached, const std::vector<std::string>& only, const MpiSession& mpi);
 
 }  // namespace minigpu

@@ -123,7 +123,15 @@ int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& b
       "ceilings",
       "Measure this machine's reference rates (memcpy, triad, BLAS and GPU peaks) and cache them");
   bool cached = false;
-  ceilings->add_flag("--cached", cached, "Show the cached figures for this host and build if there are any");
+  auto* cached_flag = ceilings->add_flag("--cached", cached,
+                                         "Show the cached figures for this host and build if there are any");
+  std::vector<std::string> only;
+  ceilings
+      ->add_option("--only", only,
+                   "Measure only these figures (names as listed, comma-separated, e.g. host_triad) and print "
+                   "them; the cache is left as it is")
+      ->delimiter(',')
+      ->excludes(cached_flag);
   RunOptions run_options;
   run->add_option("input", run_options.input, "YAML input file")->required()->check(kNotEmpty);
   run->add_option("--output-dir", run_options.output_dir, "Directory for results (overrides run.output_dir)")
@@ -236,7 +244,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& b
   }
   if (devices->parsed()) return devices_command(mpi, binding);
   if (list->parsed()) return list_command(list_keys, list_json, mpi);
-  if (ceilings->parsed()) return ceilings_command(cached, mpi);
+  if (ceilings->parsed()) return ceilings_command(cached, only, mpi);
   // A name that is no file here may be one of the example inputs shipped with the binary.
   const auto example = [&](std::string& path) {
     const std::string found = resolve_input(path);

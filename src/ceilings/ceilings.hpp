@@ -61,7 +61,10 @@ struct MeasuredCeilings {
 /// The table is doubtful (CeilingTable::doubt) when its figures contradict each other or the
 /// machine was loaded meanwhile (core/machine_load.hpp).
 /// `stopped`, polled between figures, ends the measurement early (MeasuredCeilings::interrupted).
-MeasuredCeilings measure_ceilings(const std::function<bool()>& stopped = {});
+/// `only`, when not empty, names the figures to measure (as the table names them): the rest are
+/// skipped, and a name this build and machine do not measure is simply absent from the table.
+MeasuredCeilings measure_ceilings(const std::function<bool()>& stopped = {},
+                                  const std::vector<std::string>& only = {});
 /// "" or the figures where the rank's threads measured below one thread by more than
 /// kContradictionMargin (host_memcpy below host_memcpy_1core, ...), or where the FMA peak on
 /// `cores` physical cores gained less than kMinCoreScaling of one thread's rate per core past the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `minigpu ceilings` measures host memcpy, triad, the FMA peak and BLAS gemm peaks (bfloat16's too where the CPU
 # and the build have it), caches them per host and build, and `--cached` reuses that file; a
-# damaged cache file is measured again and replaced.
+# damaged cache file is measured again and replaced. `--only` measures the named figures alone.
 # Figures are checked for sanity against each other, not against fixed numbers (machines differ).
 # A measurement whose figures contradict each other (two threads' FMA peak 1.19x one thread's on a
 # Xeon VM whose second vCPU was busy elsewhere, 2026-11-28) is, rightly, not cached: it must say
@@ -30,6 +30,24 @@ measure() {
   echo "SKIP: this machine's figures contradicted each other in 3 measurements: caching cannot be tested"
   exit 77
 }
+
+# `--only NAME,...` measures those figures alone, prints them and leaves the cache as it is
+# (bench_peak.sh interleaves `--only host_triad` with likwid-bench's passes); a name that is no
+# figure here is refused in one line naming it, exit 2.
+"$minigpu" ceilings --only host_triad,host_fma_f64 > "$dir/only" 2>&1 || { cat "$dir/only"; fail "--only exited $?"; }
+cat "$dir/only"
+[ "$(grep -Ec '^  [a-z]' "$dir/only")" = 2 ] && grep -Eq '^  host_triad +[0-9]+\.[0-9] GB/s ' "$dir/only" &&
+  grep -Eq '^  host_fma_f64 +[0-9]+\.[0-9] GFLOP/s ' "$dir/only" || fail "--only host_triad,host_fma_f64 did not print those two rows alone"
+grep -q "^ceilings (measured .*; --only: not cached)" "$dir/only" || fail "--only's source line does not say it is not cached"
+! compgen -G "$MINIGPU_CEILINGS_DIR/ceilings-*.json" > /dev/null || fail "--only wrote the cache"
+# The triad prints the mean of its timings beside their best (bench_peak.sh sets the mean against
+# likwid-bench's, a mean too): a mean above the best is no mean of those timings.
+awk '$1 == "host_triad" { m = $0; sub(/.*\(mean /, "", m); sub(/ GB\/s\).*/, "", m); exit !(m + 0 > 0 && m + 0 <= $2) }' \
+  "$dir/only" || fail "host_triad's mean of its timings is missing or above their best"
+"$minigpu" ceilings --only host_triad,no_such_ceiling > "$dir/only_bad" 2>&1
+rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l < "$dir/only_bad")" = 1 ] && grep -q "'no_such_ceiling'" "$dir/only_bad" ||
+  { cat "$dir/only_bad"; fail "--only no_such_ceiling: exit $rc, not one line naming it and exit 2"; }
 
 measure "$dir/first"
 cat "$dir/first"
