@@ -16,7 +16,7 @@
 // ragged edges with zeros, so the micro-kernel has no edge path: only C's write-back is guarded.
 // KC, MC and NC come from the caches the OS reports (cpu_caches()), MR and NR from the vector
 // width this build targets (kHostVectorBytes); the micro-kernel and the choice of tile are in
-// gemm_host_tile.hpp.
+// gemm_host_tile.hpp, the packing in gemm_host_pack.hpp.
 #pragma once
 
 #include "core/backend.hpp"
@@ -24,6 +24,7 @@
 #include "core/gemm_dims.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm_host_grouped.hpp"
+#include "kernels/gemm_host_pack.hpp"
 #include "kernels/gemm_host_tile.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -108,51 +109,6 @@ T* host_scratch(std::int64_t elems) {
   if (storage.size() < static_cast<std::size_t>(elems) + pad) storage.resize(elems + pad);
   const std::uintptr_t raw = reinterpret_cast<std::uintptr_t>(storage.data());
   return reinterpret_cast<T*>((raw + 63) & ~std::uintptr_t(63));
-}
-
-// rows×kc of A (rows ≤ MR) as one micro-panel: MR values of a column of A per step of k. Walking k
-// outermost keeps the stores contiguous (the MR row streams are read in parallel), which measured
-// 1.3-1.5x faster than row by row; this transpose is the one packing cost that does not vectorise.
-template <class T>
-void pack_a_panel(T* dst, const T* a, std::int64_t lda, std::int64_t rows, std::int64_t kc) {
-  constexpr int MR = HostTile<T>::MR;
-  if (rows == MR) {
-    for (std::int64_t p = 0; p < kc; ++p, dst += MR) {
-      for (int r = 0; r < MR; ++r) dst[r] = a[r * lda + p];
-    }
-  } else {
-    for (std::int64_t p = 0; p < kc; ++p, dst += MR) {
-      for (int r = 0; r < MR; ++r) dst[r] = r < rows ? a[r * lda + p] : T(0);
-    }
-  }
-}
-
-// kc×cols of B (cols ≤ NR) as one micro-panel: NR values of a row of B per step of k. A
-// fixed-size memcpy, because element copies between two T* came out as scalar moves (aliasing).
-// A ragged panel is padded only as far as its tile reads (columns_read: half a vector, one, or
-// all NR): n = 100 in float32 pads 8 columns a row, not 32.
-template <class T>
-void pack_b_panel(T* dst, const T* b, std::int64_t ldb, std::int64_t cols, std::int64_t kc) {
-  constexpr int NR = HostTile<T>::NR;
-  if (cols == NR) {
-    for (std::int64_t p = 0; p < kc; ++p, dst += NR, b += ldb) std::memcpy(dst, b, NR * sizeof(T));
-    return;
-  }
-  const int read = columns_read<T>(static_cast<int>(cols));
-  for (std::int64_t p = 0; p < kc; ++p, dst += NR, b += ldb) {
-    for (int j = 0; j < read; ++j) dst[j] = j < cols ? b[j] : T(0);
-  }
-}
-
-// bfloat16 operands, packed in pairs for float's tile (gemm_host_bf16.hpp): overloads the
-// templates above choose by the operands' type.
-inline void pack_a_panel(bfloat16* dst, const bfloat16* a, std::int64_t lda, std::int64_t rows,
-                         std::int64_t kc) {
-  pack_a_panel_bf16<HostTile<float>::MR>(dst, a, lda, rows, kc);
-}
-inline void pack_b_panel(bfloat16* dst, const bfloat16* b, std::int64_t ldb, std::int64_t cols,
-                         std::int64_t kc) {
-  pack_b_panel_bf16<HostTile<float>::NR>(dst, b, ldb, cols, kc);
 }
 
 }  // namespace detail

@@ -6,6 +6,7 @@
 #include "experiment_harness.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/gemm_host_pack.hpp"
 #include "kernels/matmul_check.hpp"
 #include "kernels/matmul_reference.hpp"
 #include "test_support.hpp"
@@ -231,6 +232,35 @@ TEST(MatmulCheck, OwnTypeBoundCatchesAnEntryOffByOneThousandth) {
 TEST(MatmulCheck, GemmFlopsAreTwoPerTerm) {
   EXPECT_EQ(gemm_flops(2, 3, 4), 48);
   EXPECT_EQ(gemm_flops(1000, 1000, 1000), 2e9);
+}
+
+// gemm_host's A panel is A's MR rows in k-major order, zero past the panel's rows: the transpose
+// in registers (W steps of k at a time) and the scalar one for the rest must both place every
+// element. Every kc from 1 to past three vectors' worth, full panels and a ragged one; distinct
+// values, so that a lane or row swapped anywhere shows.
+template <class T>
+void expect_a_panel_is_a_transpose() {
+  constexpr int MR = kernels::detail::HostTile<T>::MR, W = kernels::detail::HostTile<T>::W;
+  const std::int64_t lda = 3 * W + 5;
+  std::vector<T> a(static_cast<std::size_t>(MR * lda));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<T>(i + 1);
+  for (const std::int64_t rows : {std::int64_t(MR), std::int64_t(MR - 1), std::int64_t(1)}) {
+    for (std::int64_t kc = 1; kc <= 3 * W + 3; ++kc) {
+      std::vector<T> packed(static_cast<std::size_t>(MR * kc), T(-1));
+      kernels::detail::pack_a_panel(packed.data(), a.data(), lda, rows, kc);
+      for (std::int64_t p = 0; p < kc; ++p) {
+        for (std::int64_t r = 0; r < MR; ++r) {
+          ASSERT_EQ(packed[p * MR + r], r < rows ? a[r * lda + p] : T(0))
+              << "row " << r << " of " << rows << ", step " << p << " of kc = " << kc;
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmHostPacking, APanelIsATransposeOfAsRows) {
+  expect_a_panel_is_a_transpose<float>();
+  expect_a_panel_is_a_transpose<double>();
 }
 
 }  // namespace
