@@ -157,8 +157,8 @@ done
 # sides are paired: each sample is one `minigpu ceilings --only` and, straight after, one run of
 # each likwid-bench kernel. The same statistic on both sides: likwid-bench reports the mean of
 # its iterations (64 by default), so miniGPU's side is the mean of its 7 passes, printed beside
-# their best. Best against mean read 1.08-1.11 in paired samples on 1 thread (ABOVE), and a
-# plain C triad with streaming stores read 2-16 % above its own mean at its best pass; single
+# their best. Paired, miniGPU's best read 1.107 of likwid's mean on 1 thread (ABOVE), and a
+# plain C triad with streaming stores read 2-17 % above its own mean at its best pass; single
 # likwid-bench passes (-i 1) are no best either: its first pass read 32-44 GB/s where its mean of
 # 64 read 45 (2026-12-01). The reference is likwid-bench at its best, the kernel with the
 # highest median over the samples, and the row is the median of the samples' ratios against it,

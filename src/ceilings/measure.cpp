@@ -79,7 +79,7 @@ Ceiling triad_ceiling(const std::string& name, const std::string& label, std::in
   kernels::fill_small_integers(c, 2);
   // The best timing is the ceiling; their mean is printed beside it, the figure likwid-bench and
   // STREAM's averages report (scripts/dev/bench_peak.sh sets it against likwid-bench's): on this
-  // project's Zen 5 VM the two were 2-16 % apart within one process (2026-12-01).
+  // project's Zen 5 VM the two were 2-17 % apart within one process (2026-12-01).
   const std::vector<double> s = run_seconds(
       [&] {
         for (std::int64_t i = 0; i < passes; ++i) kernels::triad(a, b, c, 3.0);

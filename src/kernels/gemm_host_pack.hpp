@@ -51,7 +51,7 @@ void transpose_stage(V (&rows)[W]) {
 // moved one element per load and store; on 2 threads each worker packs all of A for its slab,
 // 4-5 % of float64 n = 1024's time. In `minigpu run`, the binaries alternating (Zen 5 VM,
 // 2026-12-01, medians of 8 rounds on 2 threads, GFLOP/s): float64 n = 1024 170.6 → 175.2 and
-// 179.8 → 180.4, n = 2048 169.7 → 173.4 and 183.1 → 185.8; float32 n = 1024 320 → 344 and
+// 179.8 → 180.4, n = 2048 168.2 → 173.4 and 183.1 → 185.8; float32 n = 1024 320 → 344 and
 // 369 → 378; on 1 thread (6 rounds) +0.8 to +3.2 %, float64 n = 2048 97.6 → 100.7.
 template <class T>
 void pack_a_columns(T* dst, const T* a, std::int64_t lda) {
