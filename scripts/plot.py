@@ -29,7 +29,7 @@ def die(message):
 def import_pyplot():
     """matplotlib with the Agg backend (under Debian's python3 if this one lacks it)."""
     from system_python import require
-    require("matplotlib", "python3-matplotlib", exit_code=2, prefix="plot.py: ").use("Agg")
+    require("matplotlib", "python3-matplotlib", exit_code=2, prefix="plot.py: ", install_missing=True).use("Agg")
     import matplotlib.pyplot as plt
     return plt
 
