@@ -29,15 +29,21 @@ std::int64_t streaming_store_min_bytes();
 /// Bytes in one streamed line: a cache line, and a whole AVX-512 register.
 inline constexpr std::size_t kStreamLineBytes = 64;
 
-/// One 64-byte line from `src` (any alignment) to `dst` (64-byte aligned), bypassing the caches,
-/// with the widest streaming store the build targets. Inline, so that a line a caller computes
-/// into a local array is streamed from the register it was computed in: computing 1 KiB into a
-/// buffer and streaming that out ran the triad at 0.88-0.91 of this (2-core Zen 5 VM, 2026-11-30:
-/// 40-42 against 43-45 GB/s on 1 thread, 77-80 against 86-89 on 2, on 3 x 256 MiB).
+/// One 64-byte line from `src` (any alignment) to `dst` (64-byte aligned), bypassing the caches.
+/// Inline, so that a line a caller computes into a local array is streamed from the registers it
+/// was computed in: computing 1 KiB into a buffer and streaming that out ran the triad at
+/// 0.88-0.91 of this (2-core Zen 5 VM, 2026-11-30: 40-42 against 43-45 GB/s on 1 thread, 77-80
+/// against 86-89 on 2, on 3 x 256 MiB).
+/// Two 32-byte stores where the build has AVX, AVX-512 included: GCC and Clang compute a line in
+/// 32-byte vectors on AVX-512 CPUs (their tuning prefers 256 bits), and where the line was then
+/// read back as one 64-byte register, the read needed two stores' data, which the core cannot
+/// forward from its store buffer: it waits for both to reach L1. A 2-core Xeon VM (AVX-512, AMX;
+/// 2026-12-01) ran the triad on 2 threads at 37-39 GB/s so against 40-43 for a plain C loop
+/// storing 64 bytes at once; 32-byte reads of a 64-byte store forward where a build computes in
+/// 64-byte vectors. The lines reach memory whole either way (likwid-bench's 16-, 32- and 64-byte
+/// streaming triads ran within 8 % of each other there, the 16-byte one fastest).
 inline void stream_line(void* dst, const void* src) {
-#if defined(MINIGPU_STREAMING_STORES) && defined(__AVX512F__)
-  _mm512_stream_si512(static_cast<__m512i*>(dst), _mm512_loadu_si512(src));
-#elif defined(MINIGPU_STREAMING_STORES) && defined(__AVX__)
+#if defined(MINIGPU_STREAMING_STORES) && defined(__AVX__)
   auto* d = static_cast<__m256i*>(dst);
   const auto* s = static_cast<const __m256i*>(src);
   _mm256_stream_si256(d, _mm256_loadu_si256(s));
