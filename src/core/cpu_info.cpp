@@ -57,4 +57,13 @@ const CpuCaches& cpu_caches() {
   return caches;
 }
 
+bool cpu_is_intel() {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+  static const bool intel = __builtin_cpu_is("intel");
+  return intel;
+#else
+  return false;
+#endif
+}
+
 }  // namespace minigpu

@@ -14,6 +14,11 @@ struct CpuCaches {
 };
 const CpuCaches& cpu_caches();
 
+/// Whether the host CPU is Intel's (CPUID's vendor string): the cache blocking of the native GEMM
+/// differs between Intel's cores and AMD's (kernels/gemm_host.hpp), as BLIS's configurations do.
+/// False on any other CPU and architecture.
+bool cpu_is_intel();
+
 /// The widest SIMD register the compiler may use in this build, in bytes, and its name.
 #if defined(__AVX512F__)
 inline constexpr int kHostVectorBytes = 64;

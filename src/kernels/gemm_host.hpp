@@ -46,6 +46,8 @@ inline constexpr double kMinFlopsPerWorker = 4.0e6;
 
 // Rows of A per packed block, at least, before rounding to MR: see host_blocking.
 inline constexpr std::int64_t kMinBlockRows = 32;
+/// At most this many rows in an Intel core's A block (host_blocking()).
+inline constexpr std::int64_t kIntelBlockRows = 256;
 
 // Columns of C per worker's slab, at least, when the threads split C by columns (see gemm_host):
 // each slab repacks all of A, which its columns must repay. With 128 or 150 a slab (n = 256 and
@@ -72,8 +74,15 @@ struct HostBlocking {
 // 12 level with 24 at n = 1024 and 2048, above it at 4096 (92.0 / 98.6 / 179.5). float32 (MC 60
 // for 128) and bfloat16 (60 for 252) ran level, within ±2 %, either way. A Zen 3 (512 KiB L2)
 // had KC = 256 and MC = 126 run 6-8 % faster than KC = 512 and MC = 60 on 1 thread; it now gets
-// KC = 256 and MC = 24, and a Xeon with 2 MiB of L2 float64 MC = 60 (was 252): neither measured
-// there yet.
+// KC = 256 and MC = 24.
+// Intel's cores get the A block in half of L2, at most kIntelBlockRows rows: their L3 is a mesh
+// further from the core than a Zen CCX's, so a B micro-panel from it should serve more tiles. A
+// 2-core Xeon VM (AVX-512, AMX; 48 KiB L1d, 2 MiB L2), 2026-12-01, KC = 512, 3 interleaved
+// rounds each, GFLOP/s at n = 1024 / 2048 on 1 thread: float64 at MC = 252 71.8-73.6 /
+// 66.6-72.4 against 65.2-70.2 / 69.9-71.7 at 60 (an eighth of L2); float32 at 252 153.2-156.9 /
+// 149.6-157.9 against 145.6-149.1 / 144.7-158.0 at 120; on 2 threads float64 at 240 140-146 /
+// 141-147 against 134-144 / 133-142. More rows lost: float64 at 360 62-67, at 504 59-67; float32
+// at 504 level with 120.
 // NC: the packed B block (KC×NC) in half of L3, and in at most 4 × L2: the L3 a VM reports may
 // be the whole socket's (508 MiB on the Zen 5 VM), and even a real one is shared with the other
 // cores, while the block must stay there as A's blocks and C's rows stream past it. On that VM
@@ -94,7 +103,9 @@ HostBlocking host_blocking() {
   b.kc = round_down(std::min<std::int64_t>({caches.l2 / 8 / (Tile::NR * bytes), bytes == 2 ? 1024 : 512,
                                             caches.l2 / 8 / (kMinBlockRows * bytes)}),
                     8);
-  b.mc = round_down(caches.l2 / 8 / (b.kc * bytes), Tile::MR);
+  b.mc = bytes >= 4 && cpu_is_intel()
+             ? round_down(std::min<std::int64_t>(caches.l2 / 2 / (b.kc * bytes), kIntelBlockRows), Tile::MR)
+             : round_down(caches.l2 / 8 / (b.kc * bytes), Tile::MR);
   b.nc = round_down(std::min<std::int64_t>(std::min(caches.l3 / 2, 4 * caches.l2) / (b.kc * bytes), 4096),
                     Tile::NR);
   return b;
