@@ -1,7 +1,7 @@
 """Debian's python3-* packages (matplotlib, jsonschema, yaml, torch) live under /usr/bin/python3;
 the python3 first on PATH may be another interpreter (pyenv, a venv) without them. One rule
 for every script and test that needs such a package: import it, or re-run the same command
-under Debian's interpreter, or (the user-facing scripts, install=True) install it as the shell
+under Debian's interpreter, or (the user-facing scripts, install_missing=True) install it as the shell
 scripts do, or stop with the apt line that installs it."""
 import importlib
 import os

@@ -38,7 +38,7 @@ inline constexpr std::size_t kStreamLineBytes = 64;
 /// 32-byte vectors on AVX-512 CPUs (their tuning prefers 256 bits), and where the line was then
 /// read back as one 64-byte register, the read needed two stores' data, which the core cannot
 /// forward from its store buffer: it waits for both to reach L1. A 2-core Xeon VM (AVX-512, AMX;
-/// 2026-12-01) ran the triad on 2 threads at 37-39 GB/s so against 40-43 for a plain C loop
+/// 2026-12-01) ran the triad on 2 threads at 37-39 GB/s against 40-43 for a plain C loop
 /// storing 64 bytes at once; 32-byte reads of a 64-byte store forward where a build computes in
 /// 64-byte vectors. The lines reach memory whole either way (likwid-bench's 16-, 32- and 64-byte
 /// streaming triads ran within 8 % of each other there, the 16-byte one fastest).
