@@ -6,6 +6,7 @@
 #include "experiment_harness.hpp"
 #include "kernels/fill_integers.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/gemm_host.hpp"
 #include "kernels/gemm_host_pack.hpp"
 #include "kernels/matmul_check.hpp"
 #include "kernels/matmul_reference.hpp"
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -261,6 +263,30 @@ void expect_a_panel_is_a_transpose() {
 TEST(GemmHostPacking, APanelIsATransposeOfAsRows) {
   expect_a_panel_is_a_transpose<float>();
   expect_a_panel_is_a_transpose<double>();
+}
+
+// The vendor the blocking rule keys on, against the kernel's own record of CPUID's vendor string.
+TEST(GemmHostBlocking, VendorIsTheKernelsAndSizesTheABlock) {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, vendor;
+  while (vendor.empty() && std::getline(cpuinfo, line)) {
+    if (line.rfind("vendor_id", 0) == 0) vendor = line.substr(line.find(':') + 2);
+  }
+  if (vendor.empty()) GTEST_SKIP() << "no vendor_id in /proc/cpuinfo (not x86 Linux)";
+  EXPECT_EQ(cpu_is_intel(), vendor == "GenuineIntel") << "vendor_id " << vendor;
+
+  // Intel: the A block fills more than a quarter of L2 (half, less one tile's rounding) unless
+  // the row cap holds it; elsewhere it stays within an eighth of L2 (gemm_host.hpp).
+  const auto b = kernels::detail::host_blocking<double>();
+  const std::int64_t block = b.mc * b.kc * static_cast<std::int64_t>(sizeof(double)), l2 = cpu_caches().l2;
+  if (cpu_is_intel()) {
+    EXPECT_TRUE(block > l2 / 4 ||
+                b.mc > kernels::detail::kIntelBlockRows - kernels::detail::HostTile<double>::MR)
+        << "MC " << b.mc << ", KC " << b.kc << ", L2 " << l2;
+    EXPECT_LE(block, l2 / 2);
+  } else {
+    EXPECT_LE(block, std::max<std::int64_t>(l2 / 8, kernels::detail::HostTile<double>::MR * b.kc * 8));
+  }
 }
 
 }  // namespace
