@@ -4,11 +4,13 @@
 # GPU-less hosts). Exits non-zero when any ratio misses its bar.
 #   the peers at their best: OpenBLAS with the fastest kernel set this CPU can run, each
 #   candidate verified and timed in a child process (scripts/dev/blas_at_best.sh), for this
-#   command only; BLIS beside it where installed; every peer with the same threads as miniGPU
+#   command only; BLIS beside it where installed, and oneDNN's sgemm for float32 where the build
+#   has oneDNN; every peer with the same threads as miniGPU
 #   kernel pairs (tests/bench/minigpu_bench.cpp, one thread; scripts/dev/bench_report.py checks):
 #     gemm vendor / direct BLAS call, n = 64..2048, both dtypes      bar >= 0.95
 #     gemm native / OpenBLAS's small-matrix path, n = 64..128       bar >= 0.95 (target 1.0)
-#     gemm native / the faster of OpenBLAS and BLIS, n = 512..2048   bar >= 0.90 (target 1.0)
+#     gemm native / the fastest of OpenBLAS, BLIS, oneDNN (float32), n = 512..2048
+#                                                                    bar >= 0.90 (target 1.0)
 #       the same with every core (a threaded build)                  bar >= 0.90 (target 1.0)
 #     triad / memcpy with every core, and each 1 -> every core       reported (node bandwidth)
 #     gemm native, 1 thread -> every core, n = 2048: efficiency      bar >= 0.90
@@ -71,7 +73,7 @@ log "kernel pairs: $MINIGPU_BUILD/tests/minigpu_bench -> $out/kernels.json (1 th
   --benchmark_out="$out/kernels.json" --benchmark_out_format=json >"$out/kernels.txt" || status=1
 # The GEMM pairs and the node's bandwidth again with every core, in Kokkos and both BLAS alike.
 "$MINIGPU_BUILD/tests/minigpu_bench" --kokkos-num-threads="$cores" \
-  --benchmark_filter='^(gemm/.*/n:(512|1024|2048)/(blas|blis|native)|stream/.*/(memcpy|triad))/' \
+  --benchmark_filter='^(gemm/.*/n:(512|1024|2048)/(blas|blis|dnnl|native)|stream/.*/(memcpy|triad))/' \
   --benchmark_repetitions="${MINIGPU_BENCH_REPETITIONS:-5}" --benchmark_enable_random_interleaving=true \
   --benchmark_display_aggregates_only=true --benchmark_out="$out/kernels_all.json" --benchmark_out_format=json \
   >"$out/kernels_all.txt" || status=1

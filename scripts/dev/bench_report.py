@@ -6,9 +6,9 @@ Prints one row per pair; exits 1 when any ratio misses its bar.
 --threads: the same GEMM rows run with every core (another process, same sitting): native /
 BLAS again at that thread count, and native's parallel efficiency from 1 thread to it; and the
 memcpy and triad rows there (node bandwidth, reported beside the 1-thread figures).
-The BLAS peer of native is the faster of OpenBLAS (`blas`) and BLIS (`blis`, where installed)
-in each case, named in the row; at n <= 128 it is OpenBLAS, whose AVX-512 small-matrix path
-skips packing (bar 0.95)."""
+The BLAS peer of native is the fastest of OpenBLAS (`blas`), BLIS (`blis`, where installed) and,
+in float32, oneDNN's sgemm (`dnnl`, where the build has oneDNN) in each case, named in the row;
+at n <= 128 it is OpenBLAS, whose AVX-512 small-matrix path skips packing (bar 0.95)."""
 import json
 import sys
 from collections import defaultdict
@@ -63,11 +63,11 @@ def pairs(times):
                 continue
             rows.append((f"gemm {parts[3]} / {peer}", f"{parts[1]} n={n}", times[name], ref, ref / times[name],
                          bar, target, ">="))
-        elif parts[0] == "gemm" and parts[3] == "blis":
+        elif parts[0] == "gemm" and parts[3] in PEERS[1:]:
             ref = times.get("/".join(parts[:3] + ["blas"]))
-            if ref is not None:  # which BLAS is the better peer here: reported, not a bar
-                rows.append(("gemm blis / openblas", f"{parts[1]} n={parts[2].split(':')[1]}", times[name], ref,
-                             ref / times[name], None, None, ">="))
+            if ref is not None:  # which peer is the better one here: reported, not a bar
+                rows.append((f"gemm {parts[3]} / openblas", f"{parts[1]} n={parts[2].split(':')[1]}", times[name],
+                             ref, ref / times[name], None, None, ">="))
         elif parts[0] == "gemm" and parts[3] == "auto":
             # The faster of vendor and native, both timed in this run: auto must be as fast.
             best = min((times[k] for k in ("/".join(parts[:3] + [w]) for w in ("vendor", "native")) if k in times),
@@ -95,9 +95,13 @@ def pairs(times):
     return rows
 
 
+# native's GEMM peers: OpenBLAS, BLIS, oneDNN's sgemm (float32 only).
+PEERS = ("blas", "blis", "dnnl")
+
+
 def best_blas(times, prefix):
-    """("blas" or "blis", its time) for the faster BLAS peer of a gemm case, or (None, None)."""
-    found = [(times[k], w) for w in ("blas", "blis") if (k := "/".join(prefix + [w])) in times
+    """(the peer's name, its time) for the fastest GEMM peer of a gemm case, or (None, None)."""
+    found = [(times[k], w) for w in PEERS if (k := "/".join(prefix + [w])) in times
              and times[k] == times[k]]  # a NaN (an errored row) is never the best
     if not found:
         return None, None
@@ -157,14 +161,14 @@ def main():
         many_context, many = fastest(args[args.index("--threads") + 1])
         threads = int(many_context.get("minigpu_threads", "0") or 0)
         print(f"all-threads run: {many_context.get('minigpu_blas', '?')}; {many_context.get('minigpu_blis', '?')}; "
-              f"{threads} Kokkos thread(s)")
+              f"{many_context.get('minigpu_dnnl', '?')}; {threads} Kokkos thread(s)")
         if threads > 1:
             rows += thread_rows(times, many, threads)
         else:
             print("(one thread there: a Serial Kokkos build; no thread rows)")
     failed = 0
     for key in ("minigpu_cpu", "minigpu_vector_isa", "minigpu_flags", "minigpu_blas", "minigpu_blis",
-                "minigpu_threads", "OPENBLAS_CORETYPE"):
+                "minigpu_dnnl", "minigpu_threads", "OPENBLAS_CORETYPE"):
         print(f"{key.removeprefix('minigpu_')}: {context.get(key, '?')}")
     print("times: each row's fastest of its repetitions, interleaved at random (its median where the file "
           "holds none)")

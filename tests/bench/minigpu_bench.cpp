@@ -3,6 +3,8 @@
 //   gemm/<dtype>/n:<n>/{vendor,native,blas}   kernels::matmul vs cblas_?gemm called directly
 //   gemm/<dtype>/n:<n>/blis                    BLIS's own GEMM, where libblis.so.4 is installed
 //                                             (blis_peer.hpp), its product checked first
+//   gemm/float32/n:<n>/dnnl                    oneDNN's dnnl_sgemm (its JIT kernels for this CPU),
+//                                             where the build has oneDNN, its product checked first
 //   gemm/<dtype>/n:<n>/auto                    the kernel `kernel: auto` picks, vs the faster of
 //                                             vendor and native timed in this same process
 //   logging/<dtype>/{minigpu,reference}       one step of the logging experiment vs BLAS gemm +
@@ -32,9 +34,17 @@
 #include "blis_peer.hpp"
 #include "minigpu_build_info.hpp"
 
+#if defined(MINIGPU_HAVE_DNNL)
+#include <oneapi/dnnl/dnnl.h>
+#endif
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace minigpu {
@@ -54,12 +64,41 @@ void cblas_gemm(const double* a, const double* b, double* c, int n, double alpha
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, alpha, a, n, b, n, 0.0, c, n);
 }
 
-// A peer's wrong answer is a failure, not a rate: BLIS's product against OpenBLAS's, each
-// element within the dtype's rounding of a sum of n products of values in [-1, 1].
+// oneDNN's sgemm, float32's third peer: JIT kernels for the CPU at hand, which on the 2-core Xeon
+// VM of 2026-12-01 ran at 84-92 % of the FMA peak where OpenBLAS's best kernels ran 68-75 %. It
+// takes its threads from OpenMP (main sets them to the bench's). False when it refuses the call.
+constexpr bool kHaveDnnl =
+#if defined(MINIGPU_HAVE_DNNL)
+    true;
+#else
+    false;
+#endif
+bool dnnl_gemm([[maybe_unused]] const float* a, [[maybe_unused]] const float* b, [[maybe_unused]] float* c,
+               [[maybe_unused]] std::int64_t n, [[maybe_unused]] float alpha) {
+#if defined(MINIGPU_HAVE_DNNL)
+  return dnnl_sgemm('N', 'N', n, n, n, alpha, a, n, b, n, 0.0f, c, n) == dnnl_success;  // row-major
+#else
+  return false;
+#endif
+}
+
+// The peer a gemm row names: BLIS, or oneDNN (float32 only).
 template <class T>
-bool blis_matches_blas(const T* a, const T* b, std::int64_t n) {
+bool peer_gemm(const std::string& which, const T* a, const T* b, T* c, std::int64_t n) {
+  if (which == "blis") {
+    bench::BlisPeer::instance().gemm(a, b, c, n, T(1));
+    return true;
+  }
+  if constexpr (std::is_same_v<T, float>) return dnnl_gemm(a, b, c, n, T(1));
+  return false;
+}
+
+// A peer's wrong answer is a failure, not a rate: its product against OpenBLAS's, each element
+// within the dtype's rounding of a sum of n products of values in [-1, 1].
+template <class T>
+bool peer_matches_blas(const std::string& which, const T* a, const T* b, std::int64_t n) {
   std::vector<T> mine(n * n), want(n * n);
-  bench::BlisPeer::instance().gemm(a, b, mine.data(), n, T(1));
+  if (!peer_gemm(which, a, b, mine.data(), n)) return false;
   cblas_gemm(a, b, want.data(), static_cast<int>(n), T(1));
   const double tolerance = (sizeof(T) == 4 ? 1e-5 : 1e-13) * static_cast<double>(n);
   for (std::int64_t i = 0; i < n * n; ++i) {
@@ -74,15 +113,16 @@ void gemm_pair(benchmark::State& state, std::int64_t n, const std::string& which
   kernels::fill_uniform(a, 1, T(-1), T(1));
   kernels::fill_uniform(b, 2, T(-1), T(1));
   Kokkos::fence();
-  if (which == "blis" && !blis_matches_blas(a.data(), b.data(), n)) {
-    state.SkipWithError("BLIS's product differs from OpenBLAS's");
+  const bool peer = which == "blis" || which == "dnnl";
+  if (peer && !peer_matches_blas(which, a.data(), b.data(), n)) {
+    state.SkipWithError((which + "'s product differs from OpenBLAS's (or it refused the call)").c_str());
     return;
   }
   for (auto _ : state) {
     if (which == "blas") {
       cblas_gemm(a.data(), b.data(), c.data(), static_cast<int>(n), T(1));
-    } else if (which == "blis") {
-      bench::BlisPeer::instance().gemm(a.data(), b.data(), c.data(), n, T(1));
+    } else if (peer) {
+      peer_gemm(which, a.data(), b.data(), c.data(), n);
     } else {
       kernels::matmul(picked, c, a, b, n, n, n);
     }
@@ -193,9 +233,10 @@ void register_dtype() {
         RunContext::on(comm::Communicator::world())
             .pick_gemm(GemmChoice::automatic, cpu(), sizeof(T) == 4 ? DType::f32 : DType::f64, n, n, n)
             .kernel;
-    for (const char* which : {"blas", "blis", "vendor", "native", "auto"}) {
+    for (const char* which : {"blas", "blis", "dnnl", "vendor", "native", "auto"}) {
       const std::string w = which;
       if (w == "blis" && !bench::BlisPeer::instance().available()) continue;
+      if (w == "dnnl" && !(kHaveDnnl && std::is_same_v<T, float>)) continue;
       const GemmKernel kernel = w == "auto"     ? automatic
                                 : w == "vendor" ? GemmKernel::vendor
                                                 : GemmKernel::native;
@@ -235,6 +276,14 @@ int main(int argc, char** argv) {
   // BLIS, the second peer, with the same threads as Kokkos and OpenBLAS.
   minigpu::bench::BlisPeer::instance().set_threads(threads);
   benchmark::AddCustomContext("minigpu_blis", minigpu::bench::BlisPeer::instance().describe());
+  // oneDNN, float32's third peer, on OpenMP's threads: the same count again.
+#if defined(_OPENMP)
+  omp_set_num_threads(threads);
+#endif
+  benchmark::AddCustomContext("minigpu_dnnl", minigpu::kHaveDnnl
+                                                  ? minigpu::host_bf16_gemm_library() + " dnnl_sgemm, " +
+                                                        std::to_string(threads) + " thread(s)"
+                                                  : "oneDNN unavailable: not in this build");
   const char* coretype = std::getenv("OPENBLAS_CORETYPE");
   benchmark::AddCustomContext("OPENBLAS_CORETYPE", coretype ? coretype : "unset");
   minigpu::register_dtype<float>();

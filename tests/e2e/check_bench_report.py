@@ -57,6 +57,16 @@ def main():
                 errors.append(f"missing {want!r}:\n{out}")
         if code != 1:
             errors.append(f"a native row under its bar must fail the report (exit {code})")
+        # oneDNN's sgemm (0.8 s) beats OpenBLAS (1.2 s) and BLIS (1.1 s): it is the peer, and
+        # native's 1.0 s reads 0.800 against it, a miss that OpenBLAS alone would have passed.
+        code, out = report(script, tmp, {"gemm/float32/n:512/blas": 1.2, "gemm/float32/n:512/blis": 1.1,
+                                         "gemm/float32/n:512/dnnl": 0.8, "gemm/float32/n:512/native": 1.0})
+        for want in ("gemm native / dnnl float32 n=512 1 0.8 0.800 >=0.90 FAIL",
+                     "gemm dnnl / openblas float32 n=512 0.8 1.2 1.500 - info"):
+            if want not in out:
+                errors.append(f"missing {want!r}:\n{out}")
+        if code != 1:
+            errors.append(f"native under the fastest peer (oneDNN) must fail the report (exit {code})")
         # Every core: native 0.55 s against OpenBLAS 0.5 s (0.909) at n = 1024, efficiency
         # 1.05 / (2 x 0.55) = 0.955; with n = 2048 gone the report passes.
         del one["gemm/float32/n:2048/native"]
