@@ -1,7 +1,13 @@
-// Cache sizes from sysconf (glibc reads CPUID), else from sysfs, else conservative defaults.
+// Cache sizes from sysconf (glibc reads CPUID), else from sysfs, else conservative defaults; AMX
+// from CPUID and the kernel's permission.
 #include "core/cpu_info.hpp"
 
 #include <unistd.h>
+
+#if defined(__AMX_TILE__) && defined(__linux__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#endif
 
 #include <fstream>
 #include <string>
@@ -61,6 +67,20 @@ bool cpu_is_intel() {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
   static const bool intel = __builtin_cpu_is("intel");
   return intel;
+#else
+  return false;
+#endif
+}
+
+bool host_amx_bf16() {
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__linux__) && defined(SYS_arch_prctl)
+  static const bool granted = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || !(edx & (1u << 22))) return false;  // AMX-BF16
+    constexpr long kReqXcompPerm = 0x1023, kXtiledata = 18;  // <asm/prctl.h>, Linux 5.16
+    return syscall(SYS_arch_prctl, kReqXcompPerm, kXtiledata) == 0;
+  }();
+  return granted;
 #else
   return false;
 #endif

@@ -19,6 +19,12 @@ const CpuCaches& cpu_caches();
 /// False on any other CPU and architecture.
 bool cpu_is_intel();
 
+/// Whether this process may run AMX's bfloat16 tile instructions: the CPU has AMX-BF16 (CPUID)
+/// and Linux granted the process the tile data state, which it asks for at the first call
+/// (arch_prctl ARCH_REQ_XCOMP_PERM; a process that runs a tile instruction without it is
+/// killed). False elsewhere, and in builds that cannot emit the instructions.
+bool host_amx_bf16();
+
 /// The widest SIMD register the compiler may use in this build, in bytes, and its name.
 #if defined(__AVX512F__)
 inline constexpr int kHostVectorBytes = 64;

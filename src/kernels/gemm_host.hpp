@@ -23,6 +23,7 @@
 #include "core/cpu_info.hpp"
 #include "core/gemm_dims.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/gemm_host_amx.hpp"
 #include "kernels/gemm_host_grouped.hpp"
 #include "kernels/gemm_host_pack.hpp"
 #include "kernels/gemm_host_tile.hpp"
@@ -171,6 +172,9 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   const auto by_work = static_cast<std::int64_t>(flops / detail::kMinFlopsPerWorker);
   const std::int64_t workers =
       by_work < 2 ? 1 : std::clamp<std::int64_t>(by_work, 1, std::max(1, Exec().concurrency()));
+  if constexpr (std::is_same_v<S, bfloat16>) {  // AMX's tiles where the CPU, OS and shape allow
+    if (gemm_host_amx<Exec>(cp, ap, bp, d, accumulate, scale, workers)) return;
+  }
   // Several workers take one slab of C's columns each, and each packs its own blocks of B and A
   // into its own caches; none waits for another until the product ends. The two vCPUs of a Zen 5
   // VM sit 450 ns apart (a cache line's round trip), so where the workers shared one packed B

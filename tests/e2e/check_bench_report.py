@@ -41,6 +41,11 @@ def report(script, tmp, one, many=None):
     return proc.returncode, re.sub(" +", " ", proc.stdout)
 
 
+def missing(out, *wants):
+    """An error for each row `out` lacks."""
+    return [f"missing {want!r}:\n{out}" for want in wants if want not in out]
+
+
 def main():
     script, errors = sys.argv[1], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -50,21 +55,17 @@ def main():
                "gemm/float32/n:1024/native": 1.05, "gemm/float32/n:2048/blas": 8.0,
                "gemm/float32/n:2048/blis": None, "gemm/float32/n:2048/native": 10.0}
         code, out = report(script, tmp, one)
-        for want in ("gemm native / blis float32 n=1024 1.05 1 0.952 >=0.90 PASS",
-                     "gemm native / blas float32 n=2048 10 8 0.800 >=0.90 FAIL",
-                     "gemm blis / openblas float32 n=1024 1 1.2 1.200 - info"):
-            if want not in out:
-                errors.append(f"missing {want!r}:\n{out}")
+        errors += missing(out, "gemm native / blis float32 n=1024 1.05 1 0.952 >=0.90 PASS",
+                          "gemm native / blas float32 n=2048 10 8 0.800 >=0.90 FAIL",
+                          "gemm blis / openblas float32 n=1024 1 1.2 1.200 - info")
         if code != 1:
             errors.append(f"a native row under its bar must fail the report (exit {code})")
         # oneDNN's sgemm (0.8 s) beats OpenBLAS (1.2 s) and BLIS (1.1 s): it is the peer, and
         # native's 1.0 s reads 0.800 against it, a miss that OpenBLAS alone would have passed.
         code, out = report(script, tmp, {"gemm/float32/n:512/blas": 1.2, "gemm/float32/n:512/blis": 1.1,
                                          "gemm/float32/n:512/dnnl": 0.8, "gemm/float32/n:512/native": 1.0})
-        for want in ("gemm native / dnnl float32 n=512 1 0.8 0.800 >=0.90 FAIL",
-                     "gemm dnnl / openblas float32 n=512 0.8 1.2 1.500 - info"):
-            if want not in out:
-                errors.append(f"missing {want!r}:\n{out}")
+        errors += missing(out, "gemm native / dnnl float32 n=512 1 0.8 0.800 >=0.90 FAIL",
+                          "gemm dnnl / openblas float32 n=512 0.8 1.2 1.500 - info")
         if code != 1:
             errors.append(f"native under the fastest peer (oneDNN) must fail the report (exit {code})")
         # Every core: native 0.55 s against OpenBLAS 0.5 s (0.909) at n = 1024, efficiency
@@ -73,10 +74,8 @@ def main():
         many = {"gemm/float32/n:1024/blas": 0.5, "gemm/float32/n:1024/blis": 0.6,
                 "gemm/float32/n:1024/native": 0.55}
         code, out = report(script, tmp, one, many)
-        for want in ("gemm native / blas, 2 thr float32 n=1024 0.55 0.5 0.909 >=0.90 PASS",
-                     "native 1->2 thr eff. float32 n=1024 0.55 1.05 0.955 - info"):
-            if want not in out:
-                errors.append(f"missing {want!r}:\n{out}")
+        errors += missing(out, "gemm native / blas, 2 thr float32 n=1024 0.55 0.5 0.909 >=0.90 PASS",
+                          "native 1->2 thr eff. float32 n=1024 0.55 1.05 0.955 - info")
         if code != 0:
             errors.append(f"every ratio within its bar must pass (exit {code}):\n{out}")
         # Efficiency past its ideal: 1.05 / (2 x 0.45) = 1.167 is ABOVE, not PASS; at n = 2048 (a

@@ -2,6 +2,7 @@
 // double, and GCC's _Float16 where it has one), the dtype names and roundoffs, the 16-bit
 // matmul's check passing a product summed in float and failing one summed in the 16-bit type,
 // and the host's bfloat16 GEMM against exact products summed in double.
+#include "core/cpu_info.hpp"
 #include "core/dispatch.hpp"
 #include "core/low_precision.hpp"
 #include "core/shape.hpp"
@@ -16,8 +17,10 @@
 #include <cfenv>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -222,6 +225,49 @@ TEST(LowPrecision, Tf32BoundTellsTf32InputsFromBFloat16Inputs) {
   }
 }
 
+// C's worst error against α·A·B + C0 summed exactly in double, over float summation's bound
+// γ(k+1)·(|C0| + |α|·Σ|a||b|): at most 1 where C was summed in float from exact products; NaN
+// where an element of C is.
+double error_over_float_bound(const bfloat16* a, const bfloat16* b, const float* c, const float* c0,
+                              const GemmDims& d, float alpha) {
+  const double u = std::ldexp(1.0, -24), ku = static_cast<double>(d.k + 1) * u, gamma = ku / (1 - ku);
+  double worst = 0;
+  for (std::int64_t i = 0; i < d.m; ++i)
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      double exact = c0[i * d.ldc + j], scale = std::abs(exact);
+      for (std::int64_t p = 0; p < d.k; ++p) {
+        const double x = alpha * (float(a[i * d.lda + p]) * double(float(b[p * d.ldb + j])));
+        exact += x;
+        scale += std::abs(x);
+      }
+      const double e = std::abs(c[i * d.ldc + j] - exact) / (gamma * scale);
+      if (!(e <= worst)) worst = e;  // a NaN too, which std::max would pass over
+    }
+  return worst;
+}
+
+/// A and B of S uniform in [-1, 1], and C = C0, uniform too where `accumulate` and zero
+/// otherwise, each sized by d's leading dimensions.
+template <class S>
+struct GemmOperands {
+  Kokkos::View<S*, Kokkos::HostSpace> a, b;
+  Kokkos::View<float*, Kokkos::HostSpace> c, c0;
+  GemmOperands(const GemmDims& d, bool accumulate)
+      : a("test::A", d.m * d.lda),
+        b("test::B", d.k * d.ldb),
+        c("test::C", d.m * d.ldc),
+        c0("test::C0", d.m * d.ldc) {
+    kernels::fill_uniform(a, 1, -1.0f, 1.0f);
+    kernels::fill_uniform(b, 2, -1.0f, 1.0f);
+    if (accumulate) kernels::fill_uniform(c0, 3, -1.0f, 1.0f);
+    Kokkos::fence();
+    Kokkos::deep_copy(c, c0);
+  }
+  double error_over_bound(const GemmDims& d, float alpha) const {
+    return error_over_float_bound(a.data(), b.data(), c.data(), c0.data(), d, alpha);
+  }
+};
+
 // The host's bfloat16 GEMM (vdpbf16ps): each shape the loop nest cuts differently (A read in
 // place, an odd k's padded pair, ragged m and n, a last panel of at most 16 columns, k across
 // KC blocks, C += A·B, C = α·A·B (+ C) with α a power of two, so exact, a slab of C's columns
@@ -241,39 +287,106 @@ void host_bf16_gemm_sums_exact_products() {
       bool accumulate;
       float alpha;
     };
-    for (const Shape s :
-         {Shape{12, 32, 64, false, 1}, Shape{13, 33, 63, false, 1}, Shape{100, 100, 100, false, 1},
-          Shape{7, 5, 3, true, 1}, Shape{50, 16, 1, false, 1}, Shape{40, 70, 1100, true, 1},
-          Shape{300, 200, 257, false, 1}, Shape{100, 100, 100, false, -0.25f},
-          Shape{40, 70, 1100, true, 0.5f}, Shape{30, 1050, 600, true, 0.5f}}) {
-      Kokkos::View<S*, Kokkos::HostSpace> a("test::A", s.m * s.k), b("test::B", s.k * s.n);
-      Kokkos::View<float*, Kokkos::HostSpace> c("test::C", s.m * s.n), c0("test::C0", s.m * s.n);
-      kernels::fill_uniform(a, 1, -1.0f, 1.0f);
-      kernels::fill_uniform(b, 2, -1.0f, 1.0f);
-      if (s.accumulate) kernels::fill_uniform(c0, 3, -1.0f, 1.0f);
-      Kokkos::fence();
-      Kokkos::deep_copy(c, c0);
-      kernels::gemm_host(c, a, b, dense_gemm(s.m, s.n, s.k), s.accumulate, s.alpha == 1 ? nullptr : &s.alpha);
-      const double u = std::ldexp(1.0, -24), ku = static_cast<double>(s.k + 1) * u, gamma = ku / (1 - ku);
-      double worst = 0;
-      for (std::int64_t i = 0; i < s.m; ++i)
-        for (std::int64_t j = 0; j < s.n; ++j) {
-          double exact = c0(i * s.n + j), scale = std::abs(exact);
-          for (std::int64_t p = 0; p < s.k; ++p) {
-            const double x = s.alpha * (float(a(i * s.k + p)) * double(float(b(p * s.n + j))));
-            exact += x;
-            scale += std::abs(x);
-          }
-          worst = std::max(worst, std::abs(c(i * s.n + j) - exact) / (gamma * scale));
-        }
-      EXPECT_LE(worst, 1.0) << s.m << "x" << s.n << "x" << s.k << (s.accumulate ? " C+=AB" : "") << " alpha "
-                            << s.alpha;
+    for (const Shape s : {Shape{12, 32, 64, false, 1}, Shape{13, 33, 63, false, 1},
+                          Shape{100, 100, 100, false, 1}, Shape{7, 5, 3, true, 1}, Shape{50, 16, 1, false, 1},
+                          Shape{40, 70, 1100, true, 1}, Shape{300, 200, 257, false, 1},
+                          Shape{100, 100, 100, false, -0.25f}, Shape{40, 70, 1100, true, 0.5f},
+                          Shape{20, 70, 1100, true, 0.5f}, Shape{30, 1050, 600, true, 0.5f}}) {
+      const GemmDims d = dense_gemm(s.m, s.n, s.k);
+      const GemmOperands<S> x(d, s.accumulate);
+      kernels::gemm_host(x.c, x.a, x.b, d, s.accumulate, s.alpha == 1 ? nullptr : &s.alpha);
+      EXPECT_LE(x.error_over_bound(d, s.alpha), 1.0)
+          << s.m << "x" << s.n << "x" << s.k << (s.accumulate ? " C+=AB" : "") << " alpha " << s.alpha;
     }
   }
 }
 
 TEST(LowPrecision, HostBFloat16GemmSumsExactProductsInFloat) {
   host_bf16_gemm_sums_exact_products<kernels::kHostBf16Dot>();
+}
+
+/// Whether /proc/cpuinfo lists `flag` for the first CPU: the OS's word, apart from CPUID's.
+bool cpuinfo_has(const std::string& flag) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) == 0) return (line + " ").find(" " + flag + " ") != std::string::npos;
+  }
+  return false;
+}
+
+// The AMX kernel is there wherever the CPU has AMX-BF16 and the build can emit it: a build for an
+// AMX Xeon that fell back to vdpbf16ps would run bfloat16 at an eighth of its rate, unnoticed.
+TEST(LowPrecision, HostAmxIsTakenWhereTheCpuHasIt) {
+#if defined(MINIGPU_HOST_AMX)
+  EXPECT_EQ(host_amx_bf16(), cpuinfo_has("amx_bf16") && cpuinfo_has("amx_tile"));
+#else
+  EXPECT_FALSE(host_amx_bf16());
+  GTEST_SKIP() << "this build's CPU target has no AMX-BF16";
+#endif
+}
+
+// AMX's tiles (gemm_host_amx.hpp), called directly: whole 32×32 blocks, ragged ones (the last
+// rows, columns and steps of k padded with zeros), one with A's, B's and C's rows longer than the
+// product (a block of a larger matrix), several blocks of B's columns, C += A·B and α; and one
+// through gemm_host; against exact products summed in double (error_over_float_bound). A tile
+// read at the wrong stride, a swapped half of B's pairs, C's tiles stored in each other's place,
+// padding that is not zero or an edge written twice land far outside the bound. A dimension
+// under kAmxMinDim is declined, and C left as it was.
+TEST(LowPrecision, HostAmxGemmSumsExactProductsInFloat) {
+#if !defined(MINIGPU_HOST_AMX)  // nor vdpbf16ps, maybe: gemm_host refuses bfloat16 at compile time
+  GTEST_SKIP() << "this build's CPU target has no AMX-BF16";
+#else
+  if (!host_amx_bf16()) GTEST_SKIP() << "no AMX-BF16 here (CPU or OS)";
+  // Before each shape, NaN left in the packed panels and the padded copies of A: padding that
+  // is not written as zeros reads as 0·NaN = NaN.
+  const auto poison = [] {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    Kokkos::View<bfloat16*, Kokkos::HostSpace> a("test::A", 250 * 2000), b("test::B", 2000 * 250);
+    Kokkos::View<float*, Kokkos::HostSpace> c("test::C", 250 * 250);
+    Kokkos::deep_copy(a, bfloat16(nan));
+    Kokkos::deep_copy(b, bfloat16(nan));
+    return kernels::gemm_host_amx<Kokkos::DefaultHostExecutionSpace>(c.data(), a.data(), b.data(),
+                                                                     dense_gemm(250, 250, 2000), false, 1, 2);
+  };
+  struct Shape {
+    GemmDims d;
+    bool accumulate;
+    float alpha;
+    bool through_gemm_host = false;
+  };
+  const auto strided = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    GemmDims d = dense_gemm(m, n, k);
+    d.lda += 32;
+    d.ldb += 64;
+    d.ldc += 96;
+    return d;
+  };
+  for (const Shape s :
+       {Shape{dense_gemm(32, 32, 32), false, 1}, Shape{dense_gemm(64, 96, 128), true, 1},
+        Shape{dense_gemm(96, 64, 1056), false, -0.25f}, Shape{strided(64, 128, 96), true, 0.5f},
+        Shape{dense_gemm(32, 576, 2048), false, 1}, Shape{dense_gemm(100, 70, 75), false, 1},
+        Shape{dense_gemm(33, 65, 129), true, -0.25f}, Shape{strided(64, 40, 33), true, 0.5f},
+        Shape{dense_gemm(1000, 40, 1000), true, 0.5f, true}}) {
+    const GemmDims& d = s.d;
+    const GemmOperands<bfloat16> x(d, s.accumulate);
+    ASSERT_TRUE(poison());
+    if (!s.through_gemm_host) {
+      ASSERT_TRUE(kernels::gemm_host_amx<Kokkos::DefaultHostExecutionSpace>(
+          x.c.data(), x.a.data(), x.b.data(), d, s.accumulate, s.alpha, 2));
+    } else {
+      kernels::gemm_host(x.c, x.a, x.b, d, s.accumulate, &s.alpha);
+    }
+    EXPECT_LE(x.error_over_bound(d, s.alpha), 1.0) << d.m << "x" << d.n << "x" << d.k << " lda " << d.lda
+                                                   << (s.accumulate ? " C+=AB" : "") << " alpha " << s.alpha;
+  }
+  Kokkos::View<bfloat16*, Kokkos::HostSpace> a("test::A", 48 * 64), b("test::B", 64 * 64);
+  Kokkos::View<float*, Kokkos::HostSpace> c("test::C", 48 * 64);
+  Kokkos::deep_copy(c, 7.0f);
+  EXPECT_FALSE(kernels::gemm_host_amx<Kokkos::DefaultHostExecutionSpace>(
+      c.data(), a.data(), b.data(), dense_gemm(48, 64, 16), false, 1.0f, 1));
+  EXPECT_EQ(c(0), 7.0f);
+#endif
 }
 
 }  // namespace
