@@ -10,7 +10,8 @@
 //   native_sgemm/…   miniGPU's own host GEMM (`tiled`, `native`), the same way
 //   host_sgemm/dgemm the faster of those two: what host GEMM rows are a share of
 //   blas_sbgemm, native_sbgemm, host_sbgemm   the same in bfloat16, where the CPU has AVX512_BF16:
-//                    oneDNN's matmul, miniGPU's vdpbf16ps kernel, the faster (rank's threads only)
+//                    oneDNN's matmul, miniGPU's bfloat16 kernel (vdpbf16ps, or AMX's tiles),
+//                    the faster (rank's threads only)
 // and on a build with a real GPU, for the GPU this rank runs on:
 //   gpu_d2d, gpu_h2d_pinned, gpu_d2h_pinned   deep_copy of 256 MiB
 //   gpu_triad                                 the triad on the GPU
@@ -41,14 +42,15 @@ std::string gemm_ceiling(Device device, DType dtype);
 /// The arithmetic peak a GEMM ceiling's rows are also a share of: host_fma_f32 for host_sgemm
 /// (float32 and float16 rows, which compute in float), host_fma_f64 for host_dgemm, and
 /// gpu_fma_f32/f64 (the CUDA cores') for gpu_sgemm/dgemm; "" for the others (bfloat16's
-/// vdpbf16ps peak and the tensor cores' are not measured: the datasheet stands for them).
+/// vdpbf16ps and AMX peaks and the tensor cores' are not measured: the datasheet stands for
+/// them).
 std::string arithmetic_peak_for(const std::string& gemm_ceiling);
 /// The peak a GEMM row of `kernel` on `device` in `dtype` is a share of: arithmetic_peak_for its
 /// GEMM ceiling, but none for the vendor's float64 on a GPU, which cuBLAS runs on the FP64
 /// tensor cores (Ampere on): 205 % of the CUDA cores' measured peak at n = 10000 on an H200.
 std::string gemm_peak(Device device, DType dtype, GemmKernel kernel);
 /// True where `minigpu ceilings` measures host_sbgemm: both bfloat16 GEMMs run (oneDNN, and
-/// vdpbf16ps in this build).
+/// vdpbf16ps, or AMX's tiles, in this build).
 bool host_sbgemm_measured();
 
 /// A measured table, and "" or how its figures contradict each other (ceiling_contradictions).

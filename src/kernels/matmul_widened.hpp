@@ -2,7 +2,8 @@
 // rounded once. Two ways, chosen at compile time:
 //   - bfloat16 in host memory on a build with AVX512_BF16 (kHostBf16Dot): the native host kernel
 //     multiplies the bfloat16 pairs themselves with vdpbf16ps into a float C (gemm_host_bf16.hpp),
-//     at twice the float FMA's flops per instruction;
+//     at twice the float FMA's flops per instruction, or on AMX's tiles where the CPU has them
+//     (gemm_host_amx.hpp);
 //   - otherwise A and B are widened to float and the native float kernel runs: no 16-bit
 //     arithmetic, float's rate. The widening moves 2·n² elements against the product's 2n³ flops.
 // Either way the rounding of C moves n² more.
