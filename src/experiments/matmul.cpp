@@ -7,8 +7,7 @@
 //   tiled      miniGPU's native kernel: packed, cache-blocked, register-tiled at the build's
 //              vector width on the host (kernels/gemm_host.hpp); shared-memory blocks with a
 //              register tile per thread on a GPU (kernels/gemm_gpu.hpp); 16-bit storage through
-//              float (kernels/matmul_widened.hpp: vdpbf16ps where the host has AVX512_BF16,
-//              AMX's tiles where it has AMX-BF16)
+//              float (kernels/matmul_widened.hpp: vdpbf16ps or AMX tiles where the host has them)
 //   reference  one thread per C(i,j): for p: C(i,j) += A(i,p)·B(p,j) — the naive baseline
 // Sizes above `cpu_max_size` run on the GPU only; the crossover uses sizes run on both.
 // Accounting per repetition: flops = 2n³; bytes = 3n²·sizeof(T), the compulsory traffic (read
