@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Ctrl-C and Slurm's time limit mid-run keep every finished case, the way a user meets them:
 # - Ctrl-C in a terminal is SIGINT to the whole foreground process group. It is sent so to a
-#   bare run, to `mpirun -np 2 minigpu run`, and to scripts/run.sh's launch (run_main_job, its
-#   last line; the build before it is not what is tested) on the quickstart itself.
+#   bare run and to `mpirun -np 2 minigpu run`; scripts/run.sh's launch (run_main_job, its last
+#   line; the build before it is not what is tested) runs the quickstart itself on a
+#   pseudo-terminal, where Ctrl-C is typed (tests/e2e/on_terminal.py).
 # - Slurm's time limit is SIGTERM to the process (once, to a bare run); a scheduler's SIGTERM
 #   to the launcher itself, and to the wrapper that passes it on (run_forwarding_signals, as
 #   scripts/run.sh and the sbatch script run it) around the launcher under test.
@@ -43,10 +44,15 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 # interrupt NAME SIGNAL TARGET EXPECTED_RC SAID COMMAND...: (EXPECTED_RC: one code or A|B) starts COMMAND in a process group of
 # its own, sends SIGNAL to the group (TARGET group) or to the process (TARGET process) once a
 # case is on disk, and checks the exit code, that the output says SAID, and the directory.
+# TARGET terminal: COMMAND runs on a pseudo-terminal (on_terminal.py) and Ctrl-C is typed there.
 interrupt() {
   local name="$1" sig="$2" target="$3" want="$4" said="$5"
   shift 5
-  foreground_group "$@" --output-dir "$out/$name" >"$out/$name.log" 2>&1 &
+  if [ "$target" = terminal ]; then
+    /usr/bin/python3 "$root/tests/e2e/on_terminal.py" "$@" --output-dir "$out/$name" >"$out/$name.log" 2>&1 &
+  else
+    foreground_group "$@" --output-dir "$out/$name" >"$out/$name.log" 2>&1 &
+  fi
   local pid=$! waited=0
   until compgen -G "$out/$name/*/results.csv" >/dev/null; do
     sleep 0.1
@@ -55,7 +61,11 @@ interrupt() {
       echo "FAIL $name: no finished case on disk"; cat "$out/$name.log"; status=1; return
     fi
   done
-  if [ "$target" = group ]; then kill -s "$sig" -- "-$pid"; else kill -s "$sig" "$pid"; fi
+  case "$target" in
+    group) kill -s "$sig" -- "-$pid" ;;
+    terminal) kill -s USR1 "$pid" ;;  # on_terminal.py types Ctrl-C (SIGINT only)
+    *) kill -s "$sig" "$pid" ;;
+  esac
   wait "$pid"
   local rc=$?
   case "|$want|" in
@@ -199,8 +209,10 @@ MINIGPU_LAUNCHER_FLAVOUR="$(launcher_flavour "$1")" run_forwarding_signals "$@"'
 interrupt forwarded_term TERM process 143 "interrupted by SIGTERM" "${forward[@]}" "$mpiexec" -np 2 "$minigpu" run "$input"
 fi
 [ "$only" = minigpu ] && exit $status
-# Ctrl-C on scripts/run.sh, the README's main command, running the quickstart at its own
-# repetition counts: the script passes SIGINT to the ranks once, and returns their 130.
-interrupt run_sh INT group 130 "interrupted by SIGINT" "${launch_sh[@]}" "$minigpu" run "$quickstart"
+# Ctrl-C typed in a terminal running scripts/run.sh, the README's main command, on the
+# quickstart at its own repetition counts (the live progress line on, as a terminal has it): the
+# script passes SIGINT to the ranks once (the launcher sits in a process group of its own), and
+# returns their 130.
+interrupt run_sh INT terminal 130 "interrupted by SIGINT" "${launch_sh[@]}" "$minigpu" run "$quickstart"
 resumed run_sh "${launch_sh[@]}" "$minigpu" run "$quickstart"
 exit $status
