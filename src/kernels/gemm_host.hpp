@@ -27,6 +27,7 @@
 #include "kernels/gemm_host_grouped.hpp"
 #include "kernels/gemm_host_pack.hpp"
 #include "kernels/gemm_host_tile.hpp"
+#include "kernels/host_scratch.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -35,7 +36,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
-#include <vector>
 
 namespace minigpu::kernels {
 
@@ -110,17 +110,6 @@ HostBlocking host_blocking() {
   b.nc = round_down(std::min<std::int64_t>(std::min(caches.l3 / 2, 4 * caches.l2) / (b.kc * bytes), 4096),
                     Tile::NR);
   return b;
-}
-
-// A reusable 64-byte aligned scratch buffer per thread and per use (0: packed A, 1: packed B), so
-// steady-state calls allocate nothing. Growing it discards the old contents: callers repack.
-template <class T, int Use>
-T* host_scratch(std::int64_t elems) {
-  static thread_local std::vector<T> storage;
-  constexpr std::size_t pad = 64 / sizeof(T);
-  if (storage.size() < static_cast<std::size_t>(elems) + pad) storage.resize(elems + pad);
-  const std::uintptr_t raw = reinterpret_cast<std::uintptr_t>(storage.data());
-  return reinterpret_cast<T*>((raw + 63) & ~std::uintptr_t(63));
 }
 
 }  // namespace detail

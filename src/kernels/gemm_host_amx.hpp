@@ -8,21 +8,22 @@
 //   flops, so L2 must feed 64 bytes a cycle at the tile unit's rate: this kernel is L2-bound.
 // B is packed KC = all of k deep, in column blocks that fit half of L2, as 32-column panels of
 // pairs; C's blocks are handed out to the threads by block row. Ragged edges are padded with
-// zeros: B's panels past n and past k in the packing, A's last rows and a k that is not whole
-// steps through a zero-padded copy of the block's rows (a tile reads 64 bytes a row).
+// zeros (a tile reads 64 bytes a row): B's panels past n and past k in the packing; A's rows are
+// read in place for whole steps of k, a k that is not whole steps ends on a zero-padded 32×32
+// copy of the block's last step, and a last block of fewer than 32 rows is copied whole.
 #pragma once
 
 #include "core/cpu_info.hpp"
 #include "core/gemm_dims.hpp"
 #include "core/low_precision.hpp"
 #include "kernels/gemm_host_bf16.hpp"
+#include "kernels/host_scratch.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(MINIGPU_HOST_BF16_DOT) && \
     !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
@@ -51,9 +52,12 @@ struct alignas(64) AmxConfig {
   std::uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
 };
 
-// One 32×32 block of C into `out` (32 floats a row): A's 32 rows lda apart, B's packed panel of
-// k/2 rows of 32 pairs (128 bytes a row: columns 0-15 in its first 64, 16-31 in the next).
-inline void amx_block(std::int64_t k, const bfloat16* a, std::int64_t lda, const bfloat16* b, float* out) {
+// One 32×32 block of C into `out` (32 floats a row): A's 32 rows lda apart for the first k
+// (whole steps), then, if `tail`, one more step from it (32 rows of 32 values, zeros past A's k);
+// B's packed panel of rows of 32 pairs (128 bytes a row: columns 0-15 in its first 64, 16-31 in
+// the next), zeros past A's k.
+inline void amx_block(std::int64_t k, const bfloat16* a, std::int64_t lda, const bfloat16* tail,
+                      const bfloat16* b, float* out) {
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
@@ -64,6 +68,16 @@ inline void amx_block(std::int64_t k, const bfloat16* a, std::int64_t lda, const
     _tile_loadd(5, a + 16 * lda + p, a_stride);
     _tile_loadd(6, b + p * kAmxBlock, 128);  // pair row p/2 of the panel: 64 values each
     _tile_loadd(7, b + p * kAmxBlock + 32, 128);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  if (tail != nullptr) {
+    _tile_loadd(4, tail, 64);
+    _tile_loadd(5, tail + 16 * kAmxBlock, 64);
+    _tile_loadd(6, b + k * kAmxBlock, 128);
+    _tile_loadd(7, b + k * kAmxBlock + 32, 128);
     _tile_dpbf16ps(0, 4, 6);
     _tile_dpbf16ps(1, 4, 7);
     _tile_dpbf16ps(2, 5, 6);
@@ -97,9 +111,7 @@ bool gemm_host_amx([[maybe_unused]] float* c, [[maybe_unused]] const bfloat16* a
       kAmxBlock,
       cpu_caches().l2 / 2 / (kp * static_cast<std::int64_t>(sizeof(bfloat16))) / kAmxBlock * kAmxBlock);
   const std::int64_t nc_max = std::min(nc_cap, (d.n + kAmxBlock - 1) / kAmxBlock * kAmxBlock);
-  static thread_local std::vector<bfloat16> packed;  // the calling thread's: read by all workers
-  packed.resize(static_cast<std::size_t>(kp * nc_max));
-  bfloat16* const bp = packed.data();
+  bfloat16* const bp = detail::host_scratch<bfloat16, 1>(kp * nc_max);  // the caller's, read by all workers
   const std::int64_t row_blocks = (d.m + kAmxBlock - 1) / kAmxBlock;
   using Policy =
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<std::int64_t>>;
@@ -115,23 +127,35 @@ bool gemm_host_amx([[maybe_unused]] float* c, [[maybe_unused]] const bfloat16* a
     };
     const auto rows = [=](const std::int64_t ib) {
       const std::int64_t r0 = ib * kAmxBlock, nrows = std::min(kAmxBlock, d.m - r0);
-      // A's rows are read in place where the block has 32 of them and k whole steps; otherwise
-      // copied, zero-padded, so that no tile reads past a row of A or past its last row.
+      // No tile may read past a row of A or past its last row: a block of 32 rows is read in
+      // place for k's whole steps and its last, partial step from a zero-padded copy (2 KiB); a
+      // last block of fewer rows is copied whole, zero-padded to 32 rows of kp.
       const bfloat16* rows_of_a = a + r0 * d.lda;
-      std::int64_t lda = d.lda;
-      if (nrows < kAmxBlock || kp != d.k) {
-        static thread_local std::vector<bfloat16> padded;
-        padded.assign(static_cast<std::size_t>(kAmxBlock * kp), bfloat16());
-        for (std::int64_t r = 0; r < nrows; ++r)
-          std::copy_n(rows_of_a + r * d.lda, d.k, padded.data() + r * kp);
-        rows_of_a = padded.data();
-        lda = kp;
+      const bfloat16* tail = nullptr;
+      std::int64_t lda = d.lda, k_in_place = d.k / kAmxBlock * kAmxBlock;
+      const bool copy_all = nrows < kAmxBlock;
+      if (copy_all || k_in_place != d.k) {
+        const std::int64_t width = copy_all ? kp : kAmxBlock, from = copy_all ? 0 : k_in_place;
+        bfloat16* const copy = detail::host_scratch<bfloat16, 0>(kAmxBlock * width);
+        for (std::int64_t r = 0; r < kAmxBlock; ++r) {
+          bfloat16* const row = copy + r * width;
+          const std::int64_t values = r < nrows ? d.k - from : 0;
+          if (values > 0) std::copy_n(rows_of_a + r * d.lda + from, values, row);
+          std::fill(row + values, row + width, bfloat16());
+        }
+        if (copy_all) {
+          rows_of_a = copy;
+          lda = kp;
+          k_in_place = kp;
+        } else {
+          tail = copy;
+        }
       }
       const detail::AmxConfig config;
       _tile_loadconfig(&config);  // per thread: the tile registers are a thread's state
       alignas(64) float out[kAmxBlock * kAmxBlock];
       for (std::int64_t q = 0; q < panels; ++q) {
-        detail::amx_block(kp, rows_of_a, lda, bp + q * kp * kAmxBlock, out);
+        detail::amx_block(k_in_place, rows_of_a, lda, tail, bp + q * kp * kAmxBlock, out);
         float* const cb = c + r0 * d.ldc + jc + q * kAmxBlock;
         const std::int64_t ncols = std::min(kAmxBlock, nc - q * kAmxBlock);
         for (std::int64_t r = 0; r < nrows; ++r) {
