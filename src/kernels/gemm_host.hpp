@@ -199,9 +199,17 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // And B's full NR-column panels in place too, when all of B fits there as well: the unpacked
   // path a BLAS takes for small products (OpenBLAS's AVX-512 small-matrix kernels; native /
   // OpenBLAS at n = 64 went from 0.75 to 0.80 in float32). Only a ragged last panel is packed,
-  // so that no load reads past a row of B.
+  // so that no load reads past a row of B. On one worker, only where A, B and C together fit in
+  // L2, or B's panels, read again for every panel of A's rows, are pushed out by A's and C's
+  // lines: float32 n = 512 (3 MiB against a 2 MiB L2) ran 199-207 GFLOP/s read in place and
+  // 212-214 packed, n = 448 211-214 and 215-216, n = 384 (1.7 MiB) 225 and 220 (1 thread, Xeon
+  // VM). Workers sharing B keep it in place: packing it first cost them a barrier, and n = 512 on
+  // 2 threads went from 396-418 to 369-371.
+  const std::int64_t whole_product_bytes = (d.m * d.k + d.k * d.n) * static_cast<std::int64_t>(sizeof(S)) +
+                                           d.m * d.n * static_cast<std::int64_t>(sizeof(T));
   const bool direct_b = direct_a && std::is_same_v<S, T> && nc_max >= d.n &&
-                        d.k * d.n * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2;
+                        d.k * d.n * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2 &&
+                        (workers > 1 || whole_product_bytes <= cpu_caches().l2);
   // A ragged last panel of B whose every tile reads A in place takes the grouped tile
   // (gemm_host_grouped.hpp: n = 100 multiplies its last 4 columns as 4 steps of k a vector, not
   // as half vectors with a broadcast of A each). Only C's last panel of rows can be short.
