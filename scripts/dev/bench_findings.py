@@ -10,6 +10,7 @@ unreliable row is unreliable, so it neither passes nor fails a bar. Exits 1 when
 misses its bar, when none matches PREFIX or when none could be judged; 2 on bad arguments."""
 import argparse
 import json
+import os
 import sys
 
 from run_records import run_json_paths
@@ -54,7 +55,10 @@ def main():
             goal = "; goal met" if value is not None and meets(value, args.goal) else f"; goal {sign} {args.goal:g} not met"
         print(f"{verdict} {head} (bar {sign} {bar:g}{goal}) [{f['note']}]")
     if not judged:
-        print(f"FAIL {args.prefix}: every such finding was unreliable, none could be judged")
+        # Named by its run: bench.sh checks one prefix in several runs, and a bare prefix read
+        # as if it undid the PASS lines of the run printed just above it.
+        print(f"FAIL {args.prefix} in {os.path.basename(os.path.normpath(args.run_dir))}: every such finding "
+              "was unreliable, none could be judged")
         return 1
     return 0 if ok else 1
 
