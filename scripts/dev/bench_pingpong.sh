@@ -5,11 +5,15 @@
 # messages for latency, 2,000,000-byte ones for bandwidth), launched the same way.
 #   one-way latency, 8 B:          miniGPU / hpcc <= 1.05
 #   bandwidth, 2,000,000 B:        miniGPU / hpcc >= 0.95
-# Each side's best (hpcc's per-pair figures are the best of its measurements; miniGPU's the
-# fastest of its 30 repetitions: 200 round trips each at 8 B, 8 at 2 MB), best of ROUNDS runs
-# of each (default 8), the runs of the two alternating. Each launch lands in one of the VM's
-# modes (on a 2-vCPU KVM guest, 0.24 or 0.55 µs one way, for hpcc and miniGPU alike), so every
-# run's figure is printed beside the best. Exits 1
+# Each launch's figure (hpcc's per-pair figures are the best of its measurements; miniGPU's the
+# fastest of its 30 repetitions: 200 round trips each at 8 B, 8 at 2 MB), ROUNDS launches of
+# each (default 8), the two alternating; the ratio is the median of the launches' pairs (each
+# miniGPU launch over the hpcc launch just before it), each side's best printed beside it.
+# Each launch lands in one of the VM's modes (on a 2-vCPU KVM guest 0.24 or 0.55 µs one way,
+# for hpcc and miniGPU alike; on the Xeon VM, 2026-12-01, one hpcc launch in 8 read 0.109 µs and
+# 10.4 GB/s, as if both ranks shared a core), so a best against a best compared two modes
+# whenever one side caught a rare one: that sitting's best-of read 2.05, its pairs 0.95-1.01
+# but one. Every launch's figure is printed. Exits 1
 # when a ratio misses its bar, 77 when hpcc is not installed (apt-get install hpcc;
 # scripts/dev/bench.sh does).
 # Usage: scripts/dev/bench_pingpong.sh MINIGPU [OUT_DIR]   (ROUNDS=8 in the environment)
@@ -56,7 +60,7 @@ for run in $(seq "$rounds"); do
   done
 done
 python3 - "$out" <<'PY'
-import csv, glob, os, re, sys
+import csv, glob, os, re, statistics, sys
 out = sys.argv[1]
 
 def run_number(path):
@@ -97,11 +101,17 @@ print(f"{'benchmark':44} {'miniGPU':>9} {'hpcc':>9} {'ratio':>7} {'bar':>7}  ver
 for name, mine, ref, unit, best, bar, good in [
         ("ping-pong latency, 8 B, one way", lat, lat_ref, "us", min, "<= 1.05", lambda r: r <= 1.05),
         ("ping-pong bandwidth, 2,000,000 B", bw, bw_ref, "GB/s", max, ">= 0.95", lambda r: r >= 0.95)]:
-    ratio = best(mine.values()) / best(ref.values())
+    pairs = sorted(mine[r] / ref[r] for r in mine if r in ref)
+    if not pairs:
+        print(f"FAIL {name}: no launch of both sides to pair")
+        status = 1
+        continue
+    ratio = statistics.median(pairs)
     verdict = "PASS" if good(ratio) else "FAIL"
     status |= verdict == "FAIL"
     print(f"{name + ' (' + unit + ')':44} {best(mine.values()):9.3f} {best(ref.values()):9.3f} {ratio:7.3f} "
-          f"{bar:>7}  {verdict}")
+          f"{bar:>7}  {verdict}   (ratio: median of {len(pairs)} paired launches, {pairs[0]:.3f}-{pairs[-1]:.3f}; "
+          f"best of each side {best(mine.values()) / best(ref.values()):.3f})")
     print(f"  each run in order, miniGPU: {each(mine)}; hpcc: {each(ref)}")
 if not (ok8 and ok2):
     print("FAIL a miniGPU ping-pong row was not verified")
