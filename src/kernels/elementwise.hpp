@@ -122,7 +122,6 @@ auto streaming_launch(const OutView& out, Value value) {
     // Pages chunks of 4 KiB from the (64-byte aligned) i on, while the block has them whole.
     for (; Pages > 1 && i + Pages * kPageElems <= end; i += Pages * kPageElems) {
       for (std::int64_t l = 0; l < kPageElems; l += kLineElems) {
-#pragma GCC unroll 4
         for (std::int64_t page = 0; page < Pages; ++page) {
           const std::int64_t j = i + page * kPageElems + l;
           alignas(kStreamLineBytes) T line[kLineElems];
