@@ -52,6 +52,20 @@ struct alignas(64) AmxConfig {
   std::uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
 };
 
+// One step of k into C's 4 tiles: A's 32 rows of 32 values (rows `lda` values apart) by B's
+// 16 pair rows of the panel (128 bytes each: columns 0-15 in its first 64, 16-31 in the next).
+inline void amx_step(const bfloat16* a, std::int64_t lda, const bfloat16* b) {
+  const std::int64_t a_stride = lda * static_cast<std::int64_t>(sizeof(bfloat16));
+  _tile_loadd(4, a, a_stride);
+  _tile_loadd(5, a + 16 * lda, a_stride);
+  _tile_loadd(6, b, 128);
+  _tile_loadd(7, b + 32, 128);
+  _tile_dpbf16ps(0, 4, 6);
+  _tile_dpbf16ps(1, 4, 7);
+  _tile_dpbf16ps(2, 5, 6);
+  _tile_dpbf16ps(3, 5, 7);
+}
+
 // One 32×32 block of C into `out` (32 floats a row): A's 32 rows lda apart for the first k
 // (whole steps), then, if `tail`, one more step from it (32 rows of 32 values, zeros past A's k);
 // B's packed panel of rows of 32 pairs (128 bytes a row: columns 0-15 in its first 64, 16-31 in
@@ -62,27 +76,8 @@ inline void amx_block(std::int64_t k, const bfloat16* a, std::int64_t lda, const
   _tile_zero(1);
   _tile_zero(2);
   _tile_zero(3);
-  const std::int64_t a_stride = lda * static_cast<std::int64_t>(sizeof(bfloat16));
-  for (std::int64_t p = 0; p < k; p += kAmxBlock) {
-    _tile_loadd(4, a + p, a_stride);
-    _tile_loadd(5, a + 16 * lda + p, a_stride);
-    _tile_loadd(6, b + p * kAmxBlock, 128);  // pair row p/2 of the panel: 64 values each
-    _tile_loadd(7, b + p * kAmxBlock + 32, 128);
-    _tile_dpbf16ps(0, 4, 6);
-    _tile_dpbf16ps(1, 4, 7);
-    _tile_dpbf16ps(2, 5, 6);
-    _tile_dpbf16ps(3, 5, 7);
-  }
-  if (tail != nullptr) {
-    _tile_loadd(4, tail, 64);
-    _tile_loadd(5, tail + 16 * kAmxBlock, 64);
-    _tile_loadd(6, b + k * kAmxBlock, 128);
-    _tile_loadd(7, b + k * kAmxBlock + 32, 128);
-    _tile_dpbf16ps(0, 4, 6);
-    _tile_dpbf16ps(1, 4, 7);
-    _tile_dpbf16ps(2, 5, 6);
-    _tile_dpbf16ps(3, 5, 7);
-  }
+  for (std::int64_t p = 0; p < k; p += kAmxBlock) amx_step(a + p, lda, b + p * kAmxBlock);
+  if (tail != nullptr) amx_step(tail, kAmxBlock, b + k * kAmxBlock);
   _tile_stored(0, out, 128);
   _tile_stored(1, out + 16, 128);
   _tile_stored(2, out + 16 * kAmxBlock, 128);
