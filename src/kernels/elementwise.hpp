@@ -95,8 +95,9 @@ struct WithScalar {
 /// Pages > 1: the lines are visited Pages 4 KiB pages at a time, a line of each in turn, as
 /// glibc's large memcpy does. A core's prefetchers stop at the end of a 4 KiB page, so on
 /// ordinary pages a single stream waits at each new one; several pages in flight hide that.
-/// The fused lazy chain (one input) on 4 KiB pages went from 19.6 to 23.2 GB/s on 1 thread and
-/// from 38.5 to 46.6 on 2 with 4 pages (glibc's memcpy 24.0 / 28.9; 2-core Xeon VM, 2026-12-01);
+/// The fused lazy chain (one input) on 4 KiB pages went from 17.9-18.6 to 22.5-24.3 GB/s on 1
+/// thread and from 35.4-36.8 to 46.5-46.9 on 2 with 4 pages (glibc's memcpy 21.1-22.8 /
+/// 26.8-28.0 in the same minutes; 2-core Xeon VM, 2026-12-01);
 /// on 2 MiB pages it ran level, while the triad (two inputs, 12 streams) lost 12 % there.
 template <int Pages = 1, class OutView, class Value>
 auto streaming_launch(const OutView& out, Value value) {
