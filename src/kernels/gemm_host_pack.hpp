@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 // A's transpose in registers needs vector types and __builtin_shufflevector (GCC 12, Clang).
@@ -53,9 +54,9 @@ void transpose_stage(V (&rows)[W]) {
 // 2026-12-01, medians of 8 rounds on 2 threads, GFLOP/s): float64 n = 1024 170.6 → 175.2 and
 // 179.8 → 180.4, n = 2048 168.2 → 173.4 and 183.1 → 185.8; float32 n = 1024 320 → 344 and
 // 369 → 378; on 1 thread (6 rounds) +0.8 to +3.2 %, float64 n = 2048 97.6 → 100.7.
-template <class T>
+template <int MR, class T>
 void pack_a_columns(T* dst, const T* a, std::int64_t lda) {
-  constexpr int MR = HostTile<T>::MR, W = HostTile<T>::W;
+  constexpr int W = HostTile<T>::W;
   using V = typename HostVec<T>::type;
   for (int g = 0; g < MR; g += W) {
     V rows[W];
@@ -78,15 +79,17 @@ void pack_a_columns(T* dst, const T* a, std::int64_t lda) {
 // rows×kc of A (rows ≤ MR) as one micro-panel: MR values of a column of A per step of k. A full
 // panel is transposed W steps of k at a time in registers (pack_a_columns); the rest walks k
 // outermost, which keeps the stores contiguous (the MR row streams are read in parallel) and
-// measured 1.3-1.5x faster than row by row.
-template <class T>
+// measured 1.3-1.5x faster than row by row. bfloat16 operands are packed in pairs for float's
+// tile (gemm_host_bf16.hpp).
+template <int MR, class T>
 void pack_a_panel(T* dst, const T* a, std::int64_t lda, std::int64_t rows, std::int64_t kc) {
-  constexpr int MR = HostTile<T>::MR;
   std::int64_t p = 0;
-  if (rows == MR) {
+  if constexpr (std::is_same_v<T, bfloat16>) {
+    pack_a_panel_bf16<MR>(dst, a, lda, rows, kc);
+  } else if (rows == MR) {
 #if defined(MINIGPU_PACK_A_IN_REGISTERS)
     constexpr int W = HostTile<T>::W;
-    for (; p + W <= kc; p += W, dst += W * MR) pack_a_columns(dst, a + p, lda);
+    for (; p + W <= kc; p += W, dst += W * MR) pack_a_columns<MR>(dst, a + p, lda);
 #endif
     for (; p < kc; ++p, dst += MR) {
       for (int r = 0; r < MR; ++r) dst[r] = a[r * lda + p];
@@ -115,12 +118,8 @@ void pack_b_panel(T* dst, const T* b, std::int64_t ldb, std::int64_t cols, std::
   }
 }
 
-// bfloat16 operands, packed in pairs for float's tile (gemm_host_bf16.hpp): overloads the
-// templates above choose by the operands' type.
-inline void pack_a_panel(bfloat16* dst, const bfloat16* a, std::int64_t lda, std::int64_t rows,
-                         std::int64_t kc) {
-  pack_a_panel_bf16<HostTile<float>::MR>(dst, a, lda, rows, kc);
-}
+// bfloat16 operands, packed in pairs for float's tile (gemm_host_bf16.hpp): an overload the
+// template above chooses by the operands' type.
 inline void pack_b_panel(bfloat16* dst, const bfloat16* b, std::int64_t ldb, std::int64_t cols,
                          std::int64_t kc) {
   pack_b_panel_bf16<HostTile<float>::NR>(dst, b, ldb, cols, kc);

@@ -14,17 +14,30 @@
 
 namespace minigpu::kernels::detail {
 
-// Register tile per element type. With 32 vector registers (AVX-512) a 12 × 2-vector tile takes
-// 24 accumulators and leaves room for the B loads and A broadcasts; on Zen 5 it ran within noise
-// of 8×3, 6×4 and 14×2 for float and double. With 16 registers (AVX2, SSE) 6 × 2 is the classic fit.
-template <class T>
+// Register tile per element type and height. With 32 vector registers (AVX-512) a 12 × 2-vector
+// tile takes 24 accumulators and leaves room for the B loads and A broadcasts; on Zen 5 it ran
+// within noise of 8×3, 6×4 and 14×2 for float and double. With 16 registers (AVX2, SSE) 6 × 2 is
+// the classic fit. Products whose A is packed take kHostPackedRows rows instead.
+template <class T, int Rows = (kHostVectorBytes >= 64 ? 12 : 6)>
 struct HostTile {
   static constexpr int W = kHostVectorBytes / static_cast<int>(sizeof(T));  // lanes per vector
-  static constexpr int MR = kHostVectorBytes >= 64 ? 12 : 6;
+  static constexpr int MR = Rows;
   static constexpr int NV = 2;  // vectors per row of the tile
   static constexpr int NR = NV * W;
   static constexpr int M1 = MR / 3, M2 = 2 * MR / 3;  // the shorter tiles for C's last rows
 };
+
+// The tile's rows where A is packed (gemm_host), for operands of C's type: with AVX-512, 14 × 2
+// vectors (28 accumulators, B's two vectors and one broadcast: 31 of 32 registers). Each step of
+// k loads B's two vectors for 28 FMAs instead of 24, and each KC×NR panel of B, streamed from L2
+// for every tile, serves 14 rows. 2-core Xeon VM (AVX-512, 48 KiB L1d, 2 MiB L2), 2026-12-01,
+// 3-4 alternating rounds of gemm_host, GFLOP/s at 12 / 14 rows: 1 thread float64 n = 1024
+// 98.0-99.3 / 99.4-100.4, n = 2048 97.3-100.2 / 102.0-102.7, float32 n = 2048 201-204 /
+// 202-205; 2 threads float64 n = 1024 187-188 / 194-198, n = 2048 191-193 / 199-201, float32
+// n = 1024 354-376 / 390-393, n = 2048 381-384 / 401-405. Read in place (small products) the
+// 14-row tile ran 25-35 % slower (5 row pointers of A, and ragged tails at n = 64 ... 256), so
+// those keep 12.
+inline constexpr int kHostPackedRows = kHostVectorBytes >= 64 ? 14 : HostTile<float>::MR;
 
 // Steps of k ahead at which the micro-kernel asks for its packed panels' next lines (4, 12 and
 // 16 ran level with 8).
@@ -47,20 +60,21 @@ struct HostVec {
 //            halves, as on this Zen 5, half a vector also takes half the time).
 //   MT       the rows: MR, or a shorter tile for C's last rows (m = 128: ten tiles of 12 and one
 //            of 8, where tiles of 12 would compute 132 rows).
+//   PR       the rows of a packed panel of A (its step along k), the tile's full height.
 // Measured alone on Zen 5 (float32, k = 100, cycles against the FMA's due): 12 rows × 2 vectors
 // 2400 / 2400, 8 × 2 1600 / 1600; 12 × half a vector 766 / 600 and 8 × half 525 / 400, where a
 // broadcast of A for every FMA makes them load-bound. Three vectors a row, the last of them half
 // (8 rows: 24 accumulators, the most that fit beside B's loads), took that last panel with the
 // one before it at 2206 / 2000 cycles, more than the two tiles apart (1592 + 525).
 template <class T, bool DirectA = false, int NV = HostTile<T>::NV, int MT = HostTile<T>::MR,
-          bool DirectB = false, int VB = kHostVectorBytes>
+          bool DirectB = false, int VB = kHostVectorBytes, int PR = HostTile<T>::MR>
 inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __restrict__ b, T* c,
                          std::int64_t ldc, int rows, int cols, bool load_c, T alpha, std::int64_t lda = 0,
                          std::int64_t ldb = HostTile<T>::NR) {
-  constexpr std::int64_t a_step = DirectA ? 1 : HostTile<T>::MR;
+  constexpr std::int64_t a_step = DirectA ? 1 : PR;
   const std::int64_t b_step = DirectB ? ldb : HostTile<T>::NR;
   constexpr int MR = MT, NR = HostTile<T>::NR;
-  static_assert(MT >= 1 && MT <= HostTile<T>::MR, "a tile of at most MR rows");
+  static_assert(MT >= 1 && MT <= PR, "a tile of at most the panel's rows");
   alignas(64) T tile[MR * NR];
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
   using V = typename HostVec<T, VB>::type;
@@ -160,12 +174,12 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
 
 // One tile of C of type T from panels of operand type S: the same type, or bfloat16 into float
 // (packed B, tiles of MR rows and whole vectors only).
-template <bool DirectA, int NV, int MT, bool DirectB, int VB, class S, class T>
+template <bool DirectA, int NV, int MT, bool DirectB, int VB, int PR, class S, class T>
 inline void tile_product(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
                          int rows, int cols, bool load_c, T alpha, std::int64_t lda) {
   if constexpr (std::is_same_v<S, T>) {
-    micro_kernel<T, DirectA, NV, MT, DirectB, VB>(kc, a, b, c, ldc, rows, cols, load_c, alpha, lda, ldb);
-  } else if constexpr (!DirectB && MT == HostTile<T>::MR && VB == kHostVectorBytes) {
+    micro_kernel<T, DirectA, NV, MT, DirectB, VB, PR>(kc, a, b, c, ldc, rows, cols, load_c, alpha, lda, ldb);
+  } else if constexpr (!DirectB && MT == HostTile<T>::MR && PR == MT && VB == kHostVectorBytes) {
 #if defined(MINIGPU_HOST_BF16_DOT)
     micro_kernel_bf16<HostTile<T>::MR, HostTile<T>::NR, DirectA, NV>(kc, a, b, c, ldc, rows, cols, load_c,
                                                                      alpha, lda);
@@ -203,33 +217,34 @@ constexpr int columns_read([[maybe_unused]] int cols) {
 
 // The tile for `rows` × `cols` of C, in MT rows: half a vector of B's panel, or one, where `cols`
 // fit in it (columns_read); all of the panel's vectors otherwise.
-template <bool DirectA, bool DirectB, int MT, class S, class T>
+template <bool DirectA, bool DirectB, int MT, int PR, class S, class T>
 inline void tile_width(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
                        int rows, int cols, bool load_c, T alpha, std::int64_t lda) {
   constexpr int V = kHostVectorBytes, NV = HostTile<T>::NV, W = HostTile<T>::W;
   if (std::is_same_v<S, T> && columns_read<T>(cols) == W / 2) {
-    tile_product<DirectA, 1, MT, DirectB, V / 2>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+    tile_product<DirectA, 1, MT, DirectB, V / 2, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
   } else if (cols <= W) {
-    tile_product<DirectA, 1, MT, DirectB, V>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+    tile_product<DirectA, 1, MT, DirectB, V, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
   } else {
-    tile_product<DirectA, NV, MT, DirectB, V>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+    tile_product<DirectA, NV, MT, DirectB, V, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
   }
 }
 
-// The tile for `rows` × `cols` of C: for the last rows of C, a tile of MR/3 or 2·MR/3 rows where
-// they fit in one (exactly, when read in place).
-template <bool DirectA, bool DirectB, class S, class T>
+// The tile for `rows` × `cols` of C, of a tile PR rows high: for the last rows of C, a tile of
+// PR/3 or 2·PR/3 rows where they fit in one (exactly, when read in place).
+template <bool DirectA, bool DirectB, int PR, class S, class T>
 inline void tile_for(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
                      int rows, int cols, bool load_c, T alpha, std::int64_t lda) {
-  constexpr int MR = HostTile<T>::MR, M1 = HostTile<T>::M1, M2 = HostTile<T>::M2;
+  using Tile = HostTile<T, PR>;
+  constexpr int M1 = Tile::M1, M2 = Tile::M2;
   constexpr bool tails = std::is_same_v<S, T>;
   if (tails && (DirectA ? rows == M1 : rows <= M1)) {
-    return tile_width<DirectA, DirectB, M1>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+    return tile_width<DirectA, DirectB, M1, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
   }
   if (tails && (DirectA ? rows == M2 : rows <= M2)) {
-    return tile_width<DirectA, DirectB, M2>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+    return tile_width<DirectA, DirectB, M2, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
   }
-  tile_width<DirectA, DirectB, MR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+  tile_width<DirectA, DirectB, PR, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
 }
 
 }  // namespace minigpu::kernels::detail

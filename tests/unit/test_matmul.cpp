@@ -240,16 +240,16 @@ TEST(MatmulCheck, GemmFlopsAreTwoPerTerm) {
 // in registers (W steps of k at a time) and the scalar one for the rest must both place every
 // element. Every kc from 1 to past three vectors' worth, full panels and a ragged one; distinct
 // values, so that a lane or row swapped anywhere shows.
-template <class T>
+template <class T, int MR>
 void expect_a_panel_is_a_transpose() {
-  constexpr int MR = kernels::detail::HostTile<T>::MR, W = kernels::detail::HostTile<T>::W;
+  constexpr int W = kernels::detail::HostTile<T>::W;
   const std::int64_t lda = 3 * W + 5;
   std::vector<T> a(static_cast<std::size_t>(MR * lda));
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<T>(i + 1);
   for (const std::int64_t rows : {std::int64_t(MR), std::int64_t(MR - 1), std::int64_t(1)}) {
     for (std::int64_t kc = 1; kc <= 3 * W + 3; ++kc) {
       std::vector<T> packed(static_cast<std::size_t>(MR * kc), T(-1));
-      kernels::detail::pack_a_panel(packed.data(), a.data(), lda, rows, kc);
+      kernels::detail::pack_a_panel<MR>(packed.data(), a.data(), lda, rows, kc);
       for (std::int64_t p = 0; p < kc; ++p) {
         for (std::int64_t r = 0; r < MR; ++r) {
           ASSERT_EQ(packed[p * MR + r], r < rows ? a[r * lda + p] : T(0))
@@ -261,8 +261,11 @@ void expect_a_panel_is_a_transpose() {
 }
 
 TEST(GemmHostPacking, APanelIsATransposeOfAsRows) {
-  expect_a_panel_is_a_transpose<float>();
-  expect_a_panel_is_a_transpose<double>();
+  // Both heights of panel: the in-place tile's and the packed one's.
+  expect_a_panel_is_a_transpose<float, kernels::detail::HostTile<float>::MR>();
+  expect_a_panel_is_a_transpose<double, kernels::detail::HostTile<double>::MR>();
+  expect_a_panel_is_a_transpose<float, kernels::detail::kHostPackedRows>();
+  expect_a_panel_is_a_transpose<double, kernels::detail::kHostPackedRows>();
 }
 
 // The vendor the blocking rule keys on, against the kernel's own record of CPUID's vendor string.
