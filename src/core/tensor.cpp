@@ -1,6 +1,8 @@
 // Tensor storage, placement and the moves between devices (explicit deep_copy only).
 #include "core/tensor.hpp"
 
+#include "core/host_pages.hpp"
+
 #include <stdexcept>
 
 namespace minigpu {
@@ -26,7 +28,7 @@ Tensor<T>::Tensor(Shape shape, Device device, const std::string& label)
   require_available(device_);
   const auto n = static_cast<std::size_t>(minigpu::numel(shape_));
   if (uses_host_memory(device_)) {
-    host_ = HostView(label, n);
+    host_ = large_array_view<T, HostMemSpace>(label, static_cast<std::int64_t>(n));
   } else {
     gpu_ = GpuView(label, n);
   }

@@ -59,9 +59,9 @@ class MatmulState : public CaseState {
       : case_(c),
         rounds_(k16Bit || c.variant == Variant::vendor_tf32),
         uniform_(rounds_ || c.uniform),
-        a_("minigpu::matmul::A", c.n * c.n),
-        b_("minigpu::matmul::B", c.n * c.n),
-        c_("minigpu::matmul::C", c.n * c.n),
+        a_(kernels::product_operand<T, Mem>("minigpu::matmul::A", c.n)),
+        b_(kernels::product_operand<T, Mem>("minigpu::matmul::B", c.n)),
+        c_(kernels::product_operand<T, Mem>("minigpu::matmul::C", c.n)),
         product_(c.variant == Variant::tiled ? GemmKernel::native : GemmKernel::vendor, c.n) {
     kernels::fill_product_inputs(a_, b_, uniform_);
   }

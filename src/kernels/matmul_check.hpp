@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/dispatch.hpp"
+#include "core/host_pages.hpp"
 #include "core/reference_error.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/fill_integers.hpp"
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -154,6 +156,13 @@ double uniform_product_bound(std::int64_t k, bool tf32) {
   } else {
     return tf32 ? tf32_product_bound(k) : own_type_product_bound<T>(k);
   }
+}
+
+/// An n×n operand of a product, row-major and zeroed: on huge pages where it is large enough
+/// (core/host_pages.hpp), as the host GEMM packs it faster there.
+template <class T, class Mem>
+Kokkos::View<T*, Mem> product_operand(const std::string& label, std::int64_t n) {
+  return large_array_view<T, Mem>(label, n * n);
 }
 
 /// A product's inputs: uniform in [0, 1] (`uniform`), with all of float's or double's mantissa

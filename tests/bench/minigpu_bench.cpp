@@ -19,6 +19,7 @@
 #include "core/backend_blas.hpp"
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
+#include "core/host_pages.hpp"
 #include "core/kokkos_session.hpp"
 #include "engine/registry.hpp"
 #include "kernels/byte_copy.hpp"
@@ -109,7 +110,10 @@ bool peer_matches_blas(const std::string& which, const T* a, const T* b, std::in
 
 template <class T>
 void gemm_pair(benchmark::State& state, std::int64_t n, const std::string& which, GemmKernel picked) {
-  Kokkos::View<T*, Host> a("bench::A", n * n), b("bench::B", n * n), c("bench::C", n * n);
+  // Allocated as miniGPU's matmul allocates them (on huge pages from 4 MiB), for every kernel alike.
+  const auto a = large_array_view<T, Host>("bench::A", n * n),
+             b = large_array_view<T, Host>("bench::B", n * n),
+             c = large_array_view<T, Host>("bench::C", n * n);
   kernels::fill_uniform(a, 1, T(-1), T(1));
   kernels::fill_uniform(b, 2, T(-1), T(1));
   Kokkos::fence();

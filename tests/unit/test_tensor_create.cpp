@@ -4,7 +4,10 @@
 #include "ops/tensor_factory.hpp"
 #include "test_support.hpp"
 
+#include <cstdint>
+#include <fstream>
 #include <sstream>
+#include <string>
 
 namespace minigpu {
 namespace {
@@ -94,6 +97,49 @@ TYPED_TEST(TensorCreate, PrintsValuesThenDevice) {
   std::ostringstream big;
   big << arange<T>(0, 2000, 1, cpu());
   EXPECT_NE(big.str().find("[0, 1, 2, ..., 1997, 1998, 1999]"), std::string::npos) << big.str();
+}
+
+// The kernel's flags for the mapping that holds `address` (/proc/self/smaps' VmFlags line): "hg"
+// is MADV_HUGEPAGE's advice. Empty where there is no such file or mapping.
+std::string mapping_flags(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    const auto dash = line.find('-');
+    const auto space = line.find(' ');
+    if (dash != std::string::npos && space != std::string::npos && dash < space &&
+        line.find_first_not_of("0123456789abcdef") == dash) {
+      const std::uintptr_t begin = std::stoull(line.substr(0, dash), nullptr, 16);
+      const std::uintptr_t end = std::stoull(line.substr(dash + 1, space - dash - 1), nullptr, 16);
+      inside = begin <= at && at < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return {};
+}
+
+// Host tensors of 4 MiB and more are zeroed and advised onto huge pages before first touch
+// (core/host_pages.hpp): the advice is the kernel's record, whether or not it found free huge
+// pages. Skipped where the kernel takes no advice (THP "never", no smaps).
+TEST(TensorStorage, LargeHostTensorsAreAdvisedOntoHugePagesZeroed) {
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode;
+  std::getline(thp, mode);
+  if (mode.empty() || mode.find("[never]") != std::string::npos) GTEST_SKIP() << "THP: '" << mode << "'";
+  const std::int64_t n = (std::int64_t(8) << 20) / sizeof(double) + 3;  // 8 MiB and a ragged end
+  const Tensor<double> big({n}, cpu(), "test::big");
+  const auto& v = big.view<HostMemSpace>();
+  ASSERT_EQ(static_cast<std::int64_t>(v.extent(0)), n);
+  EXPECT_EQ(v.label(), "test::big");
+  for (std::int64_t i = 0; i < n; i += 4093) ASSERT_EQ(v(i), 0.0) << "element " << i;
+  EXPECT_EQ(v(n - 1), 0.0);
+  // Its middle is a whole 2 MiB page inside it, whichever mapping malloc put it in.
+  const std::string flags = mapping_flags(v.data() + n / 2);
+  if (flags.empty()) GTEST_SKIP() << "no /proc/self/smaps entry for the tensor";
+  EXPECT_NE((" " + flags + " ").find(" hg "), std::string::npos) << flags;
 }
 
 }  // namespace
