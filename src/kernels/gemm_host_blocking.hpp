@@ -24,6 +24,13 @@ struct HostBlocking {
 // outgrow L1 and stream from L2, which feeds it with room to spare, so it is capped at an
 // eighth of L2 and at 512. On a Xeon (48 KiB L1d, 2 MiB L2) native / OpenBLAS went from
 // 0.88-0.91 at KC = 192 (B in half of L1) to 0.94-1.03 at 512, n = 512 ... 2048, 1 thread.
+// Intel's cores take KC up to 1024 for float and double too, NC staying what 512 gives (so the
+// B block may fill 8 × L2): C's tiles are loaded and stored half as often, and B's 128 KiB
+// panel streams from L2 as the 64 KiB one did. That VM, 14-row tile, 4 alternating rounds,
+// GFLOP/s at KC 512 / 1024: float32 n = 1024 201.6-204.5 / 204.6-209.3 and n = 2048
+// 199.4-203.5 / 207.5-209.7 on 1 thread, 385-395 / 394-399 and 394-402 / 411-413 on 2;
+// float64 (MC 126) 99.6-100.7 / 100.8-101.3 and 96.1-101.2 / 102.0-103.3 on 1 thread,
+// 194-196 / 189-196 and 201-204 / 205-206 on 2; float32 n = 768 203 / 207, n = 512 level.
 // MC: the packed A block (MC×KC) in an eighth of L2, and at least kMinBlockRows rows: each KC×NR
 // micro-panel of B comes from L3 once per block of rows and serves its MC/MR tiles, so with a
 // small L2 KC gives way. On the Zen 5 VM (1 MiB L2, KC = 512) float64 at MC = 24 (a 96 KiB
@@ -59,14 +66,16 @@ HostBlocking host_blocking() {
   const CpuCaches& caches = cpu_caches();
   const std::int64_t bytes = sizeof(S);
   auto round_down = [](std::int64_t v, std::int64_t unit) { return std::max(unit, v / unit * unit); };
+  const bool intel = bytes >= 4 && cpu_is_intel();
   HostBlocking b;
-  b.kc = round_down(std::min<std::int64_t>({caches.l2 / 8 / (Tile::NR * bytes), bytes == 2 ? 1024 : 512,
-                                            caches.l2 / 8 / (kMinBlockRows * bytes)}),
-                    8);
-  b.mc = bytes >= 4 && cpu_is_intel()
-             ? round_down(std::min<std::int64_t>(caches.l2 / 2 / (b.kc * bytes), kIntelBlockRows), Tile::MR)
-             : round_down(caches.l2 / 8 / (b.kc * bytes), Tile::MR);
-  b.nc = round_down(std::min<std::int64_t>(std::min(caches.l3 / 2, 4 * caches.l2) / (b.kc * bytes), 4096),
+  b.kc =
+      round_down(std::min<std::int64_t>({caches.l2 / 8 / (Tile::NR * bytes), bytes == 2 || intel ? 1024 : 512,
+                                         caches.l2 / 8 / (kMinBlockRows * bytes)}),
+                 8);
+  b.mc = intel ? round_down(std::min<std::int64_t>(caches.l2 / 2 / (b.kc * bytes), kIntelBlockRows), Tile::MR)
+               : round_down(caches.l2 / 8 / (b.kc * bytes), Tile::MR);
+  const std::int64_t nc_depth = intel ? std::min<std::int64_t>(b.kc, 512) : b.kc;  // Intel: NC as at 512
+  b.nc = round_down(std::min<std::int64_t>(std::min(caches.l3 / 2, 4 * caches.l2) / (nc_depth * bytes), 4096),
                     Tile::NR);
   return b;
 }

@@ -57,13 +57,14 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   const Device d = this->device();
   // From {36, 33, 8}: last panels of 1 to 8 columns in float32 and 3 or 4 in float64 (the grouped
   // tiles of gemm_host_grouped.hpp, one vector or two, whole or ragged), under tiles of 12, 8 and
-  // two of 8 rows; k not a multiple of 4; a last 5 rows packed.
+  // two of 8 rows; k not a multiple of 4; a last 5 rows packed; k past KC (A packed, whatever
+  // the caches) under the packed tile's full, M2 and M1 heights ({300, 70, 1100}, {29, 9, 1030}).
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
       {1, 1, 1},     {7, 7, 7},      {17, 17, 17},    {63, 63, 63},    {65, 65, 65},    {129, 129, 129},
       {17, 33, 5},   {40, 7, 65},    {3, 50, 16},     {37, 129, 5},    {130, 3, 257},   {1, 200, 300},
       {29, 9, 1030}, {300, 70, 600}, {32, 64, 64},    {64, 64, 64},    {100, 100, 100}, {28, 44, 28},
       {64, 40, 64},  {100, 36, 100}, {36, 33, 8},     {44, 98, 20},    {16, 99, 12},    {24, 35, 16},
-      {20, 38, 12},  {24, 100, 30},  {101, 100, 100}, {40, 1030, 130}, {20, 1100, 530}};
+      {20, 38, 12},  {24, 100, 30},  {101, 100, 100}, {40, 1030, 130}, {20, 1100, 530}, {300, 70, 1100}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {
