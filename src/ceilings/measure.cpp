@@ -99,8 +99,8 @@ Ceiling triad_ceiling(const std::string& name, const std::string& label, std::in
                    ? ", on transparent huge pages where granted"
                    : "") +
               (passes > 1 ? ", " + std::to_string(passes) + " passes per timing" : "") + ", best of " +
-              std::to_string(kRepetitions) + " (mean " + io::significant(bytes_per_timing / mean_s / 1e9, 3) +
-              " GB/s)",
+              std::to_string(kRepetitions) + " (mean " +
+              io::formatted("%.1f", bytes_per_timing / mean_s / 1e9) + " GB/s)",
           3 * array_bytes};
 }
 
