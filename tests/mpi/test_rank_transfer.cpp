@@ -83,6 +83,13 @@ TEST(MessageBuffers, LargeHostBuffersStartOnAHugePageBoundaryZeroed) {
   const auto small = huge_page_view<float, HostMemSpace>("test::small", 100);
   EXPECT_EQ(small.extent(0), 100u);
   EXPECT_EQ(small.label(), "test::small");
+  // With an offset (STREAM's, for the ceilings' triad), that many elements past the boundary, the
+  // last of the n still inside the allocation and zeroed.
+  const auto moved = huge_page_view<float, HostMemSpace>("test::moved", n, 256);
+  ASSERT_EQ(static_cast<std::int64_t>(moved.extent(0)), n);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(moved.data()) % kHugePageBytes, 256 * sizeof(float));
+  for (std::int64_t i = 0; i < n; i += 4093) ASSERT_EQ(moved(i), 0.0f) << "element " << i;
+  EXPECT_EQ(moved(n - 1), 0.0f);
 }
 
 TEST_P(RankWindow, AllreduceSumsEveryRankAndKeepsTheInput) {
