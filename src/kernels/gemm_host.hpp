@@ -52,6 +52,12 @@ inline constexpr double kMinFlopsPerWorker = 4.0e6;
 // 300, m = 2048 and 4096, 2 threads) float32 ran 7-10 % slower than with rows shared out; with
 // 512 (n = 1024) -4 to +5 %.
 inline constexpr std::int64_t kMinSlabColumns = 512;
+// The same where A is read in place (direct_a): no slab packs A, so narrower slabs pay. At n = 512
+// on 2 threads, float32, 256 columns a slab (each worker packing its half of B) against rows shared
+// out over B in place: minigpu_bench's medians 379-396 against 338-360 GFLOP/s in alternating
+// runs (oneDNN 397-420 beside them). Where A is packed they lost: m = 1024 and 2048, n = k = 512,
+// float32 332-343 against 350-357 and 342-387 against 367-407 (2-core Xeon VM, 2026-12-01).
+inline constexpr std::int64_t kMinSlabColumnsInPlace = 256;
 
 // gemm_host's loops (the top of this file) for a tile of PR rows: A read in place where direct_a,
 // k in blocks of kc_max, and `workers` threads of Exec.
@@ -74,7 +80,8 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
   // slowed by a neighbour is no longer helped by the other; the packing of A, twice now, is what
   // kMinSlabColumns repays. A C too narrow for a slab each keeps the shared B block.
   const std::int64_t col_panels = (d.n + NR - 1) / NR;
-  const std::int64_t slabs = workers > 1 && d.n >= workers * detail::kMinSlabColumns ? workers : 1;
+  const std::int64_t min_slab = direct_a ? detail::kMinSlabColumnsInPlace : detail::kMinSlabColumns;
+  const std::int64_t slabs = workers > 1 && d.n >= workers * min_slab ? workers : 1;
   const std::int64_t row_workers = slabs > 1 ? 1 : workers;
   const std::int64_t rows_each = ((d.m + row_workers - 1) / row_workers + MR - 1) / MR * MR;
   // Blocks of rows in a multiple of the workers, so that none idles while the others finish (7

@@ -50,8 +50,9 @@ TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 // (n = 36, 40, 100); last rows that a shorter tile takes exactly, read in place (32 = 2·12 + 8,
 // and 28, 64, 100 = 12·q + 4, whose last 16 rows run as two tiles of 8) or not (63: 3 rows); B
 // read in place (n = 64, 100); and products large enough to share out among threads (above
-// 4 MFLOP per worker): 300 × 70 splits its rows, 40 × 1030 (A read in place) and 20 × 1100 (k
-// across KC) cut C into one slab of columns per worker, the last slab ragged.
+// 4 MFLOP per worker): 300 × 70 splits its rows, 40 × 1030 and 40 × 600 (A read in place, so
+// slabs from 256 columns) and 20 × 1100 (k across KC) cut C into one slab of columns per worker,
+// the last slab ragged.
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
@@ -64,7 +65,8 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
       {17, 33, 5},   {40, 7, 65},    {3, 50, 16},     {37, 129, 5},    {130, 3, 257},   {1, 200, 300},
       {29, 9, 1030}, {300, 70, 600}, {32, 64, 64},    {64, 64, 64},    {100, 100, 100}, {28, 44, 28},
       {64, 40, 64},  {100, 36, 100}, {36, 33, 8},     {44, 98, 20},    {16, 99, 12},    {24, 35, 16},
-      {20, 38, 12},  {24, 100, 30},  {101, 100, 100}, {40, 1030, 130}, {20, 1100, 530}, {300, 70, 1100}};
+      {20, 38, 12},  {24, 100, 30},  {101, 100, 100}, {40, 1030, 130}, {20, 1100, 530}, {300, 70, 1100},
+      {40, 600, 200}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {
