@@ -55,9 +55,11 @@ inline constexpr std::int64_t kMinSlabColumns = 512;
 // The same where A is read in place (direct_a): no slab packs A, so narrower slabs pay. At n = 512
 // on 2 threads, float32, 256 columns a slab (each worker packing its half of B) against rows shared
 // out over B in place: minigpu_bench's medians 379-396 against 338-360 GFLOP/s in alternating
-// runs (oneDNN 397-420 beside them). Where A is packed they lost: m = 1024 and 2048, n = k = 512,
-// float32 332-343 against 350-357 and 342-387 against 367-407 (2-core Xeon VM, 2026-12-01).
-inline constexpr std::int64_t kMinSlabColumnsInPlace = 256;
+// runs (oneDNN 397-420 beside them); float64 n = 256 and 300, 128 and 150 a slab, 191-218 against
+// 180-202 and 203-207 against 186-191 (best of 50 calls); m = 64 and 128 under n = k = 256 level
+// to +6 %. Where A is packed they lost: m = 1024 and 2048, n = k = 512, float32 332-343 against
+// 350-357 and 342-387 against 367-407 (2-core Xeon VM, 2026-12-01).
+inline constexpr std::int64_t kMinSlabColumnsInPlace = 128;
 
 // gemm_host's loops (the top of this file) for a tile of PR rows: A read in place where direct_a,
 // k in blocks of kc_max, and `workers` threads of Exec.
@@ -203,7 +205,10 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
           for (std::int64_t q = 0; q < n_panels; ++q) pack_b(q);
           for (std::int64_t blk = 0; blk < m_blocks; ++blk) row_block(blk);
         } else {
-          Kokkos::parallel_for("gemm::host_pack_b", Policy(0, n_panels), pack_b);
+          // B wholly read in place leaves nothing to pack: no launch, no barrier (float32 n = 256 on
+          // 2 threads, A in place, 440-443 → 449-451 GFLOP/s).
+          if (!direct_b || nc % NR != 0)
+            Kokkos::parallel_for("gemm::host_pack_b", Policy(0, n_panels), pack_b);
           Kokkos::parallel_for("gemm::host_tiled", DynamicPolicy(0, m_blocks, Kokkos::ChunkSize(1)),
                                row_block);
         }

@@ -50,9 +50,9 @@ TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 // (n = 36, 40, 100); last rows that a shorter tile takes exactly, read in place (32 = 2·12 + 8,
 // and 28, 64, 100 = 12·q + 4, whose last 16 rows run as two tiles of 8) or not (63: 3 rows); B
 // read in place (n = 64, 100); and products large enough to share out among threads (above
-// 4 MFLOP per worker): 300 × 70 splits its rows, 40 × 1030 and 40 × 600 (A read in place, so
-// slabs from 256 columns) and 20 × 1100 (k across KC) cut C into one slab of columns per worker,
-// the last slab ragged.
+// 4 MFLOP per worker): 300 × 70 splits its rows, 40 × 1030, 40 × 600 and 40 × 300 (A read in
+// place, so slabs from 128 columns) and 20 × 1100 (k across KC) cut C into one slab of columns
+// per worker, the last slab ragged; 128 × 128 × 256 shares its rows over B wholly in place.
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
@@ -61,12 +61,12 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   // two of 8 rows; k not a multiple of 4; a last 5 rows packed; k past KC (A packed, whatever
   // the caches) under the packed tile's full, M2 and M1 heights ({300, 70, 1100}, {29, 9, 1030}).
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
-      {1, 1, 1},     {7, 7, 7},      {17, 17, 17},    {63, 63, 63},    {65, 65, 65},    {129, 129, 129},
-      {17, 33, 5},   {40, 7, 65},    {3, 50, 16},     {37, 129, 5},    {130, 3, 257},   {1, 200, 300},
-      {29, 9, 1030}, {300, 70, 600}, {32, 64, 64},    {64, 64, 64},    {100, 100, 100}, {28, 44, 28},
-      {64, 40, 64},  {100, 36, 100}, {36, 33, 8},     {44, 98, 20},    {16, 99, 12},    {24, 35, 16},
-      {20, 38, 12},  {24, 100, 30},  {101, 100, 100}, {40, 1030, 130}, {20, 1100, 530}, {300, 70, 1100},
-      {40, 600, 200}};
+      {1, 1, 1},      {7, 7, 7},      {17, 17, 17},    {63, 63, 63},    {65, 65, 65},    {129, 129, 129},
+      {17, 33, 5},    {40, 7, 65},    {3, 50, 16},     {37, 129, 5},    {130, 3, 257},   {1, 200, 300},
+      {29, 9, 1030},  {300, 70, 600}, {32, 64, 64},    {64, 64, 64},    {100, 100, 100}, {28, 44, 28},
+      {64, 40, 64},   {100, 36, 100}, {36, 33, 8},     {44, 98, 20},    {16, 99, 12},    {24, 35, 16},
+      {20, 38, 12},   {24, 100, 30},  {101, 100, 100}, {40, 1030, 130}, {20, 1100, 530}, {300, 70, 1100},
+      {40, 600, 200}, {40, 300, 400}, {128, 128, 256}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {
