@@ -98,7 +98,7 @@ Ceiling triad_ceiling(const std::string& name, const std::string& label, std::in
               " thread(s)), 24 bytes per element" +
               (kernels::streams_on_host(a, b, c) ? ", streaming stores" : "") +
               (std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>
-                   ? ", on transparent huge pages where granted"
+                   ? ", on transparent huge pages where granted, 1 KiB apart in them"
                    : "") +
               (passes > 1 ? ", " + std::to_string(passes) + " passes per timing" : "") + ", best of " +
               std::to_string(kRepetitions) + " (mean " +
