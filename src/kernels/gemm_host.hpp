@@ -114,6 +114,8 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
   // (gemm_host_grouped.hpp: n = 100 multiplies its last 4 columns as 4 steps of k a vector, not
   // as half vectors with a broadcast of A each). Only C's last panel of rows can be short.
   const bool rows_all_in_place = direct_a && detail::rows_in_place<S, T>(d.m - (panels - 1) * MR);
+  const bool a_panel_in_l1 =
+      direct_a && kc_max * NR * static_cast<std::int64_t>(sizeof(S)) > cpu_caches().l1d / 2;
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   // Blocks of rows handed out one at a time as threads come free, not split in fixed shares: where
   // cores run at different speeds (a VM's busy neighbours, hybrid cores) the fast ones take more
@@ -166,9 +168,19 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
           // ran at 75 % of the rate of a full one.
           const bool split_tail =
               direct_a && std::is_same_v<S, T> && m_panels >= 2 && rows - (m_panels - 1) * MR == Tile::M1;
-          for (std::int64_t jr = 0; jr < n_panels; ++jr) {
-            const int cols = static_cast<int>(std::min(NR, nc - jr * NR));
-            for (std::int64_t ir = 0; ir < m_panels; ++ir) {
+          // One panel of B meets every panel of A's block in turn, as GotoBLAS orders them, B's
+          // panel kept in L1. Where A is read in place and B's panel is more than half of L1, one
+          // panel of A's rows (MR strided streams) stays in L1 while B's panels pass instead: 1
+          // thread, float32 n = 512 208-214 → 218-222 GFLOP/s (all 10 alternating pairs faster;
+          // minigpu_bench's medians +1.3 % in 6 pairs), float64 n = 256 +4 %; 2 threads level.
+          // Where B's panel fits, float64 n = 100 lost 2.5 % that way, and where A is packed 3-15 %
+          // (float64 n = 512, n = 1024) (Xeon VM, 2026-12-01).
+          const std::int64_t outer = a_panel_in_l1 ? m_panels : n_panels;
+          const std::int64_t inner = a_panel_in_l1 ? n_panels : m_panels;
+          for (std::int64_t o = 0; o < outer; ++o) {
+            for (std::int64_t i = 0; i < inner; ++i) {
+              const std::int64_t jr = a_panel_in_l1 ? i : o, ir = a_panel_in_l1 ? o : i;
+              const int cols = static_cast<int>(std::min(NR, nc - jr * NR));
               const bool in_tail = split_tail && ir >= m_panels - 2;
               const std::int64_t r0 =
                   in_tail ? (m_panels - 2) * MR + (ir - (m_panels - 2)) * Tile::M2 : ir * MR;
