@@ -4,6 +4,7 @@
 
 #include "core/host_pages.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -36,7 +37,7 @@ T* host_scratch(std::int64_t elems) {
   const std::size_t bytes = static_cast<std::size_t>(elems) * sizeof(T);
   if (!storage || capacity < bytes) {
     const std::size_t align = bytes >= kHugePageBytes ? kHugePageBytes : 64;
-    const std::size_t whole = (bytes + align - 1) / align * align + align;  // + align: elems = 0 too
+    const std::size_t whole = std::max<std::size_t>(1, (bytes + align - 1) / align) * align;  // elems = 0 too
     storage.reset();  // the old buffer first: at most one of them held at a time
     storage.reset(std::aligned_alloc(align, whole));
     if (!storage) throw std::bad_alloc();
