@@ -105,17 +105,28 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
   // 212-214 packed, n = 448 211-214 and 215-216, n = 384 (1.7 MiB) 225 and 220 (1 thread, Xeon
   // VM). Workers sharing B keep it in place: packing it first cost them a barrier, and n = 512 on
   // 2 threads went from 396-418 to 369-371.
-  const std::int64_t whole_product_bytes = (d.m * d.k + d.k * d.n) * static_cast<std::int64_t>(sizeof(S)) +
-                                           d.m * d.n * static_cast<std::int64_t>(sizeof(T));
-  const bool direct_b = direct_a && std::is_same_v<S, T> && nc_max >= d.n &&
-                        d.k * d.n * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2 &&
-                        (workers > 1 || whole_product_bytes <= cpu_caches().l2);
+  // Slabs read their columns of B in place as well where three things hold. Each worker's share
+  // (all of A, its columns of B and C) fits in half of its L2; B's panels, more than half of L1,
+  // would stream from L2 even packed (a_panel_in_l1); and B's rows start on cache lines, so a
+  // panel's row is two lines, not three. Packing then bought nothing for its copy. 2 threads,
+  // alternating rounds of 12 calls, medians of the rounds' medians, GFLOP/s (Xeon VM, 2026-12-01):
+  // float32 m = 64, n = k = 256 267 → 352, float64 149 → 180; n = 256 float32 347 → 354, float64
+  // 177 → 180; float32 n = 352 +2.3 %. Where a packed panel stays in L1 it lost: float64
+  // 128 × 512 × 128 156 → 151; and rows off the lines: float32 n = 300 (1200-byte rows) -2.4 %.
+  const std::int64_t s_bytes = sizeof(S), t_bytes = sizeof(T);
+  const std::int64_t whole_product_bytes = (d.m * d.k + d.k * d.n) * s_bytes + d.m * d.n * t_bytes;
+  const bool a_panel_in_l1 = direct_a && kc_max * NR * s_bytes > cpu_caches().l1d / 2;
+  const bool slab_b_in_place =
+      slabs > 1 && nc_max >= (col_panels + slabs - 1) / slabs * NR && a_panel_in_l1 &&
+      d.m * d.k * s_bytes + (d.k * d.n * s_bytes + d.m * d.n * t_bytes) / slabs <= cpu_caches().l2 / 2 &&
+      reinterpret_cast<std::uintptr_t>(bp) % 64 == 0 && d.ldb * s_bytes % 64 == 0;
+  const bool direct_b =
+      direct_a && std::is_same_v<S, T> && d.k * d.n * s_bytes <= cpu_caches().l2 / 2 &&
+      (slab_b_in_place || (nc_max >= d.n && (workers > 1 || whole_product_bytes <= cpu_caches().l2)));
   // A ragged last panel of B whose every tile reads A in place takes the grouped tile
   // (gemm_host_grouped.hpp: n = 100 multiplies its last 4 columns as 4 steps of k a vector, not
   // as half vectors with a broadcast of A each). Only C's last panel of rows can be short.
   const bool rows_all_in_place = direct_a && detail::rows_in_place<S, T>(d.m - (panels - 1) * MR);
-  const bool a_panel_in_l1 =
-      direct_a && kc_max * NR * static_cast<std::int64_t>(sizeof(S)) > cpu_caches().l1d / 2;
   using Policy = Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>;
   // Blocks of rows handed out one at a time as threads come free, not split in fixed shares: where
   // cores run at different speeds (a VM's busy neighbours, hybrid cores) the fast ones take more

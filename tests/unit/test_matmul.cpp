@@ -52,7 +52,9 @@ TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 // read in place (n = 64, 100); and products large enough to share out among threads (above
 // 4 MFLOP per worker): 300 × 70 splits its rows, 40 × 1030, 40 × 600 and 40 × 300 (A read in
 // place, so slabs from 128 columns) and 20 × 1100 (k across KC) cut C into one slab of columns
-// per worker, the last slab ragged; 128 × 128 × 256 shares its rows over B wholly in place.
+// per worker, the last slab ragged; 128 × 128 × 256 shares its rows over B wholly in place;
+// 64 × 256 × 256 and 64 × 272 × 256 take slabs that read B in place too, the second's last
+// panel ragged and packed.
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
@@ -66,7 +68,7 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
       {29, 9, 1030},  {300, 70, 600}, {32, 64, 64},    {64, 64, 64},    {100, 100, 100}, {28, 44, 28},
       {64, 40, 64},   {100, 36, 100}, {36, 33, 8},     {44, 98, 20},    {16, 99, 12},    {24, 35, 16},
       {20, 38, 12},   {24, 100, 30},  {101, 100, 100}, {40, 1030, 130}, {20, 1100, 530}, {300, 70, 1100},
-      {40, 600, 200}, {40, 300, 400}, {128, 128, 256}};
+      {40, 600, 200}, {40, 300, 400}, {128, 128, 256}, {64, 256, 256},  {64, 272, 256}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {
