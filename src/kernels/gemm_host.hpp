@@ -210,10 +210,11 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
               }
               if (direct_a && detail::rows_in_place<S, T>(tile_rows)) {
                 const S* const a_rows = ap + (ic + r0) * d.lda + pc;
-                b_in_place ? detail::tile_for<true, true, PR>(kc, a_rows, b_panel, ldb, c_tile, d.ldc,
-                                                              tile_rows, cols, load_c, scale, d.lda)
-                           : detail::tile_for<true, false, PR>(kc, a_rows, b_panel, ldb, c_tile, d.ldc,
-                                                               tile_rows, cols, load_c, scale, d.lda);
+                b_in_place
+                    ? detail::tile_for<true, true, PR>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
+                                                       cols, load_c, scale, d.lda, a_panel_in_l1)
+                    : detail::tile_for<true, false, PR>(kc, a_rows, b_panel, ldb, c_tile, d.ldc, tile_rows,
+                                                        cols, load_c, scale, d.lda);
               } else {
                 const S* const a_panel = a_pack + ir * MR * kc_packed;
                 b_in_place ? detail::tile_for<false, true, PR>(kc, a_panel, b_panel, ldb, c_tile, d.ldc,

@@ -42,6 +42,9 @@ inline constexpr int kHostPackedRows = kHostVectorBytes >= 64 ? 14 : HostTile<fl
 // Steps of k ahead at which the micro-kernel asks for its packed panels' next lines (4, 12 and
 // 16 ran level with 8).
 inline constexpr int kPrefetchSteps = 8;
+// The same for B read in place under A read in place, where B's rows lie ldb apart and its panel
+// does not stay in L1 (AskB below): 2 and 4 ran level, 8 and 16 slower.
+inline constexpr int kInPlacePrefetchSteps = 4;
 
 #if defined(MINIGPU_HOST_VECTOR_TYPES)
 template <class T, int Bytes = kHostVectorBytes>
@@ -61,13 +64,19 @@ struct HostVec {
 //   MT       the rows: MR, or a shorter tile for C's last rows (m = 128: ten tiles of 12 and one
 //            of 8, where tiles of 12 would compute 132 rows).
 //   PR       the rows of a packed panel of A (its step along k), the tile's full height.
+//   AskB     with A and B both in place, ask for B's rows kInPlacePrefetchSteps ahead: where B's
+//            panel outgrows L1 its rows, ldb apart, come from L2 one step at a time, and the
+//            hardware's prefetchers did not keep up. 1 thread, n = 256, alternating rounds,
+//            medians (Xeon VM, 2026-12-01): float64 85.0 → 88.2 GFLOP/s, float32 187 → 192; on 2
+//            threads +0.5 to +2 %. Where the panel stays in L1 (n = 64 ... 128) the prefetches
+//            cost float32 1.4-1.8 %, so gemm_host asks only where it does not.
 // Measured alone on Zen 5 (float32, k = 100, cycles against the FMA's due): 12 rows × 2 vectors
 // 2400 / 2400, 8 × 2 1600 / 1600; 12 × half a vector 766 / 600 and 8 × half 525 / 400, where a
 // broadcast of A for every FMA makes them load-bound. Three vectors a row, the last of them half
 // (8 rows: 24 accumulators, the most that fit beside B's loads), took that last panel with the
 // one before it at 2206 / 2000 cycles, more than the two tiles apart (1592 + 525).
 template <class T, bool DirectA = false, int NV = HostTile<T>::NV, int MT = HostTile<T>::MR,
-          bool DirectB = false, int VB = kHostVectorBytes, int PR = HostTile<T>::MR>
+          bool DirectB = false, int VB = kHostVectorBytes, int PR = HostTile<T>::MR, bool AskB = false>
 inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __restrict__ b, T* c,
                          std::int64_t ldc, int rows, int cols, bool load_c, T alpha, std::int64_t lda = 0,
                          std::int64_t ldb = HostTile<T>::NR) {
@@ -108,6 +117,9 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
         __builtin_prefetch(ag[0] + kPrefetchSteps * a_step + 64 / sizeof(T));
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) __builtin_prefetch(b + kPrefetchSteps * b_step + v * W);
+    } else if constexpr (DirectB && AskB) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) __builtin_prefetch(b + kInPlacePrefetchSteps * b_step + v * W);
     }
     V bv[NV];
 #pragma GCC unroll 4
@@ -173,11 +185,20 @@ inline void micro_kernel(std::int64_t kc, const T* __restrict__ a, const T* __re
 }
 
 // One tile of C of type T from panels of operand type S: the same type, or bfloat16 into float
-// (packed B, tiles of MR rows and whole vectors only).
+// (packed B, tiles of MR rows and whole vectors only). ask_b: micro_kernel's AskB, chosen here
+// so that each k loop is compiled with or without the prefetches (a run-time test inside it
+// kept their addresses on the stack and ran no faster than none).
 template <bool DirectA, int NV, int MT, bool DirectB, int VB, int PR, class S, class T>
 inline void tile_product(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
-                         int rows, int cols, bool load_c, T alpha, std::int64_t lda) {
+                         int rows, int cols, bool load_c, T alpha, std::int64_t lda, bool ask_b) {
   if constexpr (std::is_same_v<S, T>) {
+    if constexpr (DirectA && DirectB) {
+      if (ask_b) {
+        micro_kernel<T, DirectA, NV, MT, DirectB, VB, PR, true>(kc, a, b, c, ldc, rows, cols, load_c, alpha,
+                                                                lda, ldb);
+        return;
+      }
+    }
     micro_kernel<T, DirectA, NV, MT, DirectB, VB, PR>(kc, a, b, c, ldc, rows, cols, load_c, alpha, lda, ldb);
   } else if constexpr (!DirectB && MT == HostTile<T>::MR && PR == MT && VB == kHostVectorBytes) {
 #if defined(MINIGPU_HOST_BF16_DOT)
@@ -219,14 +240,17 @@ constexpr int columns_read([[maybe_unused]] int cols) {
 // fit in it (columns_read); all of the panel's vectors otherwise.
 template <bool DirectA, bool DirectB, int MT, int PR, class S, class T>
 inline void tile_width(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
-                       int rows, int cols, bool load_c, T alpha, std::int64_t lda) {
+                       int rows, int cols, bool load_c, T alpha, std::int64_t lda, bool ask_b) {
   constexpr int V = kHostVectorBytes, NV = HostTile<T>::NV, W = HostTile<T>::W;
   if (std::is_same_v<S, T> && columns_read<T>(cols) == W / 2) {
-    tile_product<DirectA, 1, MT, DirectB, V / 2, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+    tile_product<DirectA, 1, MT, DirectB, V / 2, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda,
+                                                     ask_b);
   } else if (cols <= W) {
-    tile_product<DirectA, 1, MT, DirectB, V, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+    tile_product<DirectA, 1, MT, DirectB, V, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda,
+                                                 ask_b);
   } else {
-    tile_product<DirectA, NV, MT, DirectB, V, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+    tile_product<DirectA, NV, MT, DirectB, V, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda,
+                                                  ask_b);
   }
 }
 
@@ -234,17 +258,17 @@ inline void tile_width(std::int64_t kc, const S* a, const S* b, std::int64_t ldb
 // PR/3 or 2·PR/3 rows where they fit in one (exactly, when read in place).
 template <bool DirectA, bool DirectB, int PR, class S, class T>
 inline void tile_for(std::int64_t kc, const S* a, const S* b, std::int64_t ldb, T* c, std::int64_t ldc,
-                     int rows, int cols, bool load_c, T alpha, std::int64_t lda) {
+                     int rows, int cols, bool load_c, T alpha, std::int64_t lda, bool ask_b = false) {
   using Tile = HostTile<T, PR>;
   constexpr int M1 = Tile::M1, M2 = Tile::M2;
   constexpr bool tails = std::is_same_v<S, T>;
   if (tails && (DirectA ? rows == M1 : rows <= M1)) {
-    return tile_width<DirectA, DirectB, M1, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+    return tile_width<DirectA, DirectB, M1, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda, ask_b);
   }
   if (tails && (DirectA ? rows == M2 : rows <= M2)) {
-    return tile_width<DirectA, DirectB, M2, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+    return tile_width<DirectA, DirectB, M2, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda, ask_b);
   }
-  tile_width<DirectA, DirectB, PR, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda);
+  tile_width<DirectA, DirectB, PR, PR>(kc, a, b, ldb, c, ldc, rows, cols, load_c, alpha, lda, ask_b);
 }
 
 }  // namespace minigpu::kernels::detail
