@@ -54,7 +54,7 @@ TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 // place, so slabs from 128 columns) and 20 × 1100 (k across KC) cut C into one slab of columns
 // per worker, the last slab ragged; 128 × 128 × 256 shares its rows over B wholly in place;
 // 64 × 256 × 256 and 64 × 272 × 256 take slabs that read B in place too, the second's last
-// panel ragged and packed.
+// panel ragged and packed in float32.
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
