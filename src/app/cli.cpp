@@ -8,6 +8,7 @@
 #include "app/list_command.hpp"
 #include "app/model_command.hpp"
 #include "app/report_command.hpp"
+#include "app/resume_command.hpp"
 #include "app/run_command.hpp"
 #include "comm/mpi_session.hpp"
 #include "config/config_node.hpp"
@@ -54,33 +55,6 @@ const CLI::Validator kNotEmpty(
       return value.empty() ? std::string("is empty (an unset shell variable?)") : std::string();
     },
     "NOT EMPTY", "not empty");
-
-// How to ask for this run again: the command a launcher script says it is (MINIGPU_RESUME_WITH,
-// which scripts/run.sh sets to "scripts/run.sh -n RANKS"), else this binary as invoked and
-// `run`; then every argument after `run` but --resume and --output-dir (a resumed run completes
-// in its own directory), so the user's own overrides (--repetitions, --set, --only) come back.
-std::vector<std::string> repeat_command(int argc, char** argv) {
-  std::vector<std::string> out;
-  const char* with = std::getenv("MINIGPU_RESUME_WITH");
-  if (with != nullptr && *with != '\0') {
-    std::istringstream words(with);
-    for (std::string w; words >> w;) out.push_back(w);
-  } else {
-    out = {argv[0], "run"};
-  }
-  bool after_run = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (!after_run) {
-      after_run = word == "run";
-    } else if (word == "--resume" || word == "--output-dir") {
-      ++i;
-    } else if (word.rfind("--resume=", 0) != 0 && word.rfind("--output-dir=", 0) != 0) {
-      out.push_back(word);
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -265,7 +239,7 @@ int run_cli(int argc, char** argv, const MpiSession& mpi, const DeviceBinding& b
       run_options.overrides.push_back(std::string("run.") + key + "=" + *value);
       run_options.overrides.push_back(std::string("experiments.*.") + key + "=" + *value);
     }
-    run_options.command = repeat_command(argc, argv);
+    run_options.command = resume_command(argc, argv, mpi.size());
     return run_command(run_options, mpi, binding);
   }
   throw InputError("no subcommand given (try --help)");

@@ -196,7 +196,12 @@ case "$(bash -c 'source "$0/scripts/common.sh"; launcher_flavour "$1"' "$root" "
   *) mpirun_rc=1 mpirun_said="interrupted by SIGTERM" ;;
 esac
 interrupt mpirun INT group "$mpirun_rc" "$mpirun_said" "$mpiexec" -np 2 "$minigpu" run "$input"
-resumed mpirun "$mpiexec" -np 2 "$minigpu" run "$input"
+# Its resume by the line it printed, which must start with the launcher as typed: without it the
+# copied command is one rank, and an input asking for 2 is refused.
+hint="$(sed -n 's/^to finish it: //p' "$out/mpirun.log")"
+want="$mpiexec -np 2 $minigpu run $input --resume $(ls -d "$out/mpirun"/*.interrupted 2>/dev/null)"
+[ "$hint" = "$want" ] || { echo "FAIL mpirun: the run says 'to finish it: $hint', expected '$want'"; status=1; }
+resumed mpirun bash -c 'eval "$0 \"\$@\""' "${hint% --resume *}"
 # SIGTERM to the launcher alone (kill, a scheduler): both pass SIGTERM to the ranks, which
 # stop and keep their cases. Open MPI's mpirun returns 1 as for SIGINT; Hydra returns the
 # ranks' 143 or, as for SIGINT, 0 (the 30-line probe, 10 SIGTERMs: 143 in 5, 0 in 5, every
