@@ -194,9 +194,11 @@ for threads in 1 "$cores"; do
   likwid_once "${triad_tests%% *}" "$threads" "$working_set" MByte/s >/dev/null  # the discarded run
   for sample in $(seq "$triad_samples"); do
     if [ $((sample % 2)) = 1 ]; then
-      triad_minigpu "$threads" && triad_likwid "$threads"
+      triad_minigpu "$threads"
+      triad_likwid "$threads"
     else
-      triad_likwid "$threads" && triad_minigpu "$threads"
+      triad_likwid "$threads"
+      triad_minigpu "$threads"
     fi
   done
 done
