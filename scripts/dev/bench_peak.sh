@@ -158,9 +158,9 @@ done
 # 2026-11-30); within one round of 21 likwid-bench passes, its best came from one spell the
 # two miniGPU runs around it had missed (84.3 GB/s, where its other passes read 40-67). So the
 # sides are paired: each sample is one `minigpu ceilings --only` and one run of each likwid-bench
-# kernel, back to back (below: in turns). The same statistic on both sides: likwid-bench reports the mean of
-# its iterations (64 by default), so miniGPU's side is the mean of its 7 passes, printed beside
-# their best. Paired, miniGPU's best read 1.107 of likwid's mean on 1 thread (ABOVE), and a
+# kernel, back to back (below: in turns). The same statistic on both sides: likwid-bench reports
+# the mean of its iterations (64 by default), so miniGPU's side is the mean of its 7 passes,
+# printed beside their best. Paired, miniGPU's best read 1.107 of likwid's mean on 1 thread (ABOVE), and a
 # plain C triad with streaming stores read 2-17 % above its own mean at its best pass; single
 # likwid-bench passes (-i 1) are no best either: its first pass read 32-44 GB/s where its mean of
 # 64 read 45 (2026-12-01). The reference is likwid-bench at its best, the kernel with the
