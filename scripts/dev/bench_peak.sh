@@ -84,6 +84,7 @@ cat >"$out/clock_ghz.c" <<'C'
 #include <stdio.h>
 #include <time.h>
 int main(void) {
+  const double cycles = 3.0 * (double)(1L << 23);
   double best = 0;
   for (int window = 0; window < 60; ++window) {
     long n = 1L << 23, x = 3;  /* 3 x 2^23 cycles: 7 ms at 3.6 GHz, one peak pass's length */
@@ -93,7 +94,7 @@ int main(void) {
                      : "+r"(n), "+r"(x));
     clock_gettime(CLOCK_MONOTONIC, &b);
     const double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
-    if (3.0 * (double)(1L << 23) / s / 1e9 > best) best = 3.0 * (double)(1L << 23) / s / 1e9;
+    if (cycles / s / 1e9 > best) best = cycles / s / 1e9;
   }
   printf("%.3f\n", best);
   return 0;
@@ -160,8 +161,8 @@ done
 # sides are paired: each sample is one `minigpu ceilings --only` and one run of each likwid-bench
 # kernel, back to back (below: in turns). The same statistic on both sides: likwid-bench reports
 # the mean of its iterations (64 by default), so miniGPU's side is the mean of its 7 passes,
-# printed beside their best. Paired, miniGPU's best read 1.107 of likwid's mean on 1 thread (ABOVE), and a
-# plain C triad with streaming stores read 2-17 % above its own mean at its best pass; single
+# printed beside their best. Paired, miniGPU's best read 1.107 of likwid's mean on 1 thread
+# (ABOVE), and a plain C triad with streaming stores read 2-17 % above its own mean at its best pass; single
 # likwid-bench passes (-i 1) are no best either: its first pass read 32-44 GB/s where its mean of
 # 64 read 45 (2026-12-01). The reference is likwid-bench at its best, the kernel with the
 # highest median over the samples, and the row is the median of the samples' ratios against it,
