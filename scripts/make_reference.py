@@ -38,6 +38,11 @@ def reference_from(record, source, description, notes):
         entry = {k: f[k] for k in ("experiment", "name", "value", "unit", "reliable")}
         if "ci95" in f:
             entry["ci95"] = f["ci95"]
+        # The run's reasons travel with the figure: compare prints them under its findings table.
+        if not f.get("reliable", True) and f.get("unreliable_because"):
+            entry["unreliable_because"] = f["unreliable_because"]
+        if f.get("value") is None and f.get("note"):
+            entry["note"] = f["note"]
         findings.append(entry)
     return {"reference": block, "host": {"cpu": host["cpu"]}, "mpi": {"size": record["mpi"]["size"]},
             "results": results, "findings": findings}

@@ -68,24 +68,40 @@ json finding_json(const std::optional<FindingValue>& f) {
       {"value", f->value ? json(*f->value) : json(nullptr)}, {"unit", f->unit}, {"reliable", f->reliable}};
   if (f->ci95) j["ci95"] = {f->ci95->first, f->ci95->second};
   if (!f->reliable) j["unreliable_because"] = f->unreliable_because;
+  if (!f->note.empty()) j["note"] = f->note;
   return j;
 }
 
-// Each `!` of the findings table with the reason its run gave, so that a flag is never read
-// without it (a share above 100 % is noise or a cache effect, not a result). One line for both
-// sides when they give the same reason.
-void write_flag_reasons(std::ostream& os, const std::vector<FindingComparison>& findings) {
-  const auto reason = [](const FindingValue& f) {
-    return f.unreliable_because.empty() ? std::string("(the run gave no reason)") : f.unreliable_because;
+// A side's reason for a mark of the findings table, or none where that side has no such mark.
+std::optional<std::string> reason_for(bool marked, const std::string& reason) {
+  if (!marked) return std::nullopt;
+  return reason.empty() ? std::string("(the run gave no reason)") : reason;
+}
+
+// One mark's lines for one finding: one line for both sides when they give the same reason.
+void write_mark(std::ostream& os, const char* mark, const std::string& key,
+                const std::optional<std::string>& base, const std::optional<std::string>& cand) {
+  if (base && cand && *base == *cand) {
+    os << "  " << mark << ' ' << key << " (both): " << *base << '\n';
+    return;
+  }
+  if (base) os << "  " << mark << ' ' << key << " (baseline): " << *base << '\n';
+  if (cand) os << "  " << mark << ' ' << key << " (candidate): " << *cand << '\n';
+}
+
+// Each `!` and each `n/a` of the findings table with the reason its run gave, so that neither is
+// read without it (a share above 100 % is noise or a cache effect, not a result; an n/a is a
+// measurement this build or machine could not make).
+void write_reasons(std::ostream& os, const std::vector<FindingComparison>& findings) {
+  const auto flagged = [](const std::optional<FindingValue>& f) {
+    return f ? reason_for(!f->reliable, f->unreliable_because) : std::nullopt;
+  };
+  const auto missing = [](const std::optional<FindingValue>& f) {
+    return f ? reason_for(!f->value, f->note) : std::nullopt;
   };
   for (const auto& f : findings) {
-    const bool base = f.baseline && !f.baseline->reliable, cand = f.candidate && !f.candidate->reliable;
-    if (base && cand && reason(*f.baseline) == reason(*f.candidate)) {
-      os << "  ! " << f.key << " (both): " << reason(*f.baseline) << '\n';
-      continue;
-    }
-    if (base) os << "  ! " << f.key << " (baseline): " << reason(*f.baseline) << '\n';
-    if (cand) os << "  ! " << f.key << " (candidate): " << reason(*f.candidate) << '\n';
+    write_mark(os, "!", f.key, flagged(f.baseline), flagged(f.candidate));
+    write_mark(os, "n/a", f.key, missing(f.baseline), missing(f.candidate));
   }
 }
 
@@ -117,12 +133,13 @@ void write_comparison(std::ostream& os, const Comparison& c, std::optional<doubl
     for (const auto& one : *list) os << "  " << one.key() << '\n';
   }
   if (!c.findings.empty()) {
-    os << "\nfindings (! : flagged unreliable by its run; its reason below the table):\n";
+    os << "\nfindings (! flagged unreliable, n/a not measured: each with its run's reason below the "
+          "table):\n";
     std::vector<std::vector<std::string>> frows = {{"finding", "baseline", "candidate"}};
     for (const auto& f : c.findings)
       frows.push_back({f.key, finding_text(f.baseline), finding_text(f.candidate)});
     write_table(os, frows);
-    write_flag_reasons(os, c.findings);
+    write_reasons(os, c.findings);
   }
   os << "\n"
      << c.cases.size() << " case(s) matched: " << c.count(Verdict::slower) << " slower, "

@@ -90,6 +90,7 @@ FindingValue finding_value(const json& f, const std::string& file, const std::st
   if (f.contains("reliable") && f.at("reliable").is_boolean()) out.reliable = f.at("reliable");
   if (!out.reliable && f.contains("unreliable_because") && f.at("unreliable_because").is_string())
     out.unreliable_because = f.at("unreliable_because").get<std::string>();
+  if (f.contains("note") && f.at("note").is_string()) out.note = f.at("note").get<std::string>();
   return out;
 }
 

@@ -31,6 +31,7 @@ struct FindingValue {
   std::optional<std::pair<double, double>> ci95{};
   bool reliable = true;
   std::string unreliable_because{};  ///< the run's reason, where it flagged the finding
+  std::string note{};                ///< the run's note: for one without a value, why not
   std::string key() const { return experiment + "." + name; }
 };
 

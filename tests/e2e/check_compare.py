@@ -9,7 +9,8 @@ CHECK is one of:
               A against B and A against itself exit 0; --json and --csv carry the
               same pairs; a run reduced by scripts/make_reference.py is a reference that
               compares like its run, and with rows removed from it those cases are listed as
-              only in the candidate; under MPIEXEC -n 2 only rank 0 prints
+              only in the candidate; each n/a finding is listed with its run's note, also
+              through a reference; under MPIEXEC -n 2 only rank 0 prints
   references  every inputs/references/*.json validates against docs/reference.schema.json
               (broken copies do not); the H100 file's cases are ones the GPU inputs plan and
               its findings names ones those experiments report
@@ -141,6 +142,21 @@ def check_runs(minigpu, src, mpiexec):
         text = compare(minigpu, c, "--reference", ref).stdout
         if "only in candidate (2):" not in text:
             fail("the table does not list the one-sided cases", text)
+
+        # Each n/a finding with the run's note saying why, read from run.json here; through a
+        # reference made from A too (make_reference.py keeps the notes).
+        with open(os.path.join(a, "run.json"), encoding="utf-8") as f:
+            missing = [x for x in json.load(f)["findings"] if x["value"] is None]
+        if not missing:
+            fail("compare_tiny on a CPU should leave matmul's GPU crossover findings n/a")
+        ref = os.path.join(tmp, "ref_full.json")
+        run([sys.executable, os.path.join(src, "scripts/make_reference.py"), a, ref])
+        for args in ((a, c), (c, "--reference", ref)):
+            text = compare(minigpu, *args).stdout
+            for x in missing:
+                line = f"  n/a {x['experiment']}.{x['name']} (both): {x['note']}\n"
+                if not x["note"] or line not in text:
+                    fail(f"compare {' '.join(args)}: no line {line!r}", text)
 
         if mpiexec:
             proc = run([mpiexec, "-n", "2", minigpu, "compare", a, c])

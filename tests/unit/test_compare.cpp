@@ -191,6 +191,36 @@ TEST(Compare, EachFlaggedFindingIsPrintedWithItsRunsReason) {
             "superlinear (above 100 %)");
 }
 
+TEST(Compare, EachFindingWithoutAValueIsPrintedWithItsRunsNote) {
+  FindingValue no_gpu{"matmul", "crossover_n_vendor_float32", "n"};
+  no_gpu.note = "no GPU: only cpu cases ran";
+  FindingValue measured = no_gpu;
+  measured.value = 512;
+  measured.note = "gpu faster from n=512";
+  FindingValue pinned{"transfer", "pinned_over_pageable_h2d", "x"};
+  pinned.note = "this build has no pinned host memory";
+  FindingValue silent{"transfer", "pinned_over_pageable_d2h", "x"};
+  const auto cmp = compare_tables(table({timed("a", 1, 1, 1)}, {no_gpu, pinned, silent}),
+                                  table({timed("a", 1, 1, 1)}, {measured, pinned, silent}));
+  std::ostringstream os;
+  write_comparison(os, cmp, std::nullopt);
+  const std::string text = os.str();
+  EXPECT_NE(text.find("  n/a matmul.crossover_n_vendor_float32 (baseline): no GPU: only cpu cases ran\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("crossover_n_vendor_float32 (candidate)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("gpu faster from n=512"), std::string::npos) << text;  // a value needs no reason
+  EXPECT_NE(
+      text.find("  n/a transfer.pinned_over_pageable_h2d (both): this build has no pinned host memory\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  n/a transfer.pinned_over_pageable_d2h (both): (the run gave no reason)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(comparison_json(cmp, std::nullopt)["findings"][0]["baseline"]["note"],
+            "no GPU: only cpu cases ran");
+}
+
 TEST(Compare, FailBelowNeedsTheWholeIntervalPastTheThreshold) {
   // Interval low end 1.4 / 1.1 = 1.2727: speed at most 0.7857 of the baseline's.
   const auto c = compare_tables(table({timed("a", 1.0, 0.9, 1.1)}), table({timed("a", 1.5, 1.4, 1.6)}));
@@ -245,7 +275,7 @@ TEST(Compare, LoaderReadsAReferenceAndRefusesBrokenOnesWithEntryAndKey) {
                  "seconds": {"median": 2e-3, "median_ci95": [1e-3, 3e-3]}},
                 {"experiment": "matmul", "case": "vendor n=128", "device": "cpu", "dtype": "float32",
                  "seconds": {"median": 5e-3, "median_ci95": null}}],
-    "findings": [{"experiment": "lazy", "name": "x", "value": 0.5, "unit": "x"},
+    "findings": [{"experiment": "lazy", "name": "x", "value": null, "unit": "x", "note": "no GPU"},
                  {"experiment": "lazy", "name": "y", "value": 2, "unit": "x", "reliable": false,
                   "unreliable_because": "cv 30 %"}]})";
   const std::string path = write_temp(good);
@@ -258,6 +288,8 @@ TEST(Compare, LoaderReadsAReferenceAndRefusesBrokenOnesWithEntryAndKey) {
   EXPECT_FALSE(t.cases[1].ci95);
   ASSERT_EQ(t.findings.size(), 2u);
   EXPECT_TRUE(t.findings[0].reliable);
+  EXPECT_FALSE(t.findings[0].value);
+  EXPECT_EQ(t.findings[0].note, "no GPU");
   EXPECT_FALSE(t.findings[1].reliable);
   EXPECT_EQ(t.findings[1].unreliable_because, "cv 30 %");
 
