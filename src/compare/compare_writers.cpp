@@ -75,7 +75,7 @@ json finding_json(const std::optional<FindingValue>& f) {
 // A side's reason for a mark of the findings table, or none where that side has no such mark.
 std::optional<std::string> reason_for(bool marked, const std::string& reason) {
   if (!marked) return std::nullopt;
-  return reason.empty() ? std::string("(the run gave no reason)") : reason;
+  return reason.empty() ? std::string("(no reason recorded)") : reason;
 }
 
 // One mark's lines for one finding: one line for both sides when they give the same reason.

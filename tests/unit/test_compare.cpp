@@ -214,7 +214,7 @@ TEST(Compare, EachFindingWithoutAValueIsPrintedWithItsRunsNote) {
       text.find("  n/a transfer.pinned_over_pageable_h2d (both): this build has no pinned host memory\n"),
       std::string::npos)
       << text;
-  EXPECT_NE(text.find("  n/a transfer.pinned_over_pageable_d2h (both): (the run gave no reason)\n"),
+  EXPECT_NE(text.find("  n/a transfer.pinned_over_pageable_d2h (both): (no reason recorded)\n"),
             std::string::npos)
       << text;
   EXPECT_EQ(comparison_json(cmp, std::nullopt)["findings"][0]["baseline"]["note"],
