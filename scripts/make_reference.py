@@ -44,16 +44,21 @@ def reference_from(record, source, description, notes):
         if f.get("value") is None and f.get("note"):
             entry["note"] = f["note"]
         findings.append(entry)
+    # What compare checks the two sides agree on besides the CPU and the ranks (its warnings).
+    setup = {"kokkos": {k: kokkos[k] for k in ("version", "default_execution_space") if k in kokkos},
+             "threads": {k: v for k, v in record.get("threads", {}).items() if k == "kokkos_host"},
+             "blas": {k: blas[k] for k in ("core",) if k in blas}}
     return {"reference": block, "host": {"cpu": host["cpu"]}, "mpi": {"size": record["mpi"]["size"]},
-            "results": results, "findings": findings}
+            **{k: v for k, v in setup.items() if v}, "results": results, "findings": findings}
 
 
 def dumps(reference):
     """The block indented, then one line per result and finding, so a diff shows a case."""
     lines = ["{", ' "reference": ' + json.dumps(reference["reference"], indent=2, ensure_ascii=False)
              .replace("\n", "\n ") + ","]
-    for key in ("host", "mpi"):
-        lines.append(f' "{key}": {json.dumps(reference[key], ensure_ascii=False)},')
+    for key in ("host", "mpi", "kokkos", "threads", "blas"):
+        if key in reference:
+            lines.append(f' "{key}": {json.dumps(reference[key], ensure_ascii=False)},')
     for key in ("results", "findings"):
         items = [json.dumps(item, ensure_ascii=False) for item in reference[key]]
         lines.append(f' "{key}": [\n  ' + ",\n  ".join(items) + "\n ]" + ("," if key == "results" else ""))

@@ -135,6 +135,14 @@ Comparison compare_tables(const RunTable& baseline, const RunTable& candidate) {
   if (!baseline.cpu.empty() && !candidate.cpu.empty() && baseline.cpu != candidate.cpu)
     out.warnings.push_back("different CPUs (" + baseline.cpu + " vs " + candidate.cpu +
                            "): ratios include the machines'");
+  // A Serial build against an OpenMP one, or 1 thread against 2: every row differs for that alone.
+  std::string setups;
+  for (const auto& [what, base] : baseline.setup) {
+    const auto cand = candidate.setup.find(what);
+    if (cand != candidate.setup.end() && cand->second != base)
+      setups += (setups.empty() ? "" : "; ") + what + " " + base + " vs " + cand->second;
+  }
+  if (!setups.empty()) out.warnings.push_back("different setups (" + setups + "): ratios include them");
   // A run stopped early (or killed) lacks cases: its side of the comparison is partial.
   for (const RunTable* side : {&baseline, &candidate}) {
     if (side->status.empty() || side->status == "complete") continue;

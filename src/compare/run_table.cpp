@@ -121,6 +121,24 @@ std::string reference_description(const json& reference, const std::string& file
   return parts[0] + " (" + parts[1] + "; " + parts[2] + "; measured " + parts[3] + ")";
 }
 
+// The setup beside the CPU that sets a case's speed, from run.json's blocks (a reference made by
+// scripts/make_reference.py keeps them); each entry only where its keys are recorded.
+std::map<std::string, std::string> setup_of(const json& record) {
+  std::map<std::string, std::string> out;
+  const auto string_at = [&record](const char* block, const char* key) -> std::string {
+    if (!record.contains(block) || !record[block].is_object()) return "";
+    const json& v = record[block].value(key, json());
+    return v.is_string() ? v.get<std::string>() : v.is_number_integer() ? std::to_string(v.get<int>()) : "";
+  };
+  const std::string version = string_at("kokkos", "version"),
+                    space = string_at("kokkos", "default_execution_space");
+  if (!version.empty() && !space.empty()) out["Kokkos"] = version + " " + space;
+  if (const std::string threads = string_at("threads", "kokkos_host"); !threads.empty())
+    out["threads a rank"] = threads;
+  if (const std::string core = string_at("blas", "core"); !core.empty()) out["OpenBLAS kernels"] = core;
+  return out;
+}
+
 }  // namespace
 
 RunTable load_run_table(const std::string& path) {
@@ -147,6 +165,7 @@ RunTable load_run_table(const std::string& path) {
   if (record.contains("host") && record["host"].is_object() &&
       record["host"].value("cpu", json()).is_string())
     table.cpu = record["host"]["cpu"].get<std::string>();
+  table.setup = setup_of(record);
   if (record.value("status", json()).is_string()) table.status = record["status"].get<std::string>();
   if (record.value("cases_planned", json()).is_number_integer())
     table.cases_planned = record["cases_planned"].get<int>();

@@ -42,6 +42,9 @@ struct RunTable {
   bool is_reference = false;
   int ranks = 0;    ///< MPI ranks (mpi.size), 0 where not recorded
   std::string cpu;  ///< host.cpu, "" where not recorded
+  /// What else sets a case's speed, as recorded ("Kokkos" -> "4.6.1 OpenMP", "threads a rank" ->
+  /// "2", "OpenBLAS kernels" -> "Haswell"); a key is absent where not recorded.
+  std::map<std::string, std::string> setup{};
   /// A run's status ("complete", "interrupted", "running" for one killed outright, "failed")
   /// and the cases it planned; "" and 0 for a reference or where not recorded.
   std::string status;

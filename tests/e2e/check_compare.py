@@ -10,7 +10,8 @@ CHECK is one of:
               same pairs; a run reduced by scripts/make_reference.py is a reference that
               compares like its run, and with rows removed from it those cases are listed as
               only in the candidate; each n/a finding is listed with its run's note, also
-              through a reference; under MPIEXEC -n 2 only rank 0 prints
+              through a reference, which keeps the run's setup (Kokkos, threads) and is
+              warned about when edited to another; under MPIEXEC -n 2 only rank 0 prints
   references  every inputs/references/*.json validates against docs/reference.schema.json
               (broken copies do not); the H100 file's cases are ones the GPU inputs plan and
               its findings names ones those experiments report
@@ -151,6 +152,20 @@ def check_runs(minigpu, src, mpiexec):
             fail("compare_tiny on a CPU should leave matmul's GPU crossover findings n/a")
         ref = os.path.join(tmp, "ref_full.json")
         run([sys.executable, os.path.join(src, "scripts/make_reference.py"), a, ref])
+        # The setup travels too; a reference from another build or thread count is warned about.
+        made, record = json.load(open(ref, encoding="utf-8")), json.load(open(os.path.join(a, "run.json")))
+        if (made["kokkos"]["version"], made["threads"]["kokkos_host"]) != (record["kokkos"]["version"],
+                                                                           record["threads"]["kokkos_host"]):
+            fail(f"make_reference.py: setup {made.get('kokkos')} {made.get('threads')} is not the run's")
+        other = dict(made, kokkos={"version": "0.0.1", "default_execution_space": "Elsewhere"},
+                     threads={"kokkos_host": record["threads"]["kokkos_host"] + 1})
+        json.dump(other, open(os.path.join(tmp, "ref_other.json"), "w", encoding="utf-8"))
+        text = compare(minigpu, a, "--reference", os.path.join(tmp, "ref_other.json")).stdout
+        want = (f"warning:   different setups (Kokkos 0.0.1 Elsewhere vs {record['kokkos']['version']} "
+                f"{record['kokkos']['default_execution_space']}; threads a rank "
+                f"{record['threads']['kokkos_host'] + 1} vs {record['threads']['kokkos_host']})")
+        if want not in text or "different setups" in compare(minigpu, a, "--reference", ref).stdout:
+            fail(f"no warning {want!r} against another setup, or one against the run's own", text)
         for args in ((a, c), (c, "--reference", ref)):
             text = compare(minigpu, *args).stdout
             for x in missing:

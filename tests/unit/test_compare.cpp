@@ -84,6 +84,23 @@ TEST(Compare, AnIncompleteSideIsWarnedAbout) {
       << "a reference has no status";
 }
 
+// A Serial build against an OpenMP one, or 1 thread against 2, moves every row: compare says so,
+// and says nothing of a setup only one side records.
+TEST(Compare, DifferentSetupsAreWarnedAbout) {
+  RunTable serial = table({timed("a", 1, 1, 1)}), openmp = serial;
+  serial.setup = {{"Kokkos", "3.4.1 Serial"}, {"threads a rank", "1"}, {"OpenBLAS kernels", "Haswell"}};
+  openmp.setup = {{"Kokkos", "4.6.1 OpenMP"}, {"threads a rank", "2"}, {"OpenBLAS kernels", "Haswell"}};
+  const auto c = compare_tables(serial, openmp);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(
+      c.warnings[0],
+      "different setups (Kokkos 3.4.1 Serial vs 4.6.1 OpenMP; threads a rank 1 vs 2): ratios include them");
+  EXPECT_TRUE(compare_tables(serial, serial).warnings.empty());
+  RunTable unknown = serial;
+  unknown.setup.clear();
+  EXPECT_TRUE(compare_tables(unknown, openmp).warnings.empty());
+}
+
 TEST(Compare, MatchesByKeyAndListsOneSidedCases) {
   auto gpu = timed("a", 1, 1, 1);
   gpu.device = "gpu:0";
@@ -275,6 +292,7 @@ TEST(Compare, LoaderReadsAReferenceAndRefusesBrokenOnesWithEntryAndKey) {
                  "seconds": {"median": 2e-3, "median_ci95": [1e-3, 3e-3]}},
                 {"experiment": "matmul", "case": "vendor n=128", "device": "cpu", "dtype": "float32",
                  "seconds": {"median": 5e-3, "median_ci95": null}}],
+    "kokkos": {"version": "4.6.1", "default_execution_space": "OpenMP"}, "threads": {"kokkos_host": 2},
     "findings": [{"experiment": "lazy", "name": "x", "value": null, "unit": "x", "note": "no GPU"},
                  {"experiment": "lazy", "name": "y", "value": 2, "unit": "x", "reliable": false,
                   "unreliable_because": "cv 30 %"}]})";
@@ -290,6 +308,8 @@ TEST(Compare, LoaderReadsAReferenceAndRefusesBrokenOnesWithEntryAndKey) {
   EXPECT_TRUE(t.findings[0].reliable);
   EXPECT_FALSE(t.findings[0].value);
   EXPECT_EQ(t.findings[0].note, "no GPU");
+  const std::map<std::string, std::string> setup = {{"Kokkos", "4.6.1 OpenMP"}, {"threads a rank", "2"}};
+  EXPECT_EQ(t.setup, setup);  // no blas block: no "OpenBLAS kernels"
   EXPECT_FALSE(t.findings[1].reliable);
   EXPECT_EQ(t.findings[1].unreliable_because, "cv 30 %");
 
