@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 
 namespace minigpu {
 namespace {
@@ -69,18 +70,27 @@ TEST(CpuWait, SeesAProcessThatSharesItsCpu) {
     for (volatile unsigned long spin = 0;; spin = spin + 1) {
     }
   }
+  timespec ran_before{}, ran_after{};
+  const auto start = std::chrono::steady_clock::now();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ran_before);
   const CpuWaitSample before = sample_cpu_wait();
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(800);
+  const auto until = start + std::chrono::milliseconds(800);
   while (std::chrono::steady_clock::now() < until) {
   }
   const CpuWaitSample after = sample_cpu_wait();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ran_after);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double ran = (ran_after.tv_sec - ran_before.tv_sec) + 1e-9 * (ran_after.tv_nsec - ran_before.tv_nsec);
   kill(hog, SIGKILL);
   waitpid(hog, nullptr, 0);
   sched_setaffinity(0, sizeof saved, &saved);
   const auto wait = cpu_wait_between(before, after);
   ASSERT_TRUE(wait.has_value());
   EXPECT_GT(wait->queued, 0.25) << wait->describe();
-  EXPECT_LT(wait->queued, 0.8) << wait->describe();
+  // This thread never sleeps in the window: it ran (its own CPU clock) or waited its turn. So the
+  // wait must be what its clock left, however many others share the CPU: a parallel ctest's
+  // other test there took it to 82 % once, past a fixed bound of 80 %.
+  EXPECT_NEAR(wait->queued, 1 - ran / wall, 0.1) << wait->describe() << "; ran " << ran << " s of " << wall;
 }
 
 }  // namespace
