@@ -74,7 +74,9 @@ def findings(record):
     for f in record.get("findings", []):
         ci = f.get("ci95")
         rows.append([f.get("experiment"), f.get("name"), value_of(f),
-                     f"[{number(ci[0])}, {number(ci[1])}] {f.get('unit', '')}" if ci else None, flag(f),
+                     f"[{number(ci[0])}, {number(ci[1])}] {f.get('unit', '')}" if ci else None,
+                     # No value is not "ok": "n/a", its note saying why (a flag still shows).
+                     "n/a" if f.get("value") is None and f.get("reliable") is not False else flag(f),
                      f.get("note")])
         classes.append("unreliable" if f.get("reliable") is False else None)
     return join([tag("h2", "Findings", id="findings"),

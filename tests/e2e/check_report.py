@@ -5,9 +5,10 @@ Runs `minigpu run INPUT` (under LAUNCHER when given), then `minigpu report` on i
   page:     HTML5 whose every element closes, one doctype, lang, charset and title; nothing
             loaded from elsewhere (every src a PNG data URI that decodes, every href an anchor
             on the page, no <link>, no url()), one <img> per figure the run names and has rows for;
-  content:  the tables say what run.json says: every finding (value, 95 % interval, flag), every
-            row (median, flag, verified), every rank of the rank map, and the model's rows (measured
-            median, model time, model error), each read back from the page and compared;
+  content:  the tables say what run.json says: every finding (value, 95 % interval, flag; n/a
+            where it has no value and no flag, never ok), every row (median, flag, verified),
+            every rank of the rank map, and the model's rows (measured median, model time, model
+            error), each read back from the page and compared;
   browser:  no console error, exception or browser error (a Content-Security-Policy refusal is
             one), every image decoded (naturalWidth > 0), and screenshots of the page and of each
             figure that are not blank (more than a few per cent of pixels not white);

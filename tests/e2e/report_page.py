@@ -153,8 +153,10 @@ def table_problems(page, record):
             if row[1] != f["name"] or not close(number(row[2]), f.get("value")) or not all(
                     close(s, c) for s, c in zip(shown_ci, ci)) or row[5] != (f.get("note") or "—"):
                 p.append(f"finding {f['name']}: shown {row}, run.json {f}")
-            if (row[4] == "ok") != (f.get("reliable") is not False):
-                p.append(f"finding {f['name']}: flag {row[4]!r}, reliable {f.get('reliable')}")
+            unflagged = f.get("reliable") is not False
+            if (row[4] == "n/a") != (f.get("value") is None and unflagged) or (
+                    row[4] != "n/a" and (row[4] == "ok") != unflagged):
+                p.append(f"finding {f['name']}: flag {row[4]!r}, value {f.get('value')}, reliable {f.get('reliable')}")
     if tables["results"]:
         rows = tables["results"]["rows"]
         if len(rows) != len(results):
