@@ -108,9 +108,13 @@ cluster_begin() {
   done
   [ -n "$pmix_plugin" ] || skip "Slurm has no mpi/pmix plugin"
 
-  # A clean environment: nothing from an enclosing Slurm job or from the caller's miniGPU settings.
+  # A clean environment: nothing from an enclosing Slurm job or from the caller's miniGPU settings,
+  # except the ceilings cache ctest points into the build tree: without it the jobs cached a peak
+  # measured under the suite's load in the user's home, where a later `scripts/run.sh` read
+  # GEMMs at 107-116 % of it (2026-12-02).
   local var
-  while read -r var; do unset "$var"; done < <(env | sed -n 's/^\(\(SLURM\|SBATCH\|SRUN\|SALLOC\|MINIGPU\)_[A-Za-z0-9_]*\)=.*/\1/p')
+  while read -r var; do [ "$var" = MINIGPU_CEILINGS_DIR ] || unset "$var"; done < <(env |
+    sed -n 's/^\(\(SLURM\|SBATCH\|SRUN\|SALLOC\|MINIGPU\)_[A-Za-z0-9_]*\)=.*/\1/p')
 
   tmp="$(mktemp -d /tmp/minigpu-slurm.XXXXXX)"
   chmod 755 "$tmp"  # munged wants o+x on its socket's directories
