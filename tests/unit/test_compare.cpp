@@ -31,6 +31,13 @@ RunTable table(std::vector<CaseTime> cases, std::vector<FindingValue> findings =
   return t;
 }
 
+// What `minigpu compare` prints for a comparison without a reference.
+std::string comparison_text(const Comparison& cmp) {
+  std::ostringstream os;
+  write_comparison(os, cmp, std::nullopt);
+  return os.str();
+}
+
 TEST(Compare, RatioAndIntervalFromBothMedians) {
   // 1.5 / 1.0 = 1.5; interval [1.4 / 1.1, 1.6 / 0.9] = [1.272727…, 1.777…]: above 1, slower.
   const auto c = compare_tables(table({timed("a", 1.0, 0.9, 1.1)}), table({timed("a", 1.5, 1.4, 1.6)}));
@@ -195,9 +202,7 @@ TEST(Compare, EachFlaggedFindingIsPrintedWithItsRunsReason) {
   steady.unreliable_because.clear();
   const auto cmp = compare_tables(table({timed("a", 1, 1, 1)}, {below, steady}),
                                   table({timed("a", 1, 1, 1)}, {above, other}));
-  std::ostringstream os;
-  write_comparison(os, cmp, std::nullopt);
-  const std::string text = os.str();
+  const std::string text = comparison_text(cmp);
   EXPECT_NE(text.find("  ! multi_gpu_concurrency.efficiency_float32 (both): superlinear (above 100 %)\n"),
             std::string::npos)
       << text;
@@ -219,9 +224,7 @@ TEST(Compare, EachFindingWithoutAValueIsPrintedWithItsRunsNote) {
   FindingValue silent{"transfer", "pinned_over_pageable_d2h", "x"};
   const auto cmp = compare_tables(table({timed("a", 1, 1, 1)}, {no_gpu, pinned, silent}),
                                   table({timed("a", 1, 1, 1)}, {measured, pinned, silent}));
-  std::ostringstream os;
-  write_comparison(os, cmp, std::nullopt);
-  const std::string text = os.str();
+  const std::string text = comparison_text(cmp);
   EXPECT_NE(text.find("  n/a matmul.crossover_n_vendor_float32 (baseline): no GPU: only cpu cases ran\n"),
             std::string::npos)
       << text;
