@@ -252,18 +252,26 @@ EOF
 
 # job_field ID FIELD: a field of scontrol show job (JobState, ExitCode, ...).
 job_field() { "${ctl[@]}" scontrol -o show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
-# job_completed ID STARTED: waits up to 120 s for job ID, prints its state and output, and fails
-# the test unless it COMPLETED with exit code 0:0 (STARTED: $SECONDS when it was submitted).
-job_completed() {
-  local job="$1" started="$2" state exit_code
-  wait_for 120 "job $job to finish" job_done "$job"
-  state="$(job_field "$job" JobState)"
-  exit_code="$(job_field "$job" ExitCode)"
-  say "job $job: JobState=$state ExitCode=$exit_code NodeList=$(job_field "$job" NodeList) after $((SECONDS - started))s"
+# job_finished ID STARTED: waits up to 120 s for job ID and says how it ended (STARTED: $SECONDS
+# when it was submitted).
+job_finished() {
+  wait_for 120 "job $1 to finish" job_done "$1"
+  say "job $1: JobState=$(job_field "$1" JobState) ExitCode=$(job_field "$1" ExitCode) NodeList=$(job_field "$1" NodeList) after $((SECONDS - $2))s"
+}
+# job_succeeded ID: fails the test unless finished job ID COMPLETED with exit code 0:0.
+job_succeeded() {
+  local state exit_code
+  state="$(job_field "$1" JobState)"
+  exit_code="$(job_field "$1" ExitCode)"
   # The job's output is not echoed on success: fail() prints every job's tail, and a quiet pass
   # keeps a failure's reason near the top of what CI shows of the test.
-  [ "$state" = COMPLETED ] || fail "job $job ended $state, expected COMPLETED"
-  [ "$exit_code" = "0:0" ] || fail "job $job exit code $exit_code, expected 0:0"
+  [ "$state" = COMPLETED ] || fail "job $1 ended $state, expected COMPLETED"
+  [ "$exit_code" = "0:0" ] || fail "job $1 exit code $exit_code, expected 0:0"
+}
+# job_completed ID STARTED: both, for a job that must succeed.
+job_completed() {
+  job_finished "$1" "$2"
+  job_succeeded "$1"
 }
 job_done() {
   case "$(job_field "$1" JobState)" in

@@ -223,14 +223,54 @@ EOF
 cd "$tmp/submit" || fail "no $tmp/submit"
 
 # --- 1. sbatch on two nodes, srun (MpiDefault pmix) -------------------------------------------------------------
+# submit_two_node_job: the job's id. Slurm hands sbatch's core size limit to the tasks, so a rank
+# that crashes leaves a core in $tmp/submit (where the kernel's core_pattern is a plain name).
+submit_two_node_job() {
+  (ulimit -c unlimited 2>/dev/null
+   "${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/srun" \
+     sbatch --parsable --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
+     "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes.yaml")
+}
+# crashed_starting_mpi OUT: job output OUT shows a rank killed by a signal (Open MPI's report)
+# before minigpu's first line, its note on the emulated GPUs, which rank 0 prints once MPI, the
+# binding and Kokkos are up. CI saw it once (2026-12-02, this job, right after slurm_quickstart):
+# rank 0 on n1 called a null pointer 0.5 s after launch, Open MPI's report showed no frame past
+# the signal, and n1's other rank then found its shared memory gone. Six rounds of both Slurm
+# tests here (three beside two busy loops) did not bring it back; a null call injected just after
+# MPI_Init reads the same, and took this path.
+crashed_starting_mpi() { grep -q "Process received signal" "$1" && ! grep -q "^minigpu: note: " "$1"; }
+# crash_backtraces: gdb's backtrace of each core the job left, where gdb is installed.
+crash_backtraces() {
+  local core
+  command -v gdb > /dev/null 2>&1 || { say "(no gdb on this machine: no backtraces)"; return 0; }
+  for core in "$tmp"/submit/core*; do
+    [ -f "$core" ] || continue
+    echo "----- $core"
+    timeout 120 gdb -q -batch -ex "thread apply all bt 15" "$bin" "$core" 2>&1 | tail -n 80
+  done
+}
 job_started=$SECONDS
 before="$(veth_bytes)"
-job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/srun" \
-  sbatch --parsable --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
-  "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes.yaml")" || fail "sbatch refused the job"
+job="$(submit_two_node_job)" || fail "sbatch refused the job"
 job="${job%%;*}"
 say "submitted job $job (2 nodes, 2 tasks per node)"
-job_completed "$job" "$job_started"
+job_finished "$job" "$job_started"
+# Such a crash is retried once, in full view, with the backtraces that will name its cause; a
+# second one, or any other failure, fails the test.
+if [ "$(job_field "$job" JobState)" != COMPLETED ] && crashed_starting_mpi "$tmp/submit/job-$job.out"; then
+  say "NOTE: job $job: a rank died by a signal before minigpu's first line (starting MPI, the binding or Kokkos);"
+  say "NOTE: its output and any backtraces follow, and the job is submitted once more"
+  cat "$tmp/submit/job-$job.out"
+  crash_backtraces
+  rm -rf "$tmp/submit/srun" "$tmp"/submit/core*
+  job_started=$SECONDS
+  before="$(veth_bytes)"
+  job="$(submit_two_node_job)" || fail "sbatch refused the second job"
+  job="${job%%;*}"
+  say "submitted job $job (2 nodes, 2 tasks per node), the second try"
+  job_finished "$job" "$job_started"
+fi
+job_succeeded "$job"
 nodes="$(job_field "$job" NodeList)"
 [ "$nodes" = "n[1-2]" ] || fail "job $job ran on $nodes, expected n[1-2]"
 # Open MPI: no --mpi, the cluster's MpiDefault (pmix, cluster_lib.sh) applies, as on a site.
