@@ -65,6 +65,16 @@ left = tagged()
 if left:
     print(f"[slurm-test] could not stop tagged processes {left}")
 EOF
+  # Files a test's jobs leave in /dev/shm ($dir/shm: one glob a line). Open MPI names its segments
+  # by host and job id, and every test cluster's first job has the same id: a later run's would
+  # open a killed job's segments.
+  if [ -f "$dir/shm" ]; then
+    local glob
+    while read -r glob; do
+      # shellcheck disable=SC2086  # the glob is meant to expand
+      rm -f /dev/shm/$glob
+    done < "$dir/shm"
+  fi
   if [ -f "$dir/netns" ]; then
     while read -r ns; do
       ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
