@@ -18,6 +18,18 @@ skip() {
 
 # reap DIR: stops what was started for DIR (recorded daemon PIDs, then anything carrying the tag),
 # deletes its network namespaces, then removes DIR. Used by the EXIT trap and by the watchdog.
+# remove_shm DIR: the files a test's jobs leave in /dev/shm, DIR/shm naming them (one glob a line).
+# Open MPI names its segments by host and job id, and every test cluster's first job has the same
+# id: a later run's would open a killed job's segments.
+remove_shm() {
+  local glob
+  [ -f "$1/shm" ] || return 0
+  while read -r glob; do
+    # shellcheck disable=SC2086  # the glob is meant to expand
+    rm -f /dev/shm/$glob
+  done < "$1/shm"
+}
+
 reap() {
   local dir="$1" pid ns
   [ -d "$dir" ] || return 0
@@ -65,16 +77,7 @@ left = tagged()
 if left:
     print(f"[slurm-test] could not stop tagged processes {left}")
 EOF
-  # Files a test's jobs leave in /dev/shm ($dir/shm: one glob a line). Open MPI names its segments
-  # by host and job id, and every test cluster's first job has the same id: a later run's would
-  # open a killed job's segments.
-  if [ -f "$dir/shm" ]; then
-    local glob
-    while read -r glob; do
-      # shellcheck disable=SC2086  # the glob is meant to expand
-      rm -f /dev/shm/$glob
-    done < "$dir/shm"
-  fi
+  remove_shm "$dir"
   if [ -f "$dir/netns" ]; then
     while read -r ns; do
       ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null

@@ -72,7 +72,7 @@ if [ "$force_loopback" != 1 ] && make_namespaces; then
   # Open MPI's shared-memory segments are named by these hostnames: the reaper removes this run's,
   # and those an earlier run left (killed before its reaper ran) go now.
   printf 'vader_segment.%s.*\n' "${names[@]}" > "$tmp/shm"
-  for n in "${names[@]}"; do rm -f /dev/shm/vader_segment."$n".*; done
+  remove_shm "$tmp"
 else
   mode=loopback
   addr=(127.0.0.1 127.0.0.2)
