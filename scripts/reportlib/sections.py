@@ -112,14 +112,15 @@ def spread(row):
 
 def share(row):
     """The row's share of its ceiling; above 100 % it is past a bound the row cannot pass:
-    flagged, with the reason as its title."""
+    flagged, with the reason in the cell, as the console prints it (a title alone is lost on
+    paper and on a phone)."""
     c = row.get("ceiling")
     if not c:
         return None
     above = (c.get("percent") or 0) > 100
-    return tag("span", f"{number(c.get('percent'))} % of {c.get('name')}" + (" (above its ceiling)" if above else ""),
-               title=f"{c.get('of')}: {c.get('above_because')}" if above else c.get("of"),
-               class_="bad" if above else None)
+    return tag("span", f"{number(c.get('percent'))} % of {c.get('name')}" +
+               (f" (! above its ceiling: {c.get('above_because')})" if above else ""),
+               title=c.get("of"), class_="bad" if above else None)
 
 
 def error(row):

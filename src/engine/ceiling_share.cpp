@@ -8,6 +8,27 @@
 
 namespace minigpu {
 
+namespace {
+
+// Why a rate passes its bandwidth ceiling, with the sizes where they say it. A sized ceiling is
+// the one measured on the fewest bytes at least the case's (CeilingTable::find_for), up to 4x
+// more: a case touching 2.25 MiB (uni 256 KiB x8: one send buffer and 8 receive slots) meets
+// host_memcpy@4MiB, 8 MiB touched, which outgrows a 2 MiB L2 its own data nearly fit, and read
+// 130 and 166 % of it in two quickstart runs and 160 % in inputs/transfer.yaml's (2-core Xeon
+// VM, 2026-12-03).
+std::string bandwidth_above_because(const Ceiling& c, std::uint64_t case_bytes) {
+  const std::string otherwise =
+      "noise, or a ceiling measured on a busier machine (minigpu ceilings measures again)";
+  if (c.bytes <= 0 || static_cast<std::uint64_t>(c.bytes) <= case_bytes) return otherwise;
+  return "the case touches " + io::human_bytes(case_bytes) + ", its ceiling " +
+         io::human_bytes(static_cast<std::uint64_t>(c.bytes)) +
+         " (the nearest measured size at or above): data that fit a cache the ceiling's outgrow run faster "
+         "than it; or " +
+         otherwise;
+}
+
+}  // namespace
+
 void attach_ceiling(CaseResult& r, const CeilingTable& table) {
   const Ceiling* c = table.find_for(r.spec.ceiling, static_cast<std::int64_t>(r.spec.device_bytes));
   if (!c || c->value <= 0) return;
@@ -34,9 +55,7 @@ void attach_ceiling(CaseResult& r, const CeilingTable& table) {
   const std::string& doubt = table.doubt_about(*c);
   r.ceiling->above_because =
       !doubt.empty() ? "the ceilings are doubtful: " + doubt
-      : bandwidth
-          ? "noise, the case's data in a faster cache than the ceiling's, or a ceiling measured on a busier "
-            "machine (minigpu ceilings measures again)"
+      : bandwidth    ? bandwidth_above_because(*c, r.spec.device_bytes)
       : c->on_host()
           ? "the ceiling is its GEMM's fastest of n = 64 ... 1024 (ceilings/gemm_measure.hpp): noise, a "
             "size between those, or a ceiling measured on a busier machine (minigpu ceilings measures again)"

@@ -6,14 +6,14 @@ Runs `minigpu run INPUT` (under LAUNCHER when given), then `minigpu report` on i
             loaded from elsewhere (every src a PNG data URI that decodes, every href an anchor
             on the page, no <link>, no url()), one <img> per figure the run names and has rows for;
   content:  the tables say what run.json says: every finding (value, 95 % interval, flag; n/a
-            where it has no value and no flag, never ok), every row (median, flag, verified),
+            where it has no value and no flag, never ok), every row (median, flag, verified, and a share above 100 % with its reason in the cell),
             every rank of the rank map, and the model's rows (measured median, model time, model
             error), each read back from the page and compared;
   browser:  no console error, exception or browser error (a Content-Security-Policy refusal is
             one), every image decoded (naturalWidth > 0), and screenshots of the page and of each
             figure that are not blank (more than a few per cent of pixels not white);
   escaping: a copy of the run in a directory named with < & > ' and " whose run.json carries
-            markup and a script in its texts: shown literally, nothing injected, no console error;
+            markup and a script in its texts (a note, a case, a share's reason): shown literally, nothing injected, no console error;
   controls: the browser check rejects the report with one figure's bytes broken (with and
             without the page's own image check), a blank page and a page asking for a stylesheet
             elsewhere: a check that cannot fail proves nothing;
@@ -37,6 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from system_python import require  # noqa: E402  (Debian's python3-* packages, one rule for all)
 HOSTILE_NOTE = '<img src=x onerror="console.error(1)"><script>console.error("injected")</script> & "q"'
 HOSTILE_CASE = "a</td><td>b &amp; c"
+HOSTILE_REASON = "data in <b>L2</b> & \"the ceiling's\" beyond it"
 
 
 def non_white(png):
@@ -127,6 +128,9 @@ def hostile_copy(run_dir, folder):
         record = json.load(f)
     record["findings"][0]["note"] = HOSTILE_NOTE
     record["results"][0]["case"] = HOSTILE_CASE
+    # A share above its bound, its reason in markup: shown in the row's cell, as text.
+    above = next(r for r in record["results"] if r.get("ceiling"))
+    above["ceiling"].update(percent=160.0, above_because=HOSTILE_REASON)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(record, f)
     return copy, record
@@ -172,7 +176,7 @@ def main(argv):
                       f"{non_white(live.screenshot):.1%} of the screenshot not white, warnings {live.warnings}")
                 bad = browser.open("file://" + os.path.join(hostile_dir, "report.html"))
                 failures += [f"escaping: {p}" for p in browser_problems(bad, len(figures))]
-                for literal in (HOSTILE_NOTE, HOSTILE_CASE, os.path.basename(hostile_dir)):
+                for literal in (HOSTILE_NOTE, HOSTILE_CASE, HOSTILE_REASON, os.path.basename(hostile_dir)):
                     if literal not in bad.state["text"]:
                         failures.append(f"escaping: the page does not show {literal!r} as text")
                 failures += controls(browser, tmp, text, len(figures))

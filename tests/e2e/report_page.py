@@ -171,6 +171,10 @@ def table_problems(page, record):
                   and row[14] == ("ok" if r.get("verified") else "FAIL"))
             if not ok:
                 p.append(f"row {r['experiment']} {r['case']}: shown {row}")
+            ceiling = r.get("ceiling") or {}
+            if (ceiling.get("percent") or 0) > 100 and f"above its ceiling: {ceiling.get('above_because')}" not in row[10]:
+                p.append(f"row {r['experiment']} {r['case']}: {ceiling.get('percent')} % of its ceiling, "
+                         f"shown {row[10]!r} without its reason {ceiling.get('above_because')!r}")
     if tables["ranks"]:
         shown = [(int(row[0]), row[4]) for row in tables["ranks"]["rows"]]
         if shown != [(r["rank"], r["device"]) for r in record["mpi"]["ranks"]]:

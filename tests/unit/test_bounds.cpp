@@ -45,6 +45,44 @@ TEST(Ceilings, ABandwidthCeilingIsTheOneMeasuredOnAsManyBytes) {
   EXPECT_EQ(back.find("host_memcpy@1MiB")->bytes, 2 * kMiB) << "the size survives run.json and the cache";
 }
 
+// A rate above its bandwidth ceiling says why in the sizes where they explain it: a case on fewer
+// bytes than its ceiling (1.5 MiB against memcpy@1MiB's 2 MiB) may keep its data in a cache the
+// ceiling's outgrow; a case on as many bytes or more has only noise or a ceiling measured on a
+// busier machine to blame.
+TEST(Ceilings, ARateAboveItsBandwidthCeilingNamesTheSizes) {
+  const CeilingTable t = memcpy_family();
+  CaseResult row;
+  row.spec.ceiling = "host_memcpy";
+  row.spec.device_bytes = 3 * kMiB / 2;  // meets host_memcpy@1MiB, 2 MiB touched
+  row.gbps = 60;
+  attach_ceiling(row, t);
+  ASSERT_TRUE(row.ceiling);
+  EXPECT_EQ(row.ceiling->name, "host_memcpy@1MiB");
+  EXPECT_NEAR(row.ceiling->percent, 100.0 * 60 / 45, 1e-9);
+  EXPECT_NE(row.ceiling->above_because.find("the case touches 1.5 MiB, its ceiling 2.0 MiB"),
+            std::string::npos)
+      << row.ceiling->above_because;
+  EXPECT_TRUE(row.reliable) << "the share is flagged; the timing stays the row's to judge";
+
+  CaseResult beyond;  // 1 GiB against the streaming memcpy of 512 MiB touched: no cache to blame
+  beyond.spec.ceiling = "host_memcpy";
+  beyond.spec.device_bytes = 1024 * kMiB;
+  beyond.gbps = 15;
+  attach_ceiling(beyond, t);
+  ASSERT_TRUE(beyond.ceiling);
+  EXPECT_EQ(beyond.ceiling->name, "host_memcpy");
+  EXPECT_EQ(beyond.ceiling->above_because.rfind("noise, or a ceiling measured on a busier machine", 0), 0u)
+      << beyond.ceiling->above_because;
+
+  CaseResult within;  // below 100 %: no reason to give
+  within.spec.ceiling = "host_memcpy";
+  within.spec.device_bytes = 3 * kMiB / 2;
+  within.gbps = 40;
+  attach_ceiling(within, t);
+  ASSERT_TRUE(within.ceiling);
+  EXPECT_TRUE(within.ceiling->above_because.empty());
+}
+
 // More threads measurably below one thread is a busy machine, not the machine: such a table is
 // doubtful, and never cached.
 TEST(Ceilings, ThreadsBelowOneThreadAreAContradiction) {
