@@ -12,6 +12,11 @@
 //   stream/<dtype>/{chain_fused,chain_unfused,memcpy,triad}   memory-bound passes (memcpy
 //                                             in one slice per thread: std::memcpy at 1 thread)
 //   copy/bytes:<b>/{deep_copy,memcpy}          Kokkos::deep_copy between host buffers vs memcpy
+//   peak/<dtype>/fma                          the FMA peak (kernels/fma_peak.hpp, host_fma_*'s
+//                                             kernel) on the bench's threads: interleaved with
+//                                             the gemm rows (--benchmark_enable_random_interleaving)
+//                                             a GEMM's share of it pairs both with the same spells
+//                                             of a VM's clock (bench_peak.sh)
 // scripts/dev/bench_report.py pairs the rows and checks the bars; scripts/dev/bench.sh runs both.
 // Every rate is bytes (or flops) of useful work per second, counted the same way on both sides.
 #include "comm/mpi_session.hpp"
@@ -24,6 +29,7 @@
 #include "engine/registry.hpp"
 #include "kernels/byte_copy.hpp"
 #include "kernels/elementwise.hpp"
+#include "kernels/fma_peak.hpp"
 #include "kernels/gemm.hpp"
 #include "kernels/power_shift.hpp"
 #include "kernels/triad.hpp"
@@ -212,6 +218,28 @@ void stream_pass(benchmark::State& state, const std::string& which) {
       benchmark::Counter(moved * double(n) * sizeof(T) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The FMA peak as host_fma_f32/f64 measure it, a few milliseconds a call: short, so that random
+// interleaving puts it between GEMM calls many times in a spell of the clock. Every lane must end
+// at the recurrence's fixed point, or the rate is not reported.
+template <class T>
+void fma_peak(benchmark::State& state) {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  const std::int64_t steps = std::int64_t(1) << 18;
+  const int threads = Exec().concurrency();
+  const double lanes = double(threads) * kernels::kFmaChains * kernels::fma_lanes<T>();
+  double sum = 0;
+  for (auto _ : state) {
+    sum = kernels::fma_peak_on_host<Exec, T>(steps);
+    benchmark::DoNotOptimize(sum);
+  }
+  if (!(std::abs(sum / lanes - kernels::kFmaFixedPoint) <= (sizeof(T) == 4 ? 1e-4 : 1e-10))) {
+    state.SkipWithError("the FMA chains did not end at their fixed point");
+    return;
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * double(steps) * lanes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void copy_pair(benchmark::State& state, std::int64_t bytes, const std::string& which) {
   Kokkos::View<char*, Host> src("bench::src", bytes), dst("bench::dst", bytes);
   std::memset(src.data(), 1, bytes);  // first touch outside the timed loop: warm buffers
@@ -251,6 +279,9 @@ void register_dtype() {
           ->Unit(benchmark::kMillisecond);
     }
   }
+  benchmark::RegisterBenchmark(("peak/" + dt + "/fma").c_str(), fma_peak<T>)
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark(("logging/" + dt + "/minigpu").c_str(), logging_step<T>)->UseRealTime();
   benchmark::RegisterBenchmark(("logging/" + dt + "/reference").c_str(), logging_reference<T>)->UseRealTime();
   for (const char* which : {"chain_fused", "chain_unfused", "memcpy", "triad"}) {
