@@ -20,7 +20,7 @@ std::string bandwidth_above_because(const Ceiling& c, std::uint64_t case_bytes) 
   const std::string otherwise =
       "noise, or a ceiling measured on a busier machine (minigpu ceilings measures again)";
   if (c.bytes <= 0 || static_cast<std::uint64_t>(c.bytes) <= case_bytes) return otherwise;
-  return "the case touches " + io::human_bytes(case_bytes) + ", its ceiling " +
+  return "the case touches " + io::human_bytes(case_bytes) + " and its ceiling's kernel " +
          io::human_bytes(static_cast<std::uint64_t>(c.bytes)) +
          " (the nearest measured size at or above): data that fit a cache the ceiling's outgrow run faster "
          "than it; or " +

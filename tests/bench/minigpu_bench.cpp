@@ -13,10 +13,9 @@
 //                                             in one slice per thread: std::memcpy at 1 thread)
 //   copy/bytes:<b>/{deep_copy,memcpy}          Kokkos::deep_copy between host buffers vs memcpy
 //   peak/<dtype>/fma                          the FMA peak (kernels/fma_peak.hpp, host_fma_*'s
-//                                             kernel) on the bench's threads: interleaved with
-//                                             the gemm rows (--benchmark_enable_random_interleaving)
-//                                             a GEMM's share of it pairs both with the same spells
-//                                             of a VM's clock (bench_peak.sh)
+//                                             kernel) on the bench's threads; randomly interleaved
+//                                             with the gemm rows, it meets the same spells of a
+//                                             VM's clock as they do (bench_peak.sh, peak_paired.py)
 // scripts/dev/bench_report.py pairs the rows and checks the bars; scripts/dev/bench.sh runs both.
 // Every rate is bytes (or flops) of useful work per second, counted the same way on both sides.
 #include "comm/mpi_session.hpp"

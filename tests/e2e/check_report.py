@@ -6,14 +6,16 @@ Runs `minigpu run INPUT` (under LAUNCHER when given), then `minigpu report` on i
             loaded from elsewhere (every src a PNG data URI that decodes, every href an anchor
             on the page, no <link>, no url()), one <img> per figure the run names and has rows for;
   content:  the tables say what run.json says: every finding (value, 95 % interval, flag; n/a
-            where it has no value and no flag, never ok), every row (median, flag, verified, and a share above 100 % with its reason in the cell),
-            every rank of the rank map, and the model's rows (measured median, model time, model
-            error), each read back from the page and compared;
+            where it has no value and no flag, never ok), every row (median, flag, verified; a
+            share above 100 % with its reason in the cell), every rank of the rank map, and the
+            model's rows (measured median, model time, model error), each read back from the page
+            and compared;
   browser:  no console error, exception or browser error (a Content-Security-Policy refusal is
             one), every image decoded (naturalWidth > 0), and screenshots of the page and of each
             figure that are not blank (more than a few per cent of pixels not white);
   escaping: a copy of the run in a directory named with < & > ' and " whose run.json carries
-            markup and a script in its texts (a note, a case, a share's reason): shown literally, nothing injected, no console error;
+            markup and a script in its texts (a note, a case, a share's reason): shown literally,
+            nothing injected, no console error;
   controls: the browser check rejects the report with one figure's bytes broken (with and
             without the page's own image check), a blank page and a page asking for a stylesheet
             elsewhere: a check that cannot fail proves nothing;

@@ -59,7 +59,7 @@ TEST(Ceilings, ARateAboveItsBandwidthCeilingNamesTheSizes) {
   ASSERT_TRUE(row.ceiling);
   EXPECT_EQ(row.ceiling->name, "host_memcpy@1MiB");
   EXPECT_NEAR(row.ceiling->percent, 100.0 * 60 / 45, 1e-9);
-  EXPECT_NE(row.ceiling->above_because.find("the case touches 1.5 MiB, its ceiling 2.0 MiB"),
+  EXPECT_NE(row.ceiling->above_because.find("the case touches 1.5 MiB and its ceiling's kernel 2.0 MiB"),
             std::string::npos)
       << row.ceiling->above_because;
   EXPECT_TRUE(row.reliable) << "the share is flagged; the timing stays the row's to judge";
