@@ -57,6 +57,9 @@ def rows(threads, runs):
 
 
 def main(argv):
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
     if not argv or any("=" not in a for a in argv):
         print(__doc__, file=sys.stderr)
         return 2

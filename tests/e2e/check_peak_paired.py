@@ -2,7 +2,7 @@
 """scripts/dev/peak_paired.py (bench_peak.sh's clock-paired GEMM shares) on hand-made
 minigpu_bench records: each share is the median GEMM rate over the median peak rate of the same
 interleaved repetitions, with its bar and verdict; a peak that skipped with an error, a missing
-native rate or an empty record fails the row; bad usage exits 2.
+native rate or an empty record fails the row; bad usage exits 2, --help 0.
 Usage: check_peak_paired.py PEAK_PAIRED_PY"""
 import json
 import os
@@ -96,6 +96,9 @@ def main(argv):
         rc, _, err = run(script, one)
         if rc != 2 or "Usage" not in err:
             failures.append(f"an argument without THREADS=: exit {rc}, want 2 with the usage")
+        rc, out, _ = run(script, "--help")
+        if rc != 0 or "Usage" not in out:
+            failures.append(f"--help: exit {rc}, want 0 with the usage on stdout")
     for f in failures:
         print("FAIL:", f)
     print("ok" if not failures else f"{len(failures)} failure(s)")
