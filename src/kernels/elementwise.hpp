@@ -86,15 +86,6 @@ struct WithScalar {
   KOKKOS_INLINE_FUNCTION T operator()(T x) const { return ScalarOnLeft ? op(scalar, x) : op(x, scalar); }
 };
 
-/// How far ahead of the line it computes a streamed pass asks for its inputs' lines, in elements of
-/// In: 1 KiB. The core's own prefetchers keep up with one stream per array but run their
-/// requests late; asked for 16 lines ahead, the triad on 3 x 256 MiB (2-core Xeon VM, model 167,
-/// 2026-12-03, a plain C loop, 20 interleaved rounds, medians of paired ratios) read 1.035x the
-/// same loop without on 1 thread and 1.026x on 2 (the loop against itself 0.986); 512 bytes
-/// ahead 1.016 / 0.995, 2 KiB 1.013 on 1 thread.
-template <class In>
-inline constexpr std::int64_t kStreamAhead = 1024 / static_cast<std::int64_t>(sizeof(In));
-
 /// The launch of out(i) = value(i) on host memory with streaming stores
 /// (core/streaming_store.hpp), for the caller to label: each 64-byte line of results is computed
 /// into a local array, which the compiler keeps in a vector register, and streamed out from
@@ -108,9 +99,10 @@ inline constexpr std::int64_t kStreamAhead = 1024 / static_cast<std::int64_t>(si
 /// thread and from 35.4-36.8 to 46.5-46.9 on 2 with 4 pages (glibc's memcpy 21.1-22.8 /
 /// 26.8-28.0 in the same minutes; 2-core Xeon VM, 2026-12-01);
 /// on 2 MiB pages it ran level, while the triad (two inputs, 12 streams) lost 12 % there.
-/// ahead...: inputs read at the same index as the line, asked for kStreamAheadBytes ahead of it.
-template <int Pages = 1, class OutView, class Value, class... In>
-auto streaming_launch(const OutView& out, Value value, const In*... ahead) {
+/// No software prefetch of the inputs: asked for 1 KiB ahead of each line, the triad read
+/// 1.01-1.02x on the Xeon VM and 0.86-0.94x on Zen 5 (docs/performance.md, 2026-12-03/04).
+template <int Pages = 1, class OutView, class Value>
+auto streaming_launch(const OutView& out, Value value) {
   using T = typename OutView::non_const_value_type;
   static_assert(kStreamLineBytes % sizeof(T) == 0, "streaming_launch: a line holds whole elements");
   constexpr std::int64_t kLineElems = kStreamLineBytes / sizeof(T);
@@ -125,9 +117,6 @@ auto streaming_launch(const OutView& out, Value value, const In*... ahead) {
     // 2026-12-01: 45.0-45.8 against 47.6-48.3 GB/s; with the locals 43.1-43.6 against 43.6-43.9).
     T* const o_ = o;
     const Value value_ = value;
-    const auto ask = [=]([[maybe_unused]] const std::int64_t j) {
-      (__builtin_prefetch(ahead + j + kStreamAhead<In>), ...);
-    };
     const std::int64_t end = b * kBlock + kBlock < n ? b * kBlock + kBlock : n;
     std::int64_t i = b * kBlock;
     for (; i < end && reinterpret_cast<std::uintptr_t>(o_ + i) % kStreamLineBytes != 0; ++i)
@@ -138,7 +127,6 @@ auto streaming_launch(const OutView& out, Value value, const In*... ahead) {
       for (std::int64_t l = 0; l < kPageElems; l += kLineElems) {
         for (std::int64_t page = 0; page < Pages; ++page) {
           const std::int64_t j = i + page * kPageElems + l;
-          ask(j);
           alignas(kStreamLineBytes) T line[kLineElems];
           MINIGPU_ROLLED_LOOP
           for (std::int64_t k = 0; k < kLineElems; ++k) line[k] = value_(j + k);
@@ -147,7 +135,6 @@ auto streaming_launch(const OutView& out, Value value, const In*... ahead) {
       }
     }
     for (; i + kLineElems <= end; i += kLineElems) {
-      ask(i);
       alignas(kStreamLineBytes) T line[kLineElems];
       MINIGPU_ROLLED_LOOP
       for (std::int64_t k = 0; k < kLineElems; ++k) line[k] = value_(i + k);

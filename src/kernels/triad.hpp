@@ -27,8 +27,8 @@ void triad(const View& a, const View& b, const View& c, typename View::non_const
     if (streams_on_host(a, b, c)) {
       const auto* const pb = b.data();
       const auto* const pc = c.data();
-      const auto [range, block] = streaming_launch(
-          a, [=](const std::int64_t i) { return pb[i] + s * pc[i]; }, pb, pc);
+      const auto [range, block] =
+          streaming_launch(a, [=](const std::int64_t i) { return pb[i] + s * pc[i]; });
       Kokkos::parallel_for("stream::triad", range, block);
       return;
     }
