@@ -227,22 +227,14 @@ EOF
 cd "$tmp/submit" || fail "no $tmp/submit"
 
 # --- 1. sbatch on two nodes, srun (MpiDefault pmix) -------------------------------------------------------------
-# submit_two_node_job [VAR=VALUE...]: the job's id; VAR=VALUE joins its environment. Slurm hands
-# sbatch's core size limit to the tasks, so a rank that crashes leaves a core in $tmp/submit
-# (where the kernel's core_pattern is a plain name).
-submit_two_node_job() {
-  (ulimit -c unlimited 2>/dev/null
-   "${ctl[@]}" env "${common_env[@]}" "$@" MINIGPU_OUTPUT_DIR="$tmp/submit/srun" \
-     sbatch --parsable --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
-     "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes.yaml")
-}
 # crashed_starting_mpi OUT: job output OUT shows a rank killed by a signal (Open MPI's report)
 # before minigpu's first line, its note on the emulated GPUs, which rank 0 prints once MPI, the
-# binding and Kokkos are up. CI saw it once (2026-12-02, this job, right after slurm_quickstart):
-# rank 0 on n1 called a null pointer 0.5 s after launch, Open MPI's report showed no frame past
-# the signal, and n1's other rank then found its shared memory gone. Six rounds of both Slurm
-# tests here (three beside two busy loops) did not bring it back; a null call injected just after
-# MPI_Init reads the same, and took this path.
+# binding (a collective of every rank) and Kokkos are up. CI saw it three times: 2026-12-02,
+# job 1 right after slurm_quickstart, rank 0 on n1 called a null pointer 0.5 s after launch;
+# 2026-12-02 (git 41ef189), both tries of job 1 crashed on n1, a TCP fragment dispatched inside
+# MPI_Init's progress loop to a tag with no handler (a null call in Open MPI 4.1.4's btl_tcp
+# receive handler); 2026-12-04 (git 80ac059), job 4 (the link cut's), on n2, 2 s in, with the
+# same report. A null call injected just after MPI_Init reads the same, and takes this path.
 crashed_starting_mpi() { grep -q "Process received signal" "$1" && ! grep -q "^minigpu: note: " "$1"; }
 # crash_backtraces: gdb's backtrace of each core the job left, where gdb is installed.
 crash_backtraces() {
@@ -254,36 +246,51 @@ crash_backtraces() {
     timeout 120 gdb -q -batch -ex "thread apply all bt 15" "$bin" "$core" 2>&1 | tail -n 80
   done
 }
-# Such a crash is retried twice, in full view, with the backtraces that name its cause; a third,
-# or any other failure, fails the test. CI's second sighting (2026-12-02, git 41ef189) crashed
-# both tries, each time on n1: a TCP fragment dispatched, inside MPI_Init's progress loop, to a
-# tag with no handler (a null call in Open MPI 4.1.4's btl_tcp receive handler). Its cause is not
-# known. One suspect: by default Open MPI wires a peer on another node up lazily, as its first
-# connection arrives, and n2's ranks, released from MPI_Init's last fence first, may reach an n1
-# rank still inside it. So the retries wire every peer up inside MPI_Init instead
-# (mpi_add_procs_cutoff above the job's size), and say so; the first try runs as a site would.
-tries=0
-while :; do
-  tries=$((tries + 1))
-  wiring=()
-  if [ "$tries" -gt 1 ]; then
+# minigpu_up_or_done ID: job ID's rank 0 has printed minigpu's first line, or the job has ended.
+minigpu_up_or_done() { grep -q "^minigpu: note: " "$tmp/submit/job-$1.out" 2>/dev/null || job_done "$1"; }
+# sbatch_two_nodes [VAR=VALUE...] -- SBATCH_ARGS...: submits a job of 2 ranks on each node
+# (VAR=VALUE joins its environment; its id in $job) and waits until minigpu is up on every rank
+# or the job has ended. Slurm hands sbatch's core size limit to the tasks, so a rank that crashes
+# leaves a core in $tmp/submit (where the kernel's core_pattern is a plain name).
+# Any of this test's jobs may meet the crash above; its cause is not known. Such a crash is
+# retried twice, in full view, with the backtraces that name its cause (MINIGPU_OUTPUT_DIR, if
+# given, emptied first); a third, or any other failure, fails the test. One suspect: by default
+# Open MPI wires a peer on another node up lazily, as its first connection arrives, and n2's
+# ranks, released from MPI_Init's last fence first, may reach an n1 rank still inside it. So the
+# retries wire every peer up inside MPI_Init instead (mpi_add_procs_cutoff above the job's size),
+# and say so; the first try runs as a site would.
+sbatch_two_nodes() {
+  local vars=() wiring=() tries=0 var
+  while [ "$1" != -- ]; do vars+=("$1"); shift; done
+  shift
+  while :; do
+    tries=$((tries + 1))
+    job_started=$SECONDS
+    job="$(ulimit -c unlimited 2>/dev/null
+      "${ctl[@]}" env "${common_env[@]}" "${vars[@]}" "${wiring[@]}" sbatch --parsable --nodes=2 \
+        --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" "$@")" ||
+      fail "sbatch refused the job (try $tries)"
+    job="${job%%;*}"
+    say "submitted job $job (2 nodes, 2 tasks per node), try $tries"
+    wait_for 120 "job $job to start minigpu or end" minigpu_up_or_done "$job"
+    job_done "$job" && [ "$(job_field "$job" JobState)" != COMPLETED ] &&
+      crashed_starting_mpi "$tmp/submit/job-$job.out" && [ "$tries" -lt 3 ] || return 0
+    say "NOTE: job $job: a rank died by a signal before minigpu's first line (starting MPI, the binding or Kokkos);"
+    say "NOTE: its output and any backtraces follow, and the job is submitted again"
+    cat "$tmp/submit/job-$job.out"
+    crash_backtraces
+    rm -rf "$tmp"/submit/core*
+    for var in "${vars[@]}"; do
+      case "$var" in MINIGPU_OUTPUT_DIR=?*) rm -rf "${var#MINIGPU_OUTPUT_DIR=}" ;; esac
+    done
     wiring=(OMPI_MCA_mpi_add_procs_cutoff=64)
-    say "NOTE: try $tries wires every peer up inside MPI_Init (OMPI_MCA_mpi_add_procs_cutoff=64)"
-  fi
-  job_started=$SECONDS
-  before="$(veth_bytes)"
-  job="$(submit_two_node_job "${wiring[@]}")" || fail "sbatch refused the job (try $tries)"
-  job="${job%%;*}"
-  say "submitted job $job (2 nodes, 2 tasks per node), try $tries"
-  job_finished "$job" "$job_started"
-  [ "$(job_field "$job" JobState)" != COMPLETED ] && crashed_starting_mpi "$tmp/submit/job-$job.out" &&
-    [ "$tries" -lt 3 ] || break
-  say "NOTE: job $job: a rank died by a signal before minigpu's first line (starting MPI, the binding or Kokkos);"
-  say "NOTE: its output and any backtraces follow, and the job is submitted again"
-  cat "$tmp/submit/job-$job.out"
-  crash_backtraces
-  rm -rf "$tmp/submit/srun" "$tmp"/submit/core*
-done
+    say "NOTE: try $((tries + 1)) wires every peer up inside MPI_Init (OMPI_MCA_mpi_add_procs_cutoff=64)"
+  done
+}
+before="$(veth_bytes)"
+sbatch_two_nodes MINIGPU_OUTPUT_DIR="$tmp/submit/srun" -- \
+  "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes.yaml"
+job_finished "$job" "$job_started"
 job_succeeded "$job"
 nodes="$(job_field "$job" NodeList)"
 [ "$nodes" = "n[1-2]" ] || fail "job $job ran on $nodes, expected n[1-2]"
@@ -363,10 +370,8 @@ fi
 
 # --- 3. a node lost mid-job, then --resume ----------------------------------------------------------------
 kill_started=$SECONDS
-job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/kill" \
-  sbatch --parsable --no-requeue --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
-  "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml")" || fail "sbatch refused the job"
-job="${job%%;*}"
+sbatch_two_nodes MINIGPU_OUTPUT_DIR="$tmp/submit/kill" -- --no-requeue \
+  "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml"
 # recorded_cases [DIR]: the cases the running job has written into its .partial-* directory.
 recorded_cases() {
   python3 -c 'import glob, json, sys
@@ -434,13 +439,8 @@ wait_for 30 "node n2 to return" nodes_idle
 # resume_job OUT PARTIAL: a job that resumes PARTIAL completes it in place (OUT, its folder),
 # every row verified.
 resume_job() {
-  local resume_started=$SECONDS
-  job="$("${ctl[@]}" env "${common_env[@]}" \
-    sbatch --parsable --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
-    "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --resume "$2")" ||
-    fail "sbatch refused the resuming job"
-  job="${job%%;*}"
-  job_completed "$job" "$resume_started"
+  sbatch_two_nodes -- "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --resume "$2"
+  job_completed "$job" "$job_started"
   python3 "$root/tests/e2e/check_run.py" --check-dir "$1" --ranks 4 || fail "the run resumed into $1 does not check out"
 }
 resume_job "$tmp/submit/kill" "$partial"
@@ -467,11 +467,8 @@ fi
 if [ "$mode" = netns ]; then
   cut_started=$SECONDS
   budget=5
-  job="$("${ctl[@]}" env "${common_env[@]}" MINIGPU_OUTPUT_DIR="$tmp/submit/cut" \
-    sbatch --parsable --no-requeue --nodes=2 --ntasks-per-node=2 --ntasks=4 --output="$tmp/submit/job-%j.out" \
-    "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --case-timeout "$budget")" ||
-    fail "sbatch refused the job"
-  job="${job%%;*}"
+  sbatch_two_nodes MINIGPU_OUTPUT_DIR="$tmp/submit/cut" -- --no-requeue \
+    "$root/scripts/slurm/minigpu.sbatch" "$root/tests/inputs/two_nodes_kill.yaml" --case-timeout "$budget"
   await_first_case "$job" "$tmp/submit/cut"
   kept="$(recorded_cases "$tmp/submit/cut")"
   ip -n "${ns[0]}" link set "${ns[0]}" down || fail "cannot take the veth down"
