@@ -249,7 +249,8 @@ crash_backtraces() {
 # minigpu_up_or_done ID: job ID's rank 0 has printed minigpu's first line, or the job has ended.
 minigpu_up_or_done() { grep -q "^minigpu: note: " "$tmp/submit/job-$1.out" 2>/dev/null || job_done "$1"; }
 # sbatch_two_nodes [VAR=VALUE...] -- SBATCH_ARGS...: submits a job of 2 ranks on each node
-# (VAR=VALUE joins its environment; its id in $job) and waits until minigpu is up on every rank
+# (VAR=VALUE joins its environment; its id in $job, $SECONDS at its submission in $job_started,
+# for job_finished) and waits until minigpu is up on every rank
 # or the job has ended. Slurm hands sbatch's core size limit to the tasks, so a rank that crashes
 # leaves a core in $tmp/submit (where the kernel's core_pattern is a plain name).
 # Any of this test's jobs may meet the crash above; its cause is not known. Such a crash is
