@@ -22,7 +22,8 @@
 # CUDA cores' FMA peak with the SM clock it held (cuda_reference fma, nvidia-smi); matmul in
 # float64, float32, TF32, bfloat16 and float16 (inputs/matmul_low_precision_gpu.yaml); logging
 # and lazy; 2 ranks on one GPU (transfer, strong scaling, concurrency); transfers and
-# concurrency on every GPU; the other GPU tests; PyTorch's column; one ncu of the native kernel.
+# concurrency on every GPU; the other GPU tests; PyTorch's column; one ncu of the native kernel;
+# matmul on values in [0, 1) (data: uniform) beside the small integers.
 # Ranks get the node's cores as scripts/run.sh lays them out. Environment: KOKKOS_ROOT,
 # KOKKOS_SRC, KOKKOS_ARCH (scripts/gpu/cuda_kokkos.sh), MINIGPU_TORCH_PYTHON (a python with a
 # CUDA PyTorch; default python3). Exits 1 if a step failed, 0 otherwise (skips included).
@@ -266,4 +267,12 @@ if command -v ncu >/dev/null; then
 else
   not_run ncu "no ncu on the PATH"
 fi
+# Values in [0, 1) (data: uniform), as measured data and torch.rand's: float32 and float64
+# checked within their own rounding and timed beside the matmul step's small integers, which run
+# a GPU at its power cap faster (cuBLAS DGEMM, n = 10000, H200: 64.0 against 55.5-56.2 TFLOP/s).
+uniform_sizes="[4096,10000]"
+[ "$rehearsal" -eq 1 ] && uniform_sizes="[16,64]"
+step matmul_uniform 40 run_input matmul_gpu "$gpus" uniform --set run.name=matmul_uniform_gpu \
+  --set experiments.matmul.data=uniform --set "experiments.matmul.sizes=$uniform_sizes" \
+  --set 'experiments.matmul.devices=[gpu]' --set 'experiments.matmul.variants=[tiled,vendor]'
 exit "$failed"

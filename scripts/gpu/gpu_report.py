@@ -16,9 +16,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import torch_compare  # noqa: E402  (in scripts/, shared with dev/bench.sh)
 
 
-def load_runs(out):
+def load_runs(out, folder="runs"):
     runs = {}
-    for path in sorted(glob.glob(os.path.join(out, "runs", "*", "run.json"))):
+    for path in sorted(glob.glob(os.path.join(out, folder, "*", "run.json"))):
         with open(path, encoding="utf-8") as f:
             record = json.load(f)
         runs[record["resolved_input"]["run"]["name"]] = record
@@ -289,6 +289,7 @@ def main():
         except json.JSONDecodeError:
             ref = {}
     runs = load_runs(out)
+    runs.update(load_runs(out, "uniform"))  # apart from runs/: its rows must not pair with PyTorch's twice
     torch_rows = read_csvs(os.path.join(out, "torch", "*.csv"))
     lines = ["# miniGPU GPU check", ""]
     for g in gpus:
@@ -325,18 +326,23 @@ def main():
             torch_rate(torch_rows, "transfer", "gbps", direction=direction, host_memory=kind, bytes=copy_bytes,
                        chunks=1))
 
-    matmul = runs.get("matmul_gpu")
+    # The small integers' rows, then those on values in [0, 1) (data: uniform, as torch.rand's),
+    # whose reference is none: cuda_reference's integers ran other data.
+    kinds = [(runs.get("matmul_gpu"), "vendor", "vendor (cuBLAS via miniGPU)"),
+             (runs.get("matmul_gpu"), "tiled", "native tiled kernel"),
+             (runs.get("matmul_uniform_gpu"), "vendor", "vendor on [0, 1) data"),
+             (runs.get("matmul_uniform_gpu"), "tiled", "native tiled on [0, 1) data")]
     for entry in ref.get("gemm", []) or [{"n": 4096}]:
         n = entry["n"]
         for dtype, key, name in [("float32", "sgemm_tflops", "SGEMM"), ("float64", "dgemm_tflops", "DGEMM")]:
-            for variant, label in [("vendor", "vendor (cuBLAS via miniGPU)"), ("tiled", "native tiled kernel")]:
-                mine = None
-                if matmul:
-                    match = [r for r in rows(matmul, "matmul", n=n, variant=variant, dtype=dtype)
-                             if r.get("device", "").startswith("gpu")]
-                    mine = match[0]["gflops"] / 1000 if match else None
+            for matmul, variant, label in kinds:
+                if matmul is None and "[0, 1)" in label:
+                    continue
+                match = [r for r in rows(matmul or {}, "matmul", n=n, variant=variant, dtype=dtype)
+                         if r.get("device", "").startswith("gpu")]
+                mine = match[0]["gflops"] / 1000 if match else None
                 pytorch = torch_rate(torch_rows, "matmul", "gflops", dtype, n=n, variant="torch")
-                add(f"{name} n={n}, {label}", mine, entry.get(key), "TFLOP/s",
+                add(f"{name} n={n}, {label}", mine, None if "[0, 1)" in label else entry.get(key), "TFLOP/s",
                     pytorch / 1000 if pytorch is not None else None, same_call=variant == "vendor")
     # Small integers, which float32 and float64 verify exactly with, toggle fewer bits than
     # measured data: on a GPU at its power cap they run faster (cuBLAS DGEMM at n = 10000 on an

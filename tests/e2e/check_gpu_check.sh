@@ -51,7 +51,7 @@ check() {  # check NAME DEADLINE [ARGS...]: runs the rehearsal into $tmp/NAME; i
     --prebuilt "$tmp/prebuilt" --rehearsal --deadline "$deadline" --out "$tmp/$name" "$@" >"$tmp/$name.log" 2>&1
 }
 order="preflight gemm_tests reference clocks matmul matmul_low_precision logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu
-shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests torch ncu"
+shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests torch ncu matmul_uniform"
 steps_of() { tail -n +2 "$tmp/$1/steps.tsv" | cut -f1 | tr '\n' ' '; }
 status_of() { awk -F'\t' -v s="$2" '$1 == s { print $2 }' "$tmp/$1/steps.tsv"; }
 files_ok() {
@@ -87,7 +87,7 @@ check full 1800 --rerun "$tmp/short/steps.tsv" || { tail -n 30 "$tmp/full.log"; 
 files_ok full
 [ "$(steps_of full)" = "$(echo $order) " ] || fail "steps out of order: $(steps_of full)"
 for s in preflight gemm_tests matmul matmul_low_precision logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu \
-  shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests; do
+  shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests matmul_uniform; do
   [ "$(status_of full "$s")" = passed ] || fail "full: $s is '$(status_of full "$s")', not passed"
 done
 for s in reference clocks; do
@@ -95,9 +95,11 @@ for s in reference clocks; do
 done
 grep -q $'^torch\tskipped\t-\t.*torch that sees CUDA' "$tmp/full/steps.tsv" || fail "torch not skipped for its reason"
 grep -q '^| preflight | passed |' "$tmp/full/report.md" || fail "the report has no steps table"
+# data: uniform's run: n = 16, 64 in float32 and float64, tiled and vendor, all verified.
+grep -q '^| matmul_uniform_gpu | 8 | 8 |' "$tmp/full/report.md" || fail "the report lacks matmul_uniform_gpu's 8 verified cases"
 mkdir -p "$tmp/full/x" && tar -C "$tmp/full/x" -xzf "$tmp/full/all.tar.gz"
-runs="$(ls "$tmp"/full/x/all/runs/*/run.json "$tmp"/full/x/all/shared/*/run.json 2>/dev/null | wc -l)"
-[ "$runs" -eq 9 ] || fail "full: $runs run directories, expected 6 on every GPU and 3 on one shared GPU"
+runs="$(ls "$tmp"/full/x/all/{runs,shared,uniform}/*/run.json 2>/dev/null | wc -l)"
+[ "$runs" -eq 10 ] || fail "full: $runs run directories, expected 6 on every GPU, 3 on one shared GPU and 1 on uniform data"
 /usr/bin/python3 - "$tmp/full/x/all" <<'PY' || status=1
 import glob, json, sys
 for path in glob.glob(sys.argv[1] + "/*/*/run.json"):
