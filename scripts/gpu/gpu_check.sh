@@ -22,8 +22,8 @@
 # CUDA cores' FMA peak with the SM clock it held (cuda_reference fma, nvidia-smi); matmul in
 # float64, float32, TF32, bfloat16 and float16 (inputs/matmul_low_precision_gpu.yaml); logging
 # and lazy; 2 ranks on one GPU (transfer, strong scaling, concurrency); transfers and
-# concurrency on every GPU; the other GPU tests; PyTorch's column; one ncu of the native kernel;
-# matmul on values in [0, 1) (data: uniform) beside the small integers.
+# concurrency on every GPU; the other GPU tests; matmul on values in [0, 1) (data: uniform)
+# beside the small integers; PyTorch's column; one ncu of the native kernel.
 # Ranks get the node's cores as scripts/run.sh lays them out. Environment: KOKKOS_ROOT,
 # KOKKOS_SRC, KOKKOS_ARCH (scripts/gpu/cuda_kokkos.sh), MINIGPU_TORCH_PYTHON (a python with a
 # CUDA PyTorch; default python3). Exits 1 if a step failed, 0 otherwise (skips included).
@@ -232,6 +232,15 @@ step transfer 90 run_input transfer_gpu "$gpus" runs
 step multi_gpu_concurrency 40 run_input multi_gpu_concurrency_gpu "$gpus" runs
 step other_tests 90 gtests test_lazy test_logging test_linear test_devices_experiment test_multi_gpu_concurrency \
   test_transfer test_matmul_scaling
+# Values in [0, 1) (data: uniform), as measured data and torch.rand's: float32 and float64 checked
+# within their own rounding and timed beside the matmul step's small integers, which run a GPU at
+# its power cap faster (cuBLAS DGEMM, n = 10000, H200: 64.0 against 55.5-56.2 TFLOP/s). Before
+# PyTorch's column and ncu, which repeat what earlier GPU runs measured.
+uniform_sizes="[4096,10000]"
+[ "$rehearsal" -eq 1 ] && uniform_sizes="[16,64]"
+step matmul_uniform 30 run_input matmul_gpu "$gpus" uniform --set run.name=matmul_uniform_gpu \
+  --set experiments.matmul.data=uniform --set "experiments.matmul.sizes=$uniform_sizes" \
+  --set 'experiments.matmul.devices=[gpu]' --set 'experiments.matmul.variants=[tiled,vendor]'
 torch_python="${MINIGPU_TORCH_PYTHON:-python3}"
 if "$torch_python" -c 'import sys, numpy, yaml, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
   mkdir -p "$work/torch"
@@ -267,12 +276,4 @@ if command -v ncu >/dev/null; then
 else
   not_run ncu "no ncu on the PATH"
 fi
-# Values in [0, 1) (data: uniform), as measured data and torch.rand's: float32 and float64
-# checked within their own rounding and timed beside the matmul step's small integers, which run
-# a GPU at its power cap faster (cuBLAS DGEMM, n = 10000, H200: 64.0 against 55.5-56.2 TFLOP/s).
-uniform_sizes="[4096,10000]"
-[ "$rehearsal" -eq 1 ] && uniform_sizes="[16,64]"
-step matmul_uniform 40 run_input matmul_gpu "$gpus" uniform --set run.name=matmul_uniform_gpu \
-  --set experiments.matmul.data=uniform --set "experiments.matmul.sizes=$uniform_sizes" \
-  --set 'experiments.matmul.devices=[gpu]' --set 'experiments.matmul.variants=[tiled,vendor]'
 exit "$failed"

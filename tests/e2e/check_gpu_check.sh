@@ -51,7 +51,7 @@ check() {  # check NAME DEADLINE [ARGS...]: runs the rehearsal into $tmp/NAME; i
     --prebuilt "$tmp/prebuilt" --rehearsal --deadline "$deadline" --out "$tmp/$name" "$@" >"$tmp/$name.log" 2>&1
 }
 order="preflight gemm_tests reference clocks matmul matmul_low_precision logging lazy shared_transfer_gpu shared_matmul_strong_scaling_gpu
-shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests torch ncu matmul_uniform"
+shared_multi_gpu_concurrency_gpu transfer multi_gpu_concurrency other_tests matmul_uniform torch ncu"
 steps_of() { tail -n +2 "$tmp/$1/steps.tsv" | cut -f1 | tr '\n' ' '; }
 status_of() { awk -F'\t' -v s="$2" '$1 == s { print $2 }' "$tmp/$1/steps.tsv"; }
 files_ok() {
