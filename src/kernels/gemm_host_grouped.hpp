@@ -33,10 +33,12 @@
 
 namespace minigpu::kernels::detail {
 
-// Vectors of the grouped tile for `cols` columns, a quarter of a vector's lanes each.
+// Vectors of the grouped tile for `cols` columns, a quarter of a vector's lanes each. A vector of
+// fewer than 4 lanes (doubles in SSE2's 128 bits) never takes the grouped tile (k_group), but
+// pack_b_grouped is still compiled for it: 1 column a vector there, not a division by zero.
 template <class T>
 constexpr int grouped_vectors(int cols) {
-  constexpr int C = HostTile<T>::W / 4;
+  constexpr int C = HostTile<T>::W >= 4 ? HostTile<T>::W / 4 : 1;
   return (cols + C - 1) / C;
 }
 
