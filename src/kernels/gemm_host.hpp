@@ -283,7 +283,8 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   }
   // Applied by each tile to its sums before C is added, so no pass over C of its own.
   const T scale = alpha ? *alpha : T(1);
-  static const std::int64_t kc_cap = detail::host_blocking<T, S>().kc;  // either tile's
+  static const detail::HostBlocking blocking = detail::host_blocking<T, S>();  // either tile's KC
+  const std::int64_t kc_cap = blocking.kc;
   // Every worker needs a block of rows: with few rows per thread, smaller MC blocks beat idle ones.
   // A product too small to repay waking a thread runs on the calling thread alone, as a BLAS
   // does: a 100×100 step (2 MFLOP) took longer on 2 threads than on 1.
@@ -296,7 +297,7 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   if constexpr (std::is_same_v<S, bfloat16>) {  // AMX's tiles where the CPU, OS and shape allow
     if (gemm_host_amx<Exec>(cp, ap, bp, d, accumulate, scale, workers)) return;
   }
-  const std::int64_t kc_max = detail::balanced_block(d.k, kc_cap, KS);
+  std::int64_t kc_max = detail::balanced_block(d.k, kc_cap, KS);
   // Small products (all of k in one pass, A within half of L2) read A's full MR-row panels in
   // place, and a last panel that a shorter tile takes exactly (n = 64: 4 rows; native /
   // OpenBLAS went from 0.80 to 0.85 in float32): packing them is a scalar transpose that cost about a quarter
@@ -304,6 +305,9 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // Half, not a quarter: float64 at n = 256 on 2 threads went from 69 % to 80 % of the FMA peak.
   const bool direct_a = kc_max == d.k && d.k % KS == 0 &&
                         d.m * d.k * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2;
+  // A packed, a k up to one_pass_k deep runs in one block (gemm_host_blocking.hpp); A read in
+  // place keeps the blocks it was measured with.
+  if (!direct_a && d.k <= blocking.one_pass_k) kc_max = (d.k + KS - 1) / KS * KS;
   // Packed, A takes the taller tile (kHostPackedRows), for operands of C's type.
   constexpr int kInPlaceRows = detail::HostTile<T>::MR;
   constexpr int kPackedRows = std::is_same_v<S, T> ? detail::kHostPackedRows : kInPlaceRows;

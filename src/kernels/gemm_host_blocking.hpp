@@ -15,8 +15,12 @@ inline constexpr std::int64_t kMinBlockRows = 32;
 /// At most this many rows in an Intel core's A block (host_blocking()).
 inline constexpr std::int64_t kIntelBlockRows = 256;
 
+/// k up to this deep runs in one pass where L2 has at least 1 MiB (host_blocking's one_pass_k).
+inline constexpr std::int64_t kOnePassDepth = 1024;
+
 struct HostBlocking {
   std::int64_t kc = 0, mc = 0, nc = 0;
+  std::int64_t one_pass_k = 0;  // k up to this is one block of KC = k, not balanced blocks of kc
 };
 
 // Cache blocking from the cache sizes. KC: deep, because each MR×NR tile of C is loaded and
@@ -58,6 +62,17 @@ struct HostBlocking {
 // MiB) 82.3 / 94.9, at 512 83.0 / 93.4, at 256 78.2 / 89.6 (A is packed again for each block of
 // columns); float32 at 2048 (4 MiB) 173.7, 1024 173.0, 512 165.4. On 2 threads each worker's slab
 // of 1024 columns was within the cap already.
+// One pass: a k that KC would cut in two but not beyond kOnePassDepth (float and double, L2 of 1
+// MiB or more) runs as one block of KC = k, so C's tiles are stored once, never loaded, and A's and
+// B's blocks are packed once each: deeper panels streaming from L2, as Intel's KC of 1024 already
+// has them. MC and NC stay as at KC, so A's block doubles and B's may too. Zen 5 VM (1 MiB L2, KC
+// 512; 2026-12-04), a harness calling gemm_host's loops, medians of 9-15 calls, 3-7 alternating
+// rounds, one pass against balanced blocks: 2 threads, float64 n = 768 +4.2 to +7.5 %, n = 1000
+// +2.2 to +4.1 %, n = 1024 +0.4 to +4.0 % (11 rounds), 2048 × 512 × 1000 +1.6 to +5.7 %, 4096 × 256
+// × 784 +5.4 to +9.5 %; float32 +2.0 to +11.1 % on the same shapes (n = 1024 +0.7 to +1.7 %); 1
+// thread -0.1 to +5.1 % in float64 and -0.6 to +2.6 % in float32. Deeper still lost: KC = 1024 at n
+// = 2048 (two passes, not four) read float64 0.96-1.00 on 2 threads. Smaller L2s (a Zen 3's 512
+// KiB) keep balanced blocks: not measured there.
 // Operands of S (bfloat16 into a float C) take as many bytes per block: a KC twice as deep for
 // 2-byte operands, up to 1024, so C's tile is loaded and stored half as often.
 template <class T, class S = T, int PR = HostTile<T>::MR>
@@ -75,6 +90,7 @@ HostBlocking host_blocking() {
   b.mc = intel ? round_down(std::min<std::int64_t>(caches.l2 / 2 / (b.kc * bytes), kIntelBlockRows), Tile::MR)
                : round_down(caches.l2 / 8 / (b.kc * bytes), Tile::MR);
   const std::int64_t nc_depth = intel ? std::min<std::int64_t>(b.kc, 512) : b.kc;  // Intel: NC as at 512
+  b.one_pass_k = bytes >= 4 && caches.l2 >= (std::int64_t{1} << 20) ? std::max(b.kc, kOnePassDepth) : b.kc;
   b.nc = round_down(std::min<std::int64_t>(std::min(caches.l3 / 2, 4 * caches.l2) / (nc_depth * bytes), 4096),
                     Tile::NR);
   return b;

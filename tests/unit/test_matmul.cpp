@@ -295,6 +295,12 @@ TEST(GemmHostBlocking, VendorIsTheKernelsAndSizesTheABlock) {
   } else {
     EXPECT_LE(block, std::max<std::int64_t>(l2 / 8, kernels::detail::HostTile<double>::MR * b.kc * 8));
   }
+  // One pass (KC = k) to kOnePassDepth only where L2 has 1 MiB, never shallower than KC.
+  for (const auto& blocking : {b, kernels::detail::host_blocking<float>()}) {
+    EXPECT_EQ(blocking.one_pass_k,
+              l2 >= (1 << 20) ? std::max(blocking.kc, kernels::detail::kOnePassDepth) : blocking.kc)
+        << "KC " << blocking.kc << ", L2 " << l2;
+  }
 }
 
 }  // namespace
