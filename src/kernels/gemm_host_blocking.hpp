@@ -66,7 +66,7 @@ struct HostBlocking {
 // MiB or more) runs as one block of KC = k, so C's tiles are stored once, never loaded, and A's and
 // B's blocks are packed once each: deeper panels streaming from L2, as Intel's KC of 1024 already
 // has them. MC and NC stay as at KC, so A's block doubles and B's may too. Zen 5 VM (1 MiB L2, KC
-// 512; 2026-12-04), a harness calling gemm_host's loops, medians of 9-15 calls, 3-7 alternating
+// 512; 2026-12-04), a harness calling gemm_host's loops, medians of 7-15 calls, 3-11 alternating
 // rounds, one pass against balanced blocks: 2 threads, float64 n = 768 +4.2 to +7.5 %, n = 1000
 // +2.2 to +4.1 %, n = 1024 +0.4 to +4.0 % (11 rounds), 2048 × 512 × 1000 +1.6 to +5.7 %, 4096 × 256
 // × 784 +5.4 to +9.5 %; float32 +2.0 to +11.1 % on the same shapes (n = 1024 +0.7 to +1.7 %); 1
