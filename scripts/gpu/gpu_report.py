@@ -328,21 +328,21 @@ def main():
 
     # The small integers' rows, then those on values in [0, 1) (data: uniform, as torch.rand's),
     # whose reference is none: cuda_reference's integers ran other data.
-    kinds = [(runs.get("matmul_gpu"), "vendor", "vendor (cuBLAS via miniGPU)"),
-             (runs.get("matmul_gpu"), "tiled", "native tiled kernel"),
-             (runs.get("matmul_uniform_gpu"), "vendor", "vendor on [0, 1) data"),
-             (runs.get("matmul_uniform_gpu"), "tiled", "native tiled on [0, 1) data")]
+    kinds = [(runs.get("matmul_gpu"), False, "vendor", "vendor (cuBLAS via miniGPU)"),
+             (runs.get("matmul_gpu"), False, "tiled", "native tiled kernel"),
+             (runs.get("matmul_uniform_gpu"), True, "vendor", "vendor on [0, 1) data"),
+             (runs.get("matmul_uniform_gpu"), True, "tiled", "native tiled on [0, 1) data")]
     for entry in ref.get("gemm", []) or [{"n": 4096}]:
         n = entry["n"]
         for dtype, key, name in [("float32", "sgemm_tflops", "SGEMM"), ("float64", "dgemm_tflops", "DGEMM")]:
-            for matmul, variant, label in kinds:
+            for matmul, uniform, variant, label in kinds:
                 match = [r for r in rows(matmul or {}, "matmul", n=n, variant=variant, dtype=dtype)
                          if r.get("device", "").startswith("gpu")]
                 mine = match[0]["gflops"] / 1000 if match else None
-                if mine is None and "[0, 1)" in label:
+                if mine is None and uniform:
                     continue  # a size that run did not take
                 pytorch = torch_rate(torch_rows, "matmul", "gflops", dtype, n=n, variant="torch")
-                add(f"{name} n={n}, {label}", mine, None if "[0, 1)" in label else entry.get(key), "TFLOP/s",
+                add(f"{name} n={n}, {label}", mine, None if uniform else entry.get(key), "TFLOP/s",
                     pytorch / 1000 if pytorch is not None else None, same_call=variant == "vendor")
     # Small integers, which float32 and float64 verify exactly with, toggle fewer bits than
     # measured data: on a GPU at its power cap they run faster (cuBLAS DGEMM at n = 10000 on an
