@@ -17,7 +17,8 @@
 // KC, MC and NC come from the caches the OS reports (gemm_host_blocking.hpp), MR and NR from the
 // vector width this build targets (kHostVectorBytes) and from whether A is packed (14 rows with
 // AVX-512) or read in place (12); the micro-kernel and the choice of tile are in
-// gemm_host_tile.hpp, the packing in gemm_host_pack.hpp.
+// gemm_host_tile.hpp, the packing in gemm_host_pack.hpp, and the smallest products, which need
+// none of these loops' planning, take gemm_host_small.hpp's path.
 #pragma once
 
 #include "core/backend.hpp"
@@ -28,6 +29,7 @@
 #include "kernels/gemm_host_blocking.hpp"
 #include "kernels/gemm_host_grouped.hpp"
 #include "kernels/gemm_host_pack.hpp"
+#include "kernels/gemm_host_small.hpp"
 #include "kernels/gemm_host_tile.hpp"
 #include "kernels/host_scratch.hpp"
 
@@ -305,6 +307,11 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   // Half, not a quarter: float64 at n = 256 on 2 threads went from 69 % to 80 % of the FMA peak.
   const bool direct_a = kc_max == d.k && d.k % KS == 0 &&
                         d.m * d.k * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2;
+  if constexpr (std::is_same_v<S, T>) {  // the smallest products skip the plan (gemm_host_small.hpp)
+    if (workers == 1 && detail::small_product_fits<T>(d, direct_a, blocking.nc)) {
+      return detail::gemm_host_small(cp, ap, bp, d, accumulate, scale);
+    }
+  }
   // A packed, a k up to one_pass_k deep runs in one block (gemm_host_blocking.hpp); A read in
   // place keeps the blocks it was measured with.
   if (!direct_a && d.k <= blocking.one_pass_k) kc_max = (d.k + KS - 1) / KS * KS;

@@ -306,7 +306,7 @@ TEST(LowPrecision, HostBFloat16GemmSumsExactProductsInFloat) {
 }
 
 /// Whether /proc/cpuinfo lists `flag` for the first CPU: the OS's word, apart from CPUID's.
-bool cpuinfo_has(const std::string& flag) {
+[[maybe_unused]] bool cpuinfo_has(const std::string& flag) {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   while (std::getline(in, line)) {

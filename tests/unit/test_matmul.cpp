@@ -8,6 +8,7 @@
 #include "kernels/gemm.hpp"
 #include "kernels/gemm_host.hpp"
 #include "kernels/gemm_host_pack.hpp"
+#include "kernels/gemm_host_small.hpp"
 #include "kernels/matmul_check.hpp"
 #include "kernels/matmul_reference.hpp"
 #include "test_support.hpp"
@@ -271,6 +272,51 @@ TEST(GemmHostPacking, APanelIsATransposeOfAsRows) {
   expect_a_panel_is_a_transpose<double, kernels::detail::HostTile<double>::MR>();
   expect_a_panel_is_a_transpose<float, kernels::detail::kHostPackedRows>();
   expect_a_panel_is_a_transpose<double, kernels::detail::kHostPackedRows>();
+}
+
+// gemm_host_small takes the smallest products (every tile of C's last rows it has: M1 alone, M2,
+// MR, and M1 after full tiles as two of M2), and refuses a ragged panel of B, last rows no tile
+// reads in place, and A that gemm_host packs. Through gemm_host, C = α·A·B + C0 on small
+// integers against the triple loop, exactly, so a tile skipped, doubled or misplaced fails.
+template <class T>
+void expect_small_products_exact() {
+  using Tile = kernels::detail::HostTile<T>;
+  constexpr std::int64_t MR = Tile::MR, NR = Tile::NR, M1 = Tile::M1, M2 = Tile::M2;
+  const std::int64_t nc = 4096;
+  for (const std::int64_t m : {M1, M2, MR, 2 * MR + M2, MR + M1, 4 * MR + M1}) {
+    for (const std::int64_t n : {NR, 2 * NR}) {
+      for (const std::int64_t k : {std::int64_t(1), std::int64_t(5), std::int64_t(16)}) {
+        const GemmDims d = dense_gemm(m, n, k);
+        ASSERT_TRUE(kernels::detail::small_product_fits<T>(d, true, nc)) << m << "x" << n << "x" << k;
+        for (const bool accumulate : {false, true}) {
+          auto a = small_integers<T>({m, k}, cpu(), 3), b = small_integers<T>({k, n}, cpu(), 4);
+          auto c = small_integers<T>({m, n}, cpu(), 5);
+          const std::vector<T> c0 = c.to_vector();
+          T alpha = T(-0.5);
+          with_views(
+              cpu(),
+              [&](const auto& cv, const auto& av, const auto& bv) {
+                kernels::gemm_host(cv, av, bv, d, accumulate, &alpha);
+              },
+              c, a, b);
+          std::vector<T> want = host_product(a.to_vector(), b.to_vector(), m, n, k);
+          for (std::size_t e = 0; e < want.size(); ++e)
+            want[e] = alpha * want[e] + (accumulate ? c0[e] : T(0));
+          EXPECT_EQ(c.to_vector(), want)
+              << m << "x" << k << " times " << k << "x" << n << (accumulate ? " C+=" : " C=");
+        }
+      }
+    }
+  }
+  EXPECT_FALSE(kernels::detail::small_product_fits<T>(dense_gemm(MR, NR + 1, 8), true, nc)) << "ragged panel";
+  EXPECT_FALSE(kernels::detail::small_product_fits<T>(dense_gemm(MR + 1, NR, 8), true, nc)) << "one last row";
+  EXPECT_FALSE(kernels::detail::small_product_fits<T>(dense_gemm(MR, NR, 8), false, nc)) << "A packed";
+  EXPECT_FALSE(kernels::detail::small_product_fits<T>(dense_gemm(MR, 2 * NR, 8), true, NR)) << "past NC";
+}
+
+TEST(GemmHostSmall, TakesTheSmallestProductsExactly) {
+  expect_small_products_exact<float>();
+  expect_small_products_exact<double>();
 }
 
 // The vendor the blocking rule keys on, against the kernel's own record of CPUID's vendor string.

@@ -1,0 +1,68 @@
+// gemm_host's path for the smallest products, as a BLAS has one (OpenBLAS's AVX-512 small-matrix
+// kernels): one thread, A and B read in place, every tile a call of the micro-kernel and nothing
+// else. gemm_host_blocked's loops plan blocks, slabs and packing for any shape: about 15 integer
+// divisions before the first tile (50 ns, one 12 × 32 tile's 16 steps of k) and 30 cycles of
+// choosing each tile. At m = n = k = 64 that came to 0.13-0.17 µs of a 2.4 µs product, the gap
+// to OpenBLAS's small path (1 thread, float32 and float64 alike, Zen 5 VM, 2026-12-04). Where it
+// applies the tiles and their order are gemm_host_blocked's, so C is the same to the bit.
+#pragma once
+
+#include "core/cpu_info.hpp"
+#include "core/gemm_dims.hpp"
+#include "kernels/gemm_host_tile.hpp"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace minigpu::kernels::detail {
+
+// Whether gemm_host_small takes C = A·B on one thread: all of k in one pass with A read in place
+// (`direct_a`, gemm_host's test), B's columns in whole panels (a ragged last panel is packed,
+// or grouped, by gemm_host_blocked), the whole product within L2, B within half of it and one
+// panel of B within half of L1, where gemm_host_blocked reads B in place too and runs each panel
+// of B past every tile of rows; and C's last rows a tile that reads them in place (MR, M2 or M1 of them; M1
+// after a full tile as two of M2, as gemm_host_blocked splits them).
+template <class T>
+bool small_product_fits(const GemmDims& d, bool direct_a, std::int64_t nc) {
+  using Tile = HostTile<T>;
+  const std::int64_t rest = d.m % Tile::MR, bytes = sizeof(T);
+  const CpuCaches& caches = cpu_caches();
+  return direct_a && d.n % Tile::NR == 0 && d.n <= nc &&
+         (rest == 0 || rest == Tile::M1 || rest == Tile::M2) &&
+         (d.m * d.k + d.k * d.n + d.m * d.n) * bytes <= caches.l2 && d.k * d.n * bytes <= caches.l2 / 2 &&
+         d.k * Tile::NR * bytes <= caches.l1d / 2;
+}
+
+// C = α·A·B (+ C where load_c) where small_product_fits: each panel of B's columns in turn, down
+// C's rows in full tiles, then the last rows in the tiles gemm_host_blocked gives them.
+template <class T>
+void gemm_host_small(T* const cp, const T* const ap, const T* const bp, const GemmDims& d, const bool load_c,
+                     const T alpha) {
+  using Tile = HostTile<T>;
+  constexpr int MR = Tile::MR, NR = Tile::NR, NV = Tile::NV, M1 = Tile::M1, M2 = Tile::M2,
+                V = kHostVectorBytes;
+  const std::int64_t rest = d.m % MR;
+  const bool split_tail = rest == M1 && d.m >= MR;  // 12·q + 4 rows: the last 16 as two tiles of 8
+  const std::int64_t full_tiles = d.m / MR - (split_tail ? 1 : 0);
+  const std::int64_t tail_row = full_tiles * MR;
+  for (std::int64_t j = 0; j < d.n; j += NR) {
+    const T* const b = bp + j;
+    T* const c = cp + j;
+    const auto tile = [&](auto rows, const std::int64_t r) {
+      constexpr int MT = decltype(rows)::value;
+      micro_kernel<T, true, NV, MT, true, V, MR>(d.k, ap + r * d.lda, b, c + r * d.ldc, d.ldc, MT, NR, load_c,
+                                                 alpha, d.lda, d.ldb);
+    };
+    for (std::int64_t i = 0; i < full_tiles; ++i) tile(std::integral_constant<int, MR>{}, i * MR);
+    if (split_tail) {
+      tile(std::integral_constant<int, M2>{}, tail_row);
+      tile(std::integral_constant<int, M2>{}, tail_row + M2);
+    } else if (rest == M2) {
+      tile(std::integral_constant<int, M2>{}, tail_row);
+    } else if (rest == M1) {
+      tile(std::integral_constant<int, M1>{}, tail_row);
+    }
+  }
+}
+
+}  // namespace minigpu::kernels::detail
