@@ -9,60 +9,85 @@
 
 #include "core/cpu_info.hpp"
 #include "core/gemm_dims.hpp"
+#include "kernels/gemm_host_grouped.hpp"
 #include "kernels/gemm_host_tile.hpp"
+#include "kernels/host_scratch.hpp"
 
 #include <cstdint>
 #include <type_traits>
 
 namespace minigpu::kernels::detail {
 
+// Steps of k in a group of the grouped tile (gemm_host_grouped.hpp) for B's ragged last panel on
+// the small path: 1 where B has no ragged panel, 0 where the grouped tile does not serve it.
+template <class T>
+int small_last_panel_group(const GemmDims& d) {
+  const int last_cols = static_cast<int>(d.n % HostTile<T>::NR);
+  if (last_cols == 0) return 1;
+  const int group = k_group<T>(last_cols);
+  return group > 1 && d.k % group == 0 ? group : 0;
+}
+
 // Whether gemm_host_small takes C = A·B on one thread: all of k in one pass with A read in place
-// (`direct_a`, gemm_host's test), B's columns in whole panels (a ragged last panel is packed,
-// or grouped, by gemm_host_blocked), the whole product within L2, B within half of it and one
-// panel of B within half of L1, where gemm_host_blocked reads B in place too and runs each panel
-// of B past every tile of rows; and C's last rows a tile that reads them in place (MR, M2 or M1 of them; M1
-// after a full tile as two of M2, as gemm_host_blocked splits them).
+// (`direct_a`, gemm_host's test); B's columns in whole panels, or a ragged last one that the
+// grouped tile takes (n = 100 in float32, as gemm_host_blocked gives it); the whole product
+// within L2, B within half of it and one panel of B within half of L1, where gemm_host_blocked
+// reads B in place too and runs each panel of B past every tile of rows; and C's last rows a tile
+// that reads them in place (MR, M2 or M1 of them; M1 after a full tile as two of M2, as
+// gemm_host_blocked splits them).
 template <class T>
 bool small_product_fits(const GemmDims& d, bool direct_a, std::int64_t nc) {
   using Tile = HostTile<T>;
   const std::int64_t rest = d.m % Tile::MR, bytes = sizeof(T);
   const CpuCaches& caches = cpu_caches();
-  return direct_a && d.n % Tile::NR == 0 && d.n <= nc &&
-         (rest == 0 || rest == Tile::M1 || rest == Tile::M2) &&
+  return direct_a && d.n <= nc && (rest == 0 || rest == Tile::M1 || rest == Tile::M2) &&
          (d.m * d.k + d.k * d.n + d.m * d.n) * bytes <= caches.l2 && d.k * d.n * bytes <= caches.l2 / 2 &&
-         d.k * Tile::NR * bytes <= caches.l1d / 2;
+         d.k * Tile::NR * bytes <= caches.l1d / 2 && small_last_panel_group<T>(d) > 0;
 }
 
-// C = α·A·B (+ C where load_c) where small_product_fits: each panel of B's columns in turn, down
-// C's rows in full tiles, then the last rows in the tiles gemm_host_blocked gives them.
+// Every tile of C's rows, top to bottom, as gemm_host_blocked cuts them: tile(MT, first row),
+// MT a std::integral_constant.
+template <class T, class Tile>
+inline void for_each_row_tile(const std::int64_t m, const Tile& tile) {
+  using Shape = HostTile<T>;
+  constexpr int MR = Shape::MR, M1 = Shape::M1, M2 = Shape::M2;
+  const std::int64_t rest = m % MR;
+  const bool split_tail = rest == M1 && m >= MR;  // 12·q + 4 rows: the last 16 as two tiles of 8
+  const std::int64_t full_tiles = m / MR - (split_tail ? 1 : 0), tail_row = full_tiles * MR;
+  for (std::int64_t i = 0; i < full_tiles; ++i) tile(std::integral_constant<int, MR>{}, i * MR);
+  if (split_tail) {
+    tile(std::integral_constant<int, M2>{}, tail_row);
+    tile(std::integral_constant<int, M2>{}, tail_row + M2);
+  } else if (rest == M2) {
+    tile(std::integral_constant<int, M2>{}, tail_row);
+  } else if (rest == M1) {
+    tile(std::integral_constant<int, M1>{}, tail_row);
+  }
+}
+
+// C = α·A·B (+ C where load_c) where small_product_fits: each whole panel of B's columns in turn,
+// down C's rows, then a ragged last panel packed for the grouped tile.
 template <class T>
 void gemm_host_small(T* const cp, const T* const ap, const T* const bp, const GemmDims& d, const bool load_c,
                      const T alpha) {
   using Tile = HostTile<T>;
-  constexpr int MR = Tile::MR, NR = Tile::NR, NV = Tile::NV, M1 = Tile::M1, M2 = Tile::M2,
-                V = kHostVectorBytes;
-  const std::int64_t rest = d.m % MR;
-  const bool split_tail = rest == M1 && d.m >= MR;  // 12·q + 4 rows: the last 16 as two tiles of 8
-  const std::int64_t full_tiles = d.m / MR - (split_tail ? 1 : 0);
-  const std::int64_t tail_row = full_tiles * MR;
-  for (std::int64_t j = 0; j < d.n; j += NR) {
-    const T* const b = bp + j;
-    T* const c = cp + j;
-    const auto tile = [&](auto rows, const std::int64_t r) {
+  constexpr int MR = Tile::MR, NR = Tile::NR, NV = Tile::NV, V = kHostVectorBytes;
+  const std::int64_t whole_cols = d.n / NR * NR;
+  for (std::int64_t j = 0; j < whole_cols; j += NR) {
+    for_each_row_tile<T>(d.m, [&](auto rows, const std::int64_t r) {
       constexpr int MT = decltype(rows)::value;
-      micro_kernel<T, true, NV, MT, true, V, MR>(d.k, ap + r * d.lda, b, c + r * d.ldc, d.ldc, MT, NR, load_c,
-                                                 alpha, d.lda, d.ldb);
-    };
-    for (std::int64_t i = 0; i < full_tiles; ++i) tile(std::integral_constant<int, MR>{}, i * MR);
-    if (split_tail) {
-      tile(std::integral_constant<int, M2>{}, tail_row);
-      tile(std::integral_constant<int, M2>{}, tail_row + M2);
-    } else if (rest == M2) {
-      tile(std::integral_constant<int, M2>{}, tail_row);
-    } else if (rest == M1) {
-      tile(std::integral_constant<int, M1>{}, tail_row);
-    }
+      micro_kernel<T, true, NV, MT, true, V, MR>(d.k, ap + r * d.lda, bp + j, cp + r * d.ldc + j, d.ldc, MT,
+                                                 NR, load_c, alpha, d.lda, d.ldb);
+    });
   }
+  const int last_cols = static_cast<int>(d.n - whole_cols);
+  if (last_cols == 0) return;
+  T* const panel = host_scratch<T, 1>(d.k * NR);
+  pack_b_grouped(panel, bp + whole_cols, d.ldb, last_cols, d.k, small_last_panel_group<T>(d));
+  for_each_row_tile<T>(d.m, [&](auto rows, const std::int64_t r) {
+    tile_grouped(d.k, ap + r * d.lda, d.lda, panel, cp + r * d.ldc + whole_cols, d.ldc, decltype(rows)::value,
+                 last_cols, load_c, alpha);
+  });
 }
 
 }  // namespace minigpu::kernels::detail

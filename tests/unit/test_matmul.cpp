@@ -275,19 +275,23 @@ TEST(GemmHostPacking, APanelIsATransposeOfAsRows) {
 }
 
 // gemm_host_small takes the smallest products (every tile of C's last rows it has: M1 alone, M2,
-// MR, and M1 after full tiles as two of M2), and refuses a ragged panel of B, last rows no tile
-// reads in place, and A that gemm_host packs. Through gemm_host, C = α·A·B + C0 on small
-// integers against the triple loop, exactly, so a tile skipped, doubled or misplaced fails.
+// MR, and M1 after full tiles as two of M2; B in whole panels, or a last 4 columns that the
+// grouped tile takes where k is a multiple of 4 and the build has it), and refuses last rows no
+// tile reads in place, A that gemm_host packs and more columns than NC. Through gemm_host,
+// C = α·A·B + C0 on small integers against the triple loop, exactly, so a tile skipped, doubled
+// or misplaced fails, on the small path or off it.
 template <class T>
 void expect_small_products_exact() {
   using Tile = kernels::detail::HostTile<T>;
   constexpr std::int64_t MR = Tile::MR, NR = Tile::NR, M1 = Tile::M1, M2 = Tile::M2;
   const std::int64_t nc = 4096;
+  const bool grouped_tile = kernels::detail::k_group<T>(4) == 4;
   for (const std::int64_t m : {M1, M2, MR, 2 * MR + M2, MR + M1, 4 * MR + M1}) {
-    for (const std::int64_t n : {NR, 2 * NR}) {
-      for (const std::int64_t k : {std::int64_t(1), std::int64_t(5), std::int64_t(16)}) {
+    for (const std::int64_t n : {NR, 2 * NR, 3 * NR + 4}) {
+      for (const std::int64_t k : {1, 4, 5, 16}) {
         const GemmDims d = dense_gemm(m, n, k);
-        ASSERT_TRUE(kernels::detail::small_product_fits<T>(d, true, nc)) << m << "x" << n << "x" << k;
+        const bool small = n % NR == 0 || (grouped_tile && k % 4 == 0);
+        ASSERT_EQ(kernels::detail::small_product_fits<T>(d, true, nc), small) << m << "x" << n << "x" << k;
         for (const bool accumulate : {false, true}) {
           auto a = small_integers<T>({m, k}, cpu(), 3), b = small_integers<T>({k, n}, cpu(), 4);
           auto c = small_integers<T>({m, n}, cpu(), 5);
@@ -302,13 +306,12 @@ void expect_small_products_exact() {
           std::vector<T> want = host_product(a.to_vector(), b.to_vector(), m, n, k);
           for (std::size_t e = 0; e < want.size(); ++e)
             want[e] = alpha * want[e] + (accumulate ? c0[e] : T(0));
-          EXPECT_EQ(c.to_vector(), want)
-              << m << "x" << k << " times " << k << "x" << n << (accumulate ? " C+=" : " C=");
+          EXPECT_EQ(c.to_vector(), want) << m << "x" << k << " times " << k << "x" << n
+                                         << (accumulate ? " C+=" : " C=") << (small ? ", small path" : "");
         }
       }
     }
   }
-  EXPECT_FALSE(kernels::detail::small_product_fits<T>(dense_gemm(MR, NR + 1, 8), true, nc)) << "ragged panel";
   EXPECT_FALSE(kernels::detail::small_product_fits<T>(dense_gemm(MR + 1, NR, 8), true, nc)) << "one last row";
   EXPECT_FALSE(kernels::detail::small_product_fits<T>(dense_gemm(MR, NR, 8), false, nc)) << "A packed";
   EXPECT_FALSE(kernels::detail::small_product_fits<T>(dense_gemm(MR, 2 * NR, 8), true, NR)) << "past NC";
