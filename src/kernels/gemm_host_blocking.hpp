@@ -15,12 +15,14 @@ inline constexpr std::int64_t kMinBlockRows = 32;
 /// At most this many rows in an Intel core's A block (host_blocking()).
 inline constexpr std::int64_t kIntelBlockRows = 256;
 
-/// k up to this deep runs in one pass where L2 has at least 1 MiB (host_blocking's one_pass_k).
+/// Blocks of k this deep where L2 has at least 1 MiB (host_blocking's deep_kc), and a k up to a
+/// quarter deeper still in one pass (one_pass_k).
 inline constexpr std::int64_t kOnePassDepth = 1024;
 
 struct HostBlocking {
   std::int64_t kc = 0, mc = 0, nc = 0;
-  std::int64_t one_pass_k = 0;  // k up to this is one block of KC = k, not balanced blocks of kc
+  std::int64_t one_pass_k = 0;  // k up to this is one block of KC = k, not balanced blocks
+  std::int64_t deep_kc = 0;     // where A is packed, deeper k runs in balanced blocks up to this
 };
 
 // Cache blocking from the cache sizes. KC: deep, because each MR×NR tile of C is loaded and
@@ -70,9 +72,21 @@ struct HostBlocking {
 // rounds, one pass against balanced blocks: 2 threads, float64 n = 768 +4.2 to +7.5 %, n = 1000
 // +2.2 to +4.1 %, n = 1024 +0.4 to +4.0 % (11 rounds), 2048 × 512 × 1000 +1.6 to +5.7 %, 4096 × 256
 // × 784 +5.4 to +9.5 %; float32 +2.0 to +11.1 % on the same shapes (n = 1024 +0.7 to +1.7 %); 1
-// thread -0.1 to +5.1 % in float64 and -0.6 to +2.6 % in float32. Deeper still lost: KC = 1024 at n
-// = 2048 (two passes, not four) read float64 0.96-1.00 on 2 threads. Smaller L2s (a Zen 3's 512
-// KiB) keep balanced blocks: not measured there.
+// thread -0.1 to +5.1 % in float64 and -0.6 to +2.6 % in float32. Smaller L2s (a Zen 3's 512 KiB)
+// keep balanced blocks: not measured there.
+// Deeper k: in balanced blocks of up to kOnePassDepth (deep_kc), and a k up to a quarter past it
+// still in one pass. The same harness and VM later that day (faster host), 3-8 alternating
+// rounds, against balanced blocks of up to 512: float64 n = 1040 one pass +2.4 to +4.9 % (two
+// blocks of 520 +0.8 to +3.2 %), n = 1280 +3.9 to +5.4 % (640: +1.0 to +2.8 %), n = 1536 two of
+// 768 +1.6 to +2.9 % (one pass -0.3 to +1.9 %), n = 2048 two of 1024 +4.1 to +5.3 % (one pass
+// -14 to -19 %), 2560 three of 854 +0.6 to +5.0 %, 3072 three of 1024 +0.4 to +5.9 %; float32
+// one pass +3.3 to +5.0 % at 1040 and 1280, two of 768 +1.1 to +1.8 % at 1536 (one pass +3.0 to
+// +3.8 %), two of 1024 +2.4 to +3.9 % at 2048, three +1.3 to +4.8 % at 2560 and 3072 (2
+// threads). 1 thread: n = 1280 one pass float64 +4.4 to +5.3 %, float32 +1.5 to +2.7 %; n = 1536
+// two of 768 +2.1 to +2.5 % and +0.7 to +1.6 %; n = 2048 two of 1024 float32 +0.8 to +2.4 %,
+// float64 -4.9 to +12.0 % in 8 rounds (median +5 %; its 512 baseline read 90.5-101.6), where one
+// pass of 2048 lost 8-27 %. Earlier that morning two blocks of 1024 at n = 2048 had read float64
+// 0.96-1.00 on 2 threads: host and rounds as above, not repeated since.
 // Operands of S (bfloat16 into a float C) take as many bytes per block: a KC twice as deep for
 // 2-byte operands, up to 1024, so C's tile is loaded and stored half as often.
 template <class T, class S = T, int PR = HostTile<T>::MR>
@@ -90,7 +104,8 @@ HostBlocking host_blocking() {
   b.mc = intel ? round_down(std::min<std::int64_t>(caches.l2 / 2 / (b.kc * bytes), kIntelBlockRows), Tile::MR)
                : round_down(caches.l2 / 8 / (b.kc * bytes), Tile::MR);
   const std::int64_t nc_depth = intel ? std::min<std::int64_t>(b.kc, 512) : b.kc;  // Intel: NC as at 512
-  b.one_pass_k = bytes >= 4 && caches.l2 >= (std::int64_t{1} << 20) ? std::max(b.kc, kOnePassDepth) : b.kc;
+  b.deep_kc = bytes >= 4 && caches.l2 >= (std::int64_t{1} << 20) ? std::max(b.kc, kOnePassDepth) : b.kc;
+  b.one_pass_k = b.deep_kc > b.kc ? b.deep_kc + b.deep_kc / 4 : b.kc;  // Intel's KC: measured at 1024 alone
   b.nc = round_down(std::min<std::int64_t>(std::min(caches.l3 / 2, 4 * caches.l2) / (nc_depth * bytes), 4096),
                     Tile::NR);
   return b;

@@ -55,7 +55,8 @@ TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 // place, so slabs from 128 columns) and 20 × 1100 (k across KC) cut C into one slab of columns
 // per worker, the last slab ragged; 128 × 128 × 256 shares its rows over B wholly in place;
 // 64 × 256 × 256 and 64 × 272 × 256 take slabs that read B in place too, the second's last
-// panel ragged and packed in float32.
+// panel ragged and packed in float32; k past one pass in any blocking (1500 and 2100: two and
+// three blocks where L2 has 1 MiB).
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
@@ -69,7 +70,8 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
       {29, 9, 1030},  {300, 70, 600}, {32, 64, 64},    {64, 64, 64},    {100, 100, 100}, {28, 44, 28},
       {64, 40, 64},   {100, 36, 100}, {36, 33, 8},     {44, 98, 20},    {16, 99, 12},    {24, 35, 16},
       {20, 38, 12},   {24, 100, 30},  {101, 100, 100}, {40, 1030, 130}, {20, 1100, 530}, {300, 70, 1100},
-      {40, 600, 200}, {40, 300, 400}, {128, 128, 256}, {64, 256, 256},  {64, 272, 256}};
+      {40, 600, 200}, {40, 300, 400}, {128, 128, 256}, {64, 256, 256},  {64, 272, 256},  {30, 20, 1500},
+      {13, 40, 2100}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {
@@ -99,8 +101,8 @@ TYPED_TEST(MatmulKernels, ScaledProductIsAlphaTimesTheProductExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
   const std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>> shapes = {
-      {7, 7, 7},    {64, 64, 64}, {100, 100, 100}, {28, 44, 28},   {24, 35, 16},
-      {20, 38, 12}, {63, 40, 65}, {29, 9, 1030},   {300, 70, 600}, {40, 1040, 520}};
+      {7, 7, 7},    {64, 64, 64},  {100, 100, 100}, {28, 44, 28},    {24, 35, 16},  {20, 38, 12},
+      {63, 40, 65}, {29, 9, 1030}, {300, 70, 600},  {40, 1040, 520}, {13, 40, 2100}};
   for (const GemmKernel kernel : {GemmKernel::native, GemmKernel::vendor}) {
     if (kernel == GemmKernel::vendor && !kernels::has_vendor_gemm(d)) continue;
     for (const bool accumulate : {false, true}) {
@@ -344,10 +346,13 @@ TEST(GemmHostBlocking, VendorIsTheKernelsAndSizesTheABlock) {
   } else {
     EXPECT_LE(block, std::max<std::int64_t>(l2 / 8, kernels::detail::HostTile<double>::MR * b.kc * 8));
   }
-  // One pass (KC = k) to kOnePassDepth only where L2 has 1 MiB, never shallower than KC.
+  // Where L2 has 1 MiB, blocks of k to kOnePassDepth deep, and one pass (KC = k) to a quarter
+  // past it where that is deeper than KC; elsewhere KC throughout.
   for (const auto& blocking : {b, kernels::detail::host_blocking<float>()}) {
-    EXPECT_EQ(blocking.one_pass_k,
-              l2 >= (1 << 20) ? std::max(blocking.kc, kernels::detail::kOnePassDepth) : blocking.kc)
+    const std::int64_t deep =
+        l2 >= (1 << 20) ? std::max(blocking.kc, kernels::detail::kOnePassDepth) : blocking.kc;
+    EXPECT_EQ(blocking.deep_kc, deep) << "KC " << blocking.kc << ", L2 " << l2;
+    EXPECT_EQ(blocking.one_pass_k, deep > blocking.kc ? deep * 5 / 4 : blocking.kc)
         << "KC " << blocking.kc << ", L2 " << l2;
   }
 }
