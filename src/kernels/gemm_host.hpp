@@ -312,12 +312,9 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
       return detail::gemm_host_small(cp, ap, bp, d, accumulate, scale);
     }
   }
-  // A packed, a k up to one_pass_k deep runs in one block, and a deeper one in balanced blocks of
-  // up to deep_kc (gemm_host_blocking.hpp); A read in place keeps the blocks it was measured with.
-  if (!direct_a) {
-    kc_max = d.k <= blocking.one_pass_k ? (d.k + KS - 1) / KS * KS
-                                        : detail::balanced_block(d.k, blocking.deep_kc, KS);
-  }
+  // A packed, a k up to one_pass_k deep runs in one block (gemm_host_blocking.hpp); A read in
+  // place keeps the blocks it was measured with.
+  if (!direct_a && d.k <= blocking.one_pass_k) kc_max = (d.k + KS - 1) / KS * KS;
   // Packed, A takes the taller tile (kHostPackedRows), for operands of C's type.
   constexpr int kInPlaceRows = detail::HostTile<T>::MR;
   constexpr int kPackedRows = std::is_same_v<S, T> ? detail::kHostPackedRows : kInPlaceRows;

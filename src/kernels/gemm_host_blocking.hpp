@@ -15,14 +15,13 @@ inline constexpr std::int64_t kMinBlockRows = 32;
 /// At most this many rows in an Intel core's A block (host_blocking()).
 inline constexpr std::int64_t kIntelBlockRows = 256;
 
-/// Blocks of k this deep where L2 has at least 1 MiB (host_blocking's deep_kc), and a k up to a
-/// quarter deeper still in one pass (one_pass_k).
+/// k up to a quarter past this deep runs in one pass where L2 has at least 1 MiB and KC is
+/// shallower (host_blocking's one_pass_k).
 inline constexpr std::int64_t kOnePassDepth = 1024;
 
 struct HostBlocking {
   std::int64_t kc = 0, mc = 0, nc = 0;
-  std::int64_t one_pass_k = 0;  // k up to this is one block of KC = k, not balanced blocks
-  std::int64_t deep_kc = 0;     // where A is packed, deeper k runs in balanced blocks up to this
+  std::int64_t one_pass_k = 0;  // k up to this is one block of KC = k, not balanced blocks of kc
 };
 
 // Cache blocking from the cache sizes. KC: deep, because each MR×NR tile of C is loaded and
@@ -74,19 +73,15 @@ struct HostBlocking {
 // × 784 +5.4 to +9.5 %; float32 +2.0 to +11.1 % on the same shapes (n = 1024 +0.7 to +1.7 %); 1
 // thread -0.1 to +5.1 % in float64 and -0.6 to +2.6 % in float32. Smaller L2s (a Zen 3's 512 KiB)
 // keep balanced blocks: not measured there.
-// Deeper k: in balanced blocks of up to kOnePassDepth (deep_kc), and a k up to a quarter past it
-// still in one pass. The same harness and VM later that day (faster host), 3-8 alternating
-// rounds, against balanced blocks of up to 512: float64 n = 1040 one pass +2.4 to +4.9 % (two
-// blocks of 520 +0.8 to +3.2 %), n = 1280 +3.9 to +5.4 % (640: +1.0 to +2.8 %), n = 1536 two of
-// 768 +1.6 to +2.9 % (one pass -0.3 to +1.9 %), n = 2048 two of 1024 +4.1 to +5.3 % (one pass
-// -14 to -19 %), 2560 three of 854 +0.6 to +5.0 %, 3072 three of 1024 +0.4 to +5.9 %; float32
-// one pass +3.3 to +5.0 % at 1040 and 1280, two of 768 +1.1 to +1.8 % at 1536 (one pass +3.0 to
-// +3.8 %), two of 1024 +2.4 to +3.9 % at 2048, three +1.3 to +4.8 % at 2560 and 3072 (2
-// threads). 1 thread: n = 1280 one pass float64 +4.4 to +5.3 %, float32 +1.5 to +2.7 %; n = 1536
-// two of 768 +2.1 to +2.5 % and +0.7 to +1.6 %; n = 2048 two of 1024 float32 +0.8 to +2.4 %,
-// float64 -4.9 to +12.0 % in 8 rounds (median +5 %; its 512 baseline read 90.5-101.6), where one
-// pass of 2048 lost 8-27 %. Earlier that morning two blocks of 1024 at n = 2048 had read float64
-// 0.96-1.00 on 2 threads: host and rounds as above, not repeated since.
+// And a k up to a quarter past kOnePassDepth: the same harness and VM later that day (a faster
+// host), 3-4 alternating rounds against balanced blocks of up to 512, one pass read float64
+// n = 1040 +2.4 to +4.9 % and n = 1280 +3.9 to +5.4 % on 2 threads, float32 +3.3 to +5.0 %; 1
+// thread at n = 1280 +4.4 to +5.3 % and +1.5 to +2.7 %. Deeper k keeps balanced blocks of KC.
+// Blocks of 1024 there read +4.1 to +5.3 % at n = 2048 (float64, 2 threads) and +0.4 to +5.9 %
+// at n = 1536 ... 3072, but at n = 4096 on 2 threads float64 read 0.85-1.10 of KC = 512 (median
+// 0.94, 4 rounds, in a slow spell of the VM), and 1024 × 2048 × 2048 on 1 thread float32 0.985-
+// 0.999. The suspect: NC stays as at KC, so each worker's B block doubles to 8 MiB; not
+// measured apart. One pass of 2048 lost 8-27 %.
 // Operands of S (bfloat16 into a float C) take as many bytes per block: a KC twice as deep for
 // 2-byte operands, up to 1024, so C's tile is loaded and stored half as often.
 template <class T, class S = T, int PR = HostTile<T>::MR>
@@ -104,8 +99,9 @@ HostBlocking host_blocking() {
   b.mc = intel ? round_down(std::min<std::int64_t>(caches.l2 / 2 / (b.kc * bytes), kIntelBlockRows), Tile::MR)
                : round_down(caches.l2 / 8 / (b.kc * bytes), Tile::MR);
   const std::int64_t nc_depth = intel ? std::min<std::int64_t>(b.kc, 512) : b.kc;  // Intel: NC as at 512
-  b.deep_kc = bytes >= 4 && caches.l2 >= (std::int64_t{1} << 20) ? std::max(b.kc, kOnePassDepth) : b.kc;
-  b.one_pass_k = b.deep_kc > b.kc ? b.deep_kc + b.deep_kc / 4 : b.kc;  // Intel's KC: measured at 1024 alone
+  // Intel's cores, whose KC is 1024 already, were measured at k = 1024 alone: KC there.
+  const bool one_pass = bytes >= 4 && caches.l2 >= (std::int64_t{1} << 20) && b.kc < kOnePassDepth;
+  b.one_pass_k = one_pass ? kOnePassDepth + kOnePassDepth / 4 : b.kc;
   b.nc = round_down(std::min<std::int64_t>(std::min(caches.l3 / 2, 4 * caches.l2) / (nc_depth * bytes), 4096),
                     Tile::NR);
   return b;

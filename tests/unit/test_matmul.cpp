@@ -55,8 +55,7 @@ TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 // place, so slabs from 128 columns) and 20 × 1100 (k across KC) cut C into one slab of columns
 // per worker, the last slab ragged; 128 × 128 × 256 shares its rows over B wholly in place;
 // 64 × 256 × 256 and 64 × 272 × 256 take slabs that read B in place too, the second's last
-// panel ragged and packed in float32; k past one pass in any blocking (1500 and 2100: two and
-// three blocks where L2 has 1 MiB).
+// panel ragged and packed in float32; k past one pass in any blocking (1500 and 2100).
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
@@ -346,13 +345,12 @@ TEST(GemmHostBlocking, VendorIsTheKernelsAndSizesTheABlock) {
   } else {
     EXPECT_LE(block, std::max<std::int64_t>(l2 / 8, kernels::detail::HostTile<double>::MR * b.kc * 8));
   }
-  // Where L2 has 1 MiB, blocks of k to kOnePassDepth deep, and one pass (KC = k) to a quarter
-  // past it where that is deeper than KC; elsewhere KC throughout.
+  // One pass (KC = k) to a quarter past kOnePassDepth only where L2 has 1 MiB and KC is
+  // shallower than kOnePassDepth; elsewhere KC.
   for (const auto& blocking : {b, kernels::detail::host_blocking<float>()}) {
-    const std::int64_t deep =
-        l2 >= (1 << 20) ? std::max(blocking.kc, kernels::detail::kOnePassDepth) : blocking.kc;
-    EXPECT_EQ(blocking.deep_kc, deep) << "KC " << blocking.kc << ", L2 " << l2;
-    EXPECT_EQ(blocking.one_pass_k, deep > blocking.kc ? deep * 5 / 4 : blocking.kc)
+    EXPECT_EQ(blocking.one_pass_k, l2 >= (1 << 20) && blocking.kc < kernels::detail::kOnePassDepth
+                                       ? kernels::detail::kOnePassDepth * 5 / 4
+                                       : blocking.kc)
         << "KC " << blocking.kc << ", L2 " << l2;
   }
 }
