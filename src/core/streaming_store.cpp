@@ -11,6 +11,8 @@ std::int64_t streaming_store_min_bytes() {
   return bytes;
 }
 
+bool stream_four_pages_at_once() { return cpu_is_intel(); }
+
 void streaming_store_fence() {
 #if defined(MINIGPU_STREAMING_STORES)
   _mm_sfence();

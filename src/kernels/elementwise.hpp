@@ -94,8 +94,8 @@ struct WithScalar {
 /// L1 buffer and streaming that out, as this did before, cost the triad 9-12 %: stream_line.)
 /// Pages > 1: the lines are visited Pages 4 KiB pages at a time, a line of each in turn, as
 /// glibc's large memcpy does. A core's prefetchers stop at the end of a 4 KiB page, so on
-/// ordinary pages a single stream waits at each new one; several pages in flight hide that.
-/// The fused lazy chain (one input) on 4 KiB pages went from 17.9-18.6 to 22.5-24.3 GB/s on 1
+/// ordinary pages a single stream waits at each new one; several pages in flight hide that, on
+/// Intel's cores (a Zen 5 core ran one stream faster: stream_four_pages_at_once). The fused lazy chain (one input) on 4 KiB pages went from 17.9-18.6 to 22.5-24.3 GB/s on 1
 /// thread and from 35.4-36.8 to 46.5-46.9 on 2 with 4 pages (glibc's memcpy 21.1-22.8 /
 /// 26.8-28.0 in the same minutes; 2-core Xeon VM, 2026-12-01);
 /// on 2 MiB pages it ran level, while the triad (two inputs, 12 streams) lost 12 % there.
@@ -160,12 +160,20 @@ bool streams_on_host(const OutView& out, const InViews&... in) {
   }
 }
 
-/// out(i) = f(in(i)) with streaming stores: host memory only.
+/// out(i) = f(in(i)) with streaming stores: host memory only. Four pages at a time or one
+/// stream as the CPU runs faster (core/streaming_store.hpp); tests ask for each.
 template <class OutView, class InView, class F>
-void map_streaming(const OutView& out, const InView& in, F f) {
+void map_streaming(const OutView& out, const InView& in, F f,
+                   const bool four_pages = stream_four_pages_at_once()) {
   const auto* const x = in.data();
-  const auto [range, block] = streaming_launch<4>(out, [=](const std::int64_t i) { return f(x[i]); });
-  Kokkos::parallel_for("elementwise::map", range, block);
+  const auto value = [=](const std::int64_t i) { return f(x[i]); };
+  if (four_pages) {
+    const auto [range, block] = streaming_launch<4>(out, value);
+    Kokkos::parallel_for("elementwise::map", range, block);
+  } else {
+    const auto [range, block] = streaming_launch<1>(out, value);
+    Kokkos::parallel_for("elementwise::map", range, block);
+  }
 }
 
 /// map's body as a functor, not a KOKKOS_LAMBDA: map<> is instantiated alike in several

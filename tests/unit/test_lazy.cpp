@@ -50,9 +50,9 @@ TEST_P(LazyChain, KernelsMatchTheChaptersFormulas) {
 // A streamed map writes exactly its output, whatever its alignment and length: whole lines
 // streamed, the ragged ends before and after them stored plainly; the guard elements around it
 // keep their value. Bytes, floats and doubles: 64, 16 and 8 elements a line; 8500 floats or
-// doubles also take the loop that visits 4 KiB chunks four at a time.
+// doubles also take the loop that visits 4 KiB chunks four at a time, where it is asked for.
 template <class T>
-void expect_streamed_map_covers_exactly() {
+void expect_streamed_map_covers_exactly(const bool four_pages) {
   const std::int64_t size = 8800;  // room for the largest offset and count, and guards after them
   Kokkos::View<T*, Kokkos::HostSpace> src("test::src", size), dst("test::dst", size);
   for (std::int64_t i = 0; i < size; ++i) src(i) = static_cast<T>((i * 7 + 1) % 127);
@@ -63,13 +63,14 @@ void expect_streamed_map_covers_exactly() {
         Kokkos::deep_copy(dst, T(111));
         const auto out = Kokkos::subview(dst, std::make_pair(dst_offset, dst_offset + elems));
         const auto in = Kokkos::subview(src, std::make_pair(src_offset, src_offset + elems));
-        kernels::map_streaming(out, in, plus_one);
+        kernels::map_streaming(out, in, plus_one, four_pages);
         Kokkos::fence();
         for (std::int64_t i = 0; i < size; ++i) {
           const bool inside = i >= dst_offset && i < dst_offset + elems;
           const T want = inside ? static_cast<T>(src(src_offset + i - dst_offset) + 1) : T(111);
           ASSERT_EQ(dst(i), want) << "element " << i << " of a " << elems << "-element map of " << sizeof(T)
-                                  << "-byte elements, offsets " << src_offset << " -> " << dst_offset;
+                                  << "-byte elements, offsets " << src_offset << " -> " << dst_offset
+                                  << (four_pages ? ", four pages at once" : ", one stream");
         }
       }
     }
@@ -77,30 +78,36 @@ void expect_streamed_map_covers_exactly() {
 }
 
 TEST(StreamingStores, MapWritesExactlyItsOutputAtEveryLengthAndAlignment) {
-  expect_streamed_map_covers_exactly<unsigned char>();
-  expect_streamed_map_covers_exactly<float>();
-  expect_streamed_map_covers_exactly<double>();
+  for (const bool four_pages : {false, true}) {
+    expect_streamed_map_covers_exactly<unsigned char>(four_pages);
+    expect_streamed_map_covers_exactly<float>(four_pages);
+    expect_streamed_map_covers_exactly<double>(four_pages);
+  }
 }
 
 // The streamed map against the chain's formula written out here: more than one parallel
-// block, a ragged last chunk, an output that starts off a cache line, and in place.
+// block, a ragged last chunk, an output that starts off a cache line, and in place; one stream
+// and four pages at once.
 TEST(StreamingStores, MapMatchesTheFormulaInPlaceAndOffLine) {
   const std::int64_t n = 2 * 65536 + 1000 + 3;
   Kokkos::View<float*, Kokkos::HostSpace> x("test::x", n + 3), z("test::z", n + 3);
-  for (std::int64_t i = 0; i < n + 3; ++i) x(i) = float(i % 1013) / 512.0f - 1.0f;
-  const auto want = [&](std::int64_t i) {
-    const double y = double(x(i)) * x(i) - 0.5;
-    return y * y * y - 0.2;
-  };
-  const auto z_off = Kokkos::subview(z, std::make_pair(std::int64_t(3), n + 3));
-  const auto x_off = Kokkos::subview(x, std::make_pair(std::int64_t(3), n + 3));
-  kernels::map_streaming(z_off, x_off, kernels::SquareCubeChain<float>{0.5f, 0.2f});
-  Kokkos::fence();
-  for (std::int64_t i = 0; i < n; ++i) ASSERT_NEAR(z_off(i), want(i + 3), 1e-5) << "at " << i;
-  kernels::map_streaming(z, x, kernels::SquareCubeChain<float>{0.5f, 0.2f});
-  kernels::map_streaming(x, x, kernels::SquareCubeChain<float>{0.5f, 0.2f});
-  Kokkos::fence();
-  for (std::int64_t i = 0; i < n + 3; ++i) ASSERT_EQ(x(i), z(i)) << "in place, at " << i;
+  const kernels::SquareCubeChain<float> chain{0.5f, 0.2f};
+  for (const bool four_pages : {false, true}) {
+    for (std::int64_t i = 0; i < n + 3; ++i) x(i) = float(i % 1013) / 512.0f - 1.0f;
+    const auto want = [&](std::int64_t i) {
+      const double y = double(x(i)) * x(i) - 0.5;
+      return y * y * y - 0.2;
+    };
+    const auto z_off = Kokkos::subview(z, std::make_pair(std::int64_t(3), n + 3));
+    const auto x_off = Kokkos::subview(x, std::make_pair(std::int64_t(3), n + 3));
+    kernels::map_streaming(z_off, x_off, chain, four_pages);
+    Kokkos::fence();
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_NEAR(z_off(i), want(i + 3), 1e-5) << "at " << i;
+    kernels::map_streaming(z, x, chain, four_pages);
+    kernels::map_streaming(x, x, chain, four_pages);
+    Kokkos::fence();
+    for (std::int64_t i = 0; i < n + 3; ++i) ASSERT_EQ(x(i), z(i)) << "in place, at " << i;
+  }
 }
 
 // The host_triad ceiling's kernel at the first size that streams: the values of STREAM's
