@@ -176,11 +176,7 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
             detail::pack_a_panel<MR>(a_pack + q * MR * kc_packed, ap + (ic + q * MR) * d.lda + pc, d.lda,
                                      std::min(MR, rows - q * MR), kc);
           }
-          // Read in place, the last MR + M1 rows run as two tiles of M2 (m = 64: 12·4 + 8 + 8, not
-          // 12·5 + 4): a tile of M1 rows has too few accumulators to hide the FMA's latency, and
-          // ran at 75 % of the rate of a full one.
-          const bool split_tail =
-              direct_a && std::is_same_v<S, T> && m_panels >= 2 && rows - (m_panels - 1) * MR == Tile::M1;
+          const RowTiles<Tile> row_tiles(rows, direct_a && std::is_same_v<S, T>);  // C's tiles of rows
           // One panel of B meets every panel of A's block in turn, as GotoBLAS orders them, B's
           // panel kept in L1. Where A is read in place and B's panel is more than half of L1, one
           // panel of A's rows (MR strided streams) stays in L1 while B's panels pass instead: 1
@@ -194,10 +190,8 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
             for (std::int64_t i = 0; i < inner; ++i) {
               const std::int64_t jr = a_panel_in_l1 ? i : o, ir = a_panel_in_l1 ? o : i;
               const int cols = static_cast<int>(std::min(NR, nc - jr * NR));
-              const bool in_tail = split_tail && ir >= m_panels - 2;
-              const std::int64_t r0 =
-                  in_tail ? (m_panels - 2) * MR + (ir - (m_panels - 2)) * Tile::M2 : ir * MR;
-              const int tile_rows = static_cast<int>(in_tail ? Tile::M2 : std::min(MR, rows - r0));
+              const std::int64_t r0 = row_tiles.first_row(ir);
+              const int tile_rows = row_tiles.height(ir);
               T* const c_tile = cp + (ic + r0) * d.ldc + jc + jr * NR;
               const bool b_in_place = direct_b && cols == NR;
               const S* const b_panel =
@@ -308,8 +302,9 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   const bool direct_a = kc_max == d.k && d.k % KS == 0 &&
                         d.m * d.k * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2;
   if constexpr (std::is_same_v<S, T>) {  // the smallest products skip the plan (gemm_host_small.hpp)
-    if (workers == 1 && detail::small_product_fits<T>(d, direct_a, blocking.nc)) {
-      return detail::gemm_host_small(cp, ap, bp, d, accumulate, scale);
+    if (workers == 1) {
+      if (const int last_group = detail::small_product_plan<T>(d, direct_a, blocking.nc); last_group > 0)
+        return detail::gemm_host_small(cp, ap, bp, d, accumulate, scale, last_group);
     }
   }
   // A packed, a k up to one_pass_k deep runs in one block (gemm_host_blocking.hpp); A read in

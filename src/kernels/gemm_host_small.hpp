@@ -4,7 +4,9 @@
 // divisions before the first tile (50 ns, one 12 × 32 tile's 16 steps of k) and 30 cycles of
 // choosing each tile. At m = n = k = 64 that came to 0.13-0.17 µs of a 2.4 µs product, the gap
 // to OpenBLAS's small path (1 thread, float32 and float64 alike, Zen 5 VM, 2026-12-04). Where it
-// applies the tiles and their order are gemm_host_blocked's, so C is the same to the bit.
+// applies the tiles and their order are gemm_host_blocked's, so C is the same to the bit; only
+// where α ≠ 1 and C is added may the compiler fuse α·sum + C into one FMA in one path and not in
+// the other, one rounding apart (a test met it: float32, 4 × 12 times 12 × 20, C += 0.3·A·B).
 #pragma once
 
 #include "core/cpu_info.hpp"
@@ -18,58 +20,57 @@
 
 namespace minigpu::kernels::detail {
 
-// Steps of k in a group of the grouped tile (gemm_host_grouped.hpp) for B's ragged last panel on
-// the small path: 1 where B has no ragged panel, 0 where the grouped tile does not serve it.
+// Whether gemm_host_small takes C = A·B on one thread, and how: 0 where it does not; else the
+// steps of k in a group of the grouped tile (gemm_host_grouped.hpp) for B's ragged last panel, 1
+// where B has none. It takes all of k in one pass with A read in place (`direct_a`, gemm_host's
+// test); B's columns in whole panels, or a ragged last one that the grouped tile takes (n = 100
+// in float32); the whole product within L2, B within half of it and one panel of B within half of
+// L1, where gemm_host_blocked reads B in place too and runs each panel of B past every tile of
+// rows; and C's last rows a tile that reads them in place (MR, M2 or M1 of them). These restate
+// gemm_host_blocked's direct_b, a_panel_in_l1 and grouped for one worker; a test holds the two
+// paths' C to each other bit for bit, so where they part, it fails.
 template <class T>
-int small_last_panel_group(const GemmDims& d) {
-  const int last_cols = static_cast<int>(d.n % HostTile<T>::NR);
+int small_product_plan(const GemmDims& d, bool direct_a, std::int64_t nc) {
+  using Tile = HostTile<T>;
+  const std::int64_t rest = d.m % Tile::MR, bytes = sizeof(T);
+  const CpuCaches& caches = cpu_caches();
+  const bool fits = direct_a && d.n <= nc && (rest == 0 || rest == Tile::M1 || rest == Tile::M2) &&
+                    (d.m * d.k + d.k * d.n + d.m * d.n) * bytes <= caches.l2 &&
+                    d.k * d.n * bytes <= caches.l2 / 2 && d.k * Tile::NR * bytes <= caches.l1d / 2;
+  if (!fits) return 0;
+  const int last_cols = static_cast<int>(d.n % Tile::NR);
   if (last_cols == 0) return 1;
   const int group = k_group<T>(last_cols);
   return group > 1 && d.k % group == 0 ? group : 0;
 }
 
-// Whether gemm_host_small takes C = A·B on one thread: all of k in one pass with A read in place
-// (`direct_a`, gemm_host's test); B's columns in whole panels, or a ragged last one that the
-// grouped tile takes (n = 100 in float32, as gemm_host_blocked gives it); the whole product
-// within L2, B within half of it and one panel of B within half of L1, where gemm_host_blocked
-// reads B in place too and runs each panel of B past every tile of rows; and C's last rows a tile
-// that reads them in place (MR, M2 or M1 of them; M1 after a full tile as two of M2, as
-// gemm_host_blocked splits them).
-template <class T>
-bool small_product_fits(const GemmDims& d, bool direct_a, std::int64_t nc) {
-  using Tile = HostTile<T>;
-  const std::int64_t rest = d.m % Tile::MR, bytes = sizeof(T);
-  const CpuCaches& caches = cpu_caches();
-  return direct_a && d.n <= nc && (rest == 0 || rest == Tile::M1 || rest == Tile::M2) &&
-         (d.m * d.k + d.k * d.n + d.m * d.n) * bytes <= caches.l2 && d.k * d.n * bytes <= caches.l2 / 2 &&
-         d.k * Tile::NR * bytes <= caches.l1d / 2 && small_last_panel_group<T>(d) > 0;
-}
-
-// Every tile of C's rows, top to bottom, as gemm_host_blocked cuts them: tile(MT, first row),
-// MT a std::integral_constant.
+// Every tile of C's rows, top to bottom, as gemm_host_blocked cuts them (RowTiles decides where
+// the tail splits): tile(MT, first row), MT a std::integral_constant. After the full tiles, M2 and
+// M1 rows only: small_product_plan refuses other last rows. The tail's tiles are written out, not
+// looped over with RowTiles' heights: that loop cost float32 m = 16, n = k = 64 8-15 % and
+// m = 64 2-5 % here (alternating batches, Zen 5 VM, 2026-12-04).
 template <class T, class Tile>
 inline void for_each_row_tile(const std::int64_t m, const Tile& tile) {
   using Shape = HostTile<T>;
   constexpr int MR = Shape::MR, M1 = Shape::M1, M2 = Shape::M2;
-  const std::int64_t rest = m % MR;
-  const bool split_tail = rest == M1 && m >= MR;  // 12·q + 4 rows: the last 16 as two tiles of 8
-  const std::int64_t full_tiles = m / MR - (split_tail ? 1 : 0), tail_row = full_tiles * MR;
-  for (std::int64_t i = 0; i < full_tiles; ++i) tile(std::integral_constant<int, MR>{}, i * MR);
-  if (split_tail) {
+  const RowTiles<Shape> tiles(m, true);
+  const std::int64_t full = tiles.full_tiles(), tail_row = full * MR;
+  for (std::int64_t i = 0; i < full; ++i) tile(std::integral_constant<int, MR>{}, i * MR);
+  if (tiles.split_tail) {
     tile(std::integral_constant<int, M2>{}, tail_row);
     tile(std::integral_constant<int, M2>{}, tail_row + M2);
-  } else if (rest == M2) {
+  } else if (m - tail_row == M2) {
     tile(std::integral_constant<int, M2>{}, tail_row);
-  } else if (rest == M1) {
+  } else if (m - tail_row == M1) {
     tile(std::integral_constant<int, M1>{}, tail_row);
   }
 }
 
-// C = α·A·B (+ C where load_c) where small_product_fits: each whole panel of B's columns in turn,
-// down C's rows, then a ragged last panel packed for the grouped tile.
+// C = α·A·B (+ C where load_c) where small_product_plan gave `last_group` > 0: each whole panel
+// of B's columns in turn, down C's rows, then a ragged last panel packed for the grouped tile.
 template <class T>
 void gemm_host_small(T* const cp, const T* const ap, const T* const bp, const GemmDims& d, const bool load_c,
-                     const T alpha) {
+                     const T alpha, const int last_group) {
   using Tile = HostTile<T>;
   constexpr int MR = Tile::MR, NR = Tile::NR, NV = Tile::NV, V = kHostVectorBytes;
   const std::int64_t whole_cols = d.n / NR * NR;
@@ -83,7 +84,7 @@ void gemm_host_small(T* const cp, const T* const ap, const T* const bp, const Ge
   const int last_cols = static_cast<int>(d.n - whole_cols);
   if (last_cols == 0) return;
   T* const panel = host_scratch<T, 1>(d.k * NR);
-  pack_b_grouped(panel, bp + whole_cols, d.ldb, last_cols, d.k, small_last_panel_group<T>(d));
+  pack_b_grouped(panel, bp + whole_cols, d.ldb, last_cols, d.k, last_group);
   for_each_row_tile<T>(d.m, [&](auto rows, const std::int64_t r) {
     tile_grouped(d.k, ap + r * d.lda, d.lda, panel, cp + r * d.ldc + whole_cols, d.ldc, decltype(rows)::value,
                  last_cols, load_c, alpha);

@@ -223,6 +223,29 @@ constexpr bool rows_in_place(std::int64_t rows) {
   return rows == Tile::MR || (std::is_same_v<S, T> && (rows == Tile::M1 || rows == Tile::M2));
 }
 
+// C's tiles of rows in a block of `rows` rows, as the native GEMM cuts them: MR rows each from
+// the top, the last one shorter, except that where A is read in place (split_allowed) the last
+// MR + M1 rows run as two tiles of M2 (m = 64: 12·4 + 8 + 8, not 12·5 + 4). A tile of M1 rows
+// has too few accumulators to hide the FMA's latency, and ran at 75 % of the rate of a full one.
+// gemm_host_blocked and gemm_host_small both cut C's rows with this, so their tiles are the same.
+template <class Tile>
+struct RowTiles {
+  std::int64_t rows, count;  // count: MR-row panels, and as many tiles
+  bool split_tail;
+  RowTiles(const std::int64_t rows_, const bool split_allowed)
+      : rows(rows_), count((rows_ + Tile::MR - 1) / Tile::MR),
+        split_tail(split_allowed && count >= 2 && rows_ - (count - 1) * Tile::MR == Tile::M1) {}
+  bool in_tail(const std::int64_t i) const { return split_tail && i >= count - 2; }
+  // The leading tiles of MR rows each; those after them are shorter.
+  std::int64_t full_tiles() const { return split_tail ? count - 2 : rows / Tile::MR; }
+  std::int64_t first_row(const std::int64_t i) const {
+    return in_tail(i) ? (count - 2) * Tile::MR + (i - (count - 2)) * Tile::M2 : i * Tile::MR;
+  }
+  int height(const std::int64_t i) const {
+    return in_tail(i) ? Tile::M2 : static_cast<int>(std::min<std::int64_t>(Tile::MR, rows - i * Tile::MR));
+  }
+};
+
 // The columns of a panel of B that the tile for `cols` of them reads, operands and C of type
 // T: half a vector, one, or all NR (the build without vector types reads all NR). pack_b_panel
 // pads a ragged panel with zeros as far as this. (`cols` is unused in the build without them.)
