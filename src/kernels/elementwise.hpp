@@ -95,9 +95,10 @@ struct WithScalar {
 /// Pages > 1: the lines are visited Pages 4 KiB pages at a time, a line of each in turn, as
 /// glibc's large memcpy does. A core's prefetchers stop at the end of a 4 KiB page, so on
 /// ordinary pages a single stream waits at each new one; several pages in flight hide that, on
-/// Intel's cores (a Zen 5 core ran one stream faster: stream_four_pages_at_once). The fused lazy chain (one input) on 4 KiB pages went from 17.9-18.6 to 22.5-24.3 GB/s on 1
-/// thread and from 35.4-36.8 to 46.5-46.9 on 2 with 4 pages (glibc's memcpy 21.1-22.8 /
-/// 26.8-28.0 in the same minutes; 2-core Xeon VM, 2026-12-01);
+/// Intel's cores (a Zen 5 core ran one stream faster: stream_four_pages_at_once). The fused lazy
+/// chain (one input) on 4 KiB pages went from 17.9-18.6 to 22.5-24.3 GB/s on 1 thread and from
+/// 35.4-36.8 to 46.5-46.9 on 2 with 4 pages (glibc's memcpy 21.1-22.8 / 26.8-28.0 in the same
+/// minutes; 2-core Xeon VM, 2026-12-01);
 /// on 2 MiB pages it ran level, while the triad (two inputs, 12 streams) lost 12 % there.
 /// No software prefetch of the inputs: asked for 1 KiB ahead of each line, the triad read
 /// 1.01-1.02x on the Xeon VM and 0.86-0.94x on Zen 5 (docs/performance.md, 2026-12-03/04).

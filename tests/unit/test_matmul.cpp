@@ -292,7 +292,8 @@ void expect_small_products_exact() {
       for (const std::int64_t k : {1, 4, 5, 16}) {
         const GemmDims d = dense_gemm(m, n, k);
         const bool small = n % NR == 0 || (grouped_tile && k % 4 == 0);
-        ASSERT_EQ(kernels::detail::small_product_plan<T>(d, true, nc) > 0, small) << m << "x" << n << "x" << k;
+        ASSERT_EQ(kernels::detail::small_product_plan<T>(d, true, nc) > 0, small)
+            << m << "x" << n << "x" << k;
         for (const bool accumulate : {false, true}) {
           auto a = small_integers<T>({m, k}, cpu(), 3), b = small_integers<T>({k, n}, cpu(), 4);
           auto c = small_integers<T>({m, n}, cpu(), 5);
@@ -351,7 +352,8 @@ void expect_small_path_is_the_blocked_path() {
         for (const bool accumulate : {false, true}) {
           std::vector<T> small = c0, blocked = c0;
           const T alpha = accumulate ? T(1) : T(0.3);
-          kernels::detail::gemm_host_small(small.data(), a.data(), b.data(), d, accumulate, alpha, last_group);
+          kernels::detail::gemm_host_small(small.data(), a.data(), b.data(), d, accumulate, alpha,
+                                           last_group);
           kernels::detail::gemm_host_blocked<MR, Kokkos::DefaultHostExecutionSpace>(
               blocked.data(), a.data(), b.data(), d, accumulate, alpha, 1, k, true);
           for (std::size_t e = 0; e < small.size(); ++e) {
