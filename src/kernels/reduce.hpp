@@ -2,6 +2,7 @@
 // is a rank-0 View of that space, a subview of a device log entry for instance.
 #pragma once
 
+#include "core/cpu_info.hpp"
 #include "core/kokkos_compat.hpp"
 #include "core/low_precision.hpp"
 #include "kernels/elementwise.hpp"
@@ -63,15 +64,17 @@ struct SquaredSumRoot {
 /// SquaredSumRoot for host backends, over blocks of kBlock elements. One accumulator per
 /// thread is a chain of dependent adds (about 4 cycles each, and the compiler may not reorder
 /// a floating-point sum): 17 µs for the 10^4 entries of the logging step's 100×100 matrix.
-/// kLanes independent partial sums per block let the adds overlap and vectorise: 64 float lanes
-/// are four AVX-512 chains, enough to hide the add's latency. They are summed in halves (a tree
-/// of log2(kLanes) vector steps), and blocks of 2048 make 5 joins for 10^4 floats where blocks
-/// of 512 made 20: the norm took 0.56 µs on one thread where it took 0.73 (the loop alone, which
-/// reads Y from L2, 0.53).
+/// kLanes independent partial sums per block let the adds overlap and vectorise: eight vectors'
+/// worth, as two FMA pipes of 4 cycles' latency need eight chains in flight (the bare loop over
+/// 10^4 floats took 0.18 µs on four AVX-512 chains, 0.13 on eight; launched, 2-4 % of the
+/// norm's 0.35; Zen 5 VM). They are summed in halves (a tree of log2(kLanes) vector steps), and
+/// blocks of 2048 make 5 joins for 10^4 floats where blocks of 512 made 20 (the norm 0.56 µs on
+/// one thread against 0.73).
 template <class InView, bool Reciprocal = false>
 struct BlockedSquaredSumRoot {
-  static constexpr std::int64_t kBlock = 2048, kLanes = 64;
   using value_type = accumulator_t<typename InView::non_const_value_type>;
+  static constexpr std::int64_t kBlock = 2048,
+                                kLanes = 8 * static_cast<std::int64_t>(kHostVectorBytes / sizeof(value_type));
   InView in;
   std::int64_t n;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t block, value_type& acc) const {

@@ -7,6 +7,7 @@
 // to T where they meet the data in the forward product, and native kernels only.
 #pragma once
 
+#include "core/backend.hpp"
 #include "core/low_precision.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/gemm.hpp"
@@ -190,7 +191,7 @@ class SgdTrainer {
           kernels::mse_gradient(grad_, x, err_, rows, in_, in_);
           kernels::sgd_step(w_, b_, grad_, loss_log_, step, lr, lr / static_cast<P>(rows), in_);
         }
-        if (o_.sync_loss) Kokkos::deep_copy(Kokkos::subview(losses_, step), Kokkos::subview(grad_, in_ + 1));
+        if (o_.sync_loss) losses_(step) = read_on_host(Kokkos::subview(grad_, in_ + 1));
       }
     }
     if (!o_.sync_loss) Kokkos::deep_copy(losses_, loss_log_);

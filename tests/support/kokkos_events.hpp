@@ -1,5 +1,5 @@
 // Counts what code does through Kokkos's own tool hooks, an observer outside the code under
-// test: kernel launches, deep copies, allocations, and launches or regions of one name; or
+// test: kernel launches, deep copies, fences, allocations, and launches or regions of one name; or
 // the tree of profiling regions with the kernels launched inside it.
 #pragma once
 
@@ -13,7 +13,7 @@
 namespace minigpu::testing {
 
 struct KokkosEventCounts {
-  long fors = 0, reduces = 0, copies = 0, allocations = 0, named = 0;
+  long fors = 0, reduces = 0, copies = 0, allocations = 0, named = 0, fences = 0;
 };
 
 /// Installs the hooks while it lives (one at a time); counts start at zero.
@@ -28,6 +28,7 @@ class KokkosEventCounter {
     tools::set_begin_deep_copy_callback(&KokkosEventCounter::deep_copy);
     tools::set_allocate_data_callback(&KokkosEventCounter::allocate);
     tools::set_push_region_callback(&KokkosEventCounter::region);
+    tools::set_begin_fence_callback(&KokkosEventCounter::fence);
   }
   ~KokkosEventCounter() {
     namespace tools = Kokkos::Tools::Experimental;
@@ -36,6 +37,7 @@ class KokkosEventCounter {
     tools::set_begin_deep_copy_callback(nullptr);
     tools::set_allocate_data_callback(nullptr);
     tools::set_push_region_callback(nullptr);
+    tools::set_begin_fence_callback(nullptr);
   }
   KokkosEventCounter(const KokkosEventCounter&) = delete;
   KokkosEventCounter& operator=(const KokkosEventCounter&) = delete;
@@ -44,6 +46,8 @@ class KokkosEventCounter {
   static long parallel_reduces() { return counts_.reduces; }
   static long deep_copies() { return counts_.copies; }
   static long allocations() { return counts_.allocations; }
+  /// Fences the tools were told of (Kokkos 4: one per backend for a global Kokkos::fence()).
+  static long fences() { return counts_.fences; }
   /// Launches and regions named like the constructor's `name`.
   static long named() { return counts_.named; }
 
@@ -63,6 +67,7 @@ class KokkosEventCounter {
   static void allocate(Kokkos_Profiling_SpaceHandle, const char*, const void*, std::uint64_t) {
     ++counts_.allocations;
   }
+  static void fence(const char*, std::uint32_t, std::uint64_t*) { ++counts_.fences; }
   static void region(const char* name) {
     if (std::strcmp(name, name_) == 0) ++counts_.named;
   }
