@@ -7,7 +7,7 @@
 namespace minigpu {
 
 std::int64_t streaming_store_min_bytes() {
-  static const std::int64_t bytes = cpu_caches().l3 * 3 / 8;
+  static const std::int64_t bytes = cpu_caches().l3 / 4;
   return bytes;
 }
 
