@@ -85,7 +85,18 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
   // kMinSlabColumns repays. A C too narrow for a slab each keeps the shared B block.
   const std::int64_t col_panels = (d.n + NR - 1) / NR;
   const std::int64_t min_slab = direct_a ? detail::kMinSlabColumnsInPlace : detail::kMinSlabColumns;
-  const std::int64_t slabs = workers > 1 && d.n >= workers * min_slab ? workers : 1;
+  // Narrower slabs too where the B block the workers would share outgrows half of L2, so that each
+  // worker's half of it stays there, unless A is far taller than B is wide: each slab reads all
+  // of A again. Zen 5 VM (1 MiB L2), 2 threads, 2026-12-04, % of the FMA peak, two alternating
+  // rounds of a harness (best of 15 batches): n = 384 float32 68 → 82-85, float64 71-74 → 81-84;
+  // n = 512 76-78 → 85-90 and 76-77 → 84-85; n = 320 float64 67-69 → 84; n = 768 83-85 → 87-92
+  // and 79-82 → 87-88; 1024 × 384 × 512 80-82 → 84-86 in float32. Taken where m = 16 n
+  // (4096 × 256 × 784) it lost 3-6 %, hence m <= 4 n.
+  const bool shared_b_spills = kc_max * std::min(d.n, blocking.nc) * std::int64_t(sizeof(S)) >
+                               cpu_caches().l2 / 2;
+  const bool narrow_slabs =
+      shared_b_spills && d.n >= workers * detail::kMinSlabColumnsInPlace && d.m <= 4 * d.n;
+  const std::int64_t slabs = workers > 1 && (d.n >= workers * min_slab || narrow_slabs) ? workers : 1;
   const std::int64_t row_workers = slabs > 1 ? 1 : workers;
   const std::int64_t rows_each = ((d.m + row_workers - 1) / row_workers + MR - 1) / MR * MR;
   // Blocks of rows in a multiple of the workers, so that none idles while the others finish (7

@@ -55,7 +55,9 @@ TYPED_TEST_SUITE(MatmulKernels, testing::EveryDeviceAndDtype, testing::OnNames);
 // place, so slabs from 128 columns) and 20 × 1100 (k across KC) cut C into one slab of columns
 // per worker, the last slab ragged; 128 × 128 × 256 shares its rows over B wholly in place;
 // 64 × 256 × 256 and 64 × 272 × 256 take slabs that read B in place too, the second's last
-// panel ragged and packed in float32; k past one pass in any blocking (1500 and 2100).
+// panel ragged and packed in float32; 200 × 384 × 600 (A packed, one pass) cuts slabs of 192
+// columns where its B block outgrows half of L2 (1 MiB L2s: both dtypes; 2 MiB: float64); k past
+// one pass in any blocking (1500 and 2100).
 TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
   using T = typename TypeParam::value_type;
   const Device d = this->device();
@@ -70,7 +72,7 @@ TYPED_TEST(MatmulKernels, EveryKernelMatchesHostTripleLoopExactly) {
       {64, 40, 64},   {100, 36, 100}, {36, 33, 8},     {44, 98, 20},    {16, 99, 12},    {24, 35, 16},
       {20, 38, 12},   {24, 100, 30},  {101, 100, 100}, {40, 1030, 130}, {20, 1100, 530}, {300, 70, 1100},
       {40, 600, 200}, {40, 300, 400}, {128, 128, 256}, {64, 256, 256},  {64, 272, 256},  {30, 20, 1500},
-      {13, 40, 2100}};
+      {13, 40, 2100}, {200, 384, 600}};
   for (const char* kernel : {"reference", "tiled", "vendor"}) {
     if (std::string(kernel) == "vendor" && !kernels::has_vendor_gemm(d)) continue;
     for (const auto& shape : shapes) {
