@@ -13,13 +13,14 @@
 # for hpcc and miniGPU alike; on the Xeon VM, 2026-12-01, one hpcc launch in 8 read 0.109 µs and
 # 10.4 GB/s, as if both ranks shared a core), so a best against a best compared two modes
 # whenever one side caught a rare one: that sitting's best-of read 2.05, its pairs 0.95-1.01
-# but one. Every launch's figure is printed. Exits 1
+# but one. miniGPU's best printed is of the launches its own run did not flag unreliable (all of
+# them, marked !, where every one was flagged). Every launch's figure is printed. Exits 1
 # when a ratio misses its bar, 77 when hpcc is not installed (apt-get install hpcc;
 # scripts/dev/bench.sh does).
 # Usage: scripts/dev/bench_pingpong.sh MINIGPU [OUT_DIR]   (ROUNDS=8 in the environment)
 source "$(dirname "${BASH_SOURCE[0]}")/../common.sh"
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || [ $# -lt 1 ]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 minigpu="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
@@ -76,8 +77,9 @@ def hpcc(key):
     return runs
 
 def minigpu(n_bytes):
-    """({run: best one-way µs}, {run: best GB/s}, verified) over the pingpong rows of n_bytes."""
-    us, gbps, ok = {}, {}, True
+    """({run: best one-way µs}, {run: best GB/s}, {runs flagged unreliable: why}, verified) over the
+    pingpong rows of n_bytes."""
+    us, gbps, unreliable, ok = {}, {}, {}, True
     for d in glob.glob(os.path.join(out, "minigpu_*")):
         if not os.path.isdir(d):
             continue
@@ -87,20 +89,24 @@ def minigpu(n_bytes):
                     one_way = float(r["min_s"]) / (2 * int(r["messages"]))
                     us[run_number(d)] = 1e6 * one_way
                     gbps[run_number(d)] = n_bytes / one_way / 1e9
+                    if r["reliable"] != "true":
+                        unreliable[run_number(d)] = r["unreliable_because"]
                     ok = ok and r["verified"] == "true"
-    return us, gbps, ok
+    return us, gbps, unreliable, ok
 
-def each(figures):
-    return " ".join(f"{figures[k]:.3g}" for k in sorted(figures))
+def each(figures, unreliable=()):
+    return " ".join(f"{figures[k]:.3g}" + ("!" if k in unreliable else "") for k in sorted(figures))
 
 status = 0
 lat_ref, bw_ref = hpcc("AvgPingPongLatency_usec"), hpcc("AvgPingPongBandwidth_GBytes")
-lat, _, ok8 = minigpu(8)
-_, bw, ok2 = minigpu(2000000)
+lat, _, lat_flagged, ok8 = minigpu(8)
+_, bw, bw_flagged, ok2 = minigpu(2000000)
 print(f"{'benchmark':44} {'miniGPU':>9} {'hpcc':>9} {'ratio':>7} {'bar':>7}  verdict")
-for name, mine, ref, unit, best, bar, good in [
-        ("ping-pong latency, 8 B, one way", lat, lat_ref, "us", min, "<= 1.05", lambda r: r <= 1.05),
-        ("ping-pong bandwidth, 2,000,000 B", bw, bw_ref, "GB/s", max, ">= 0.95", lambda r: r >= 0.95)]:
+for name, mine, flagged, ref, unit, best, bar, good in [
+        ("ping-pong latency, 8 B, one way", lat, lat_flagged, lat_ref, "us", min, "<= 1.05",
+         lambda r: r <= 1.05),
+        ("ping-pong bandwidth, 2,000,000 B", bw, bw_flagged, bw_ref, "GB/s", max, ">= 0.95",
+         lambda r: r >= 0.95)]:
     pairs = sorted(mine[r] / ref[r] for r in mine if r in ref)
     if not pairs:
         print(f"FAIL {name}: no launch of both sides to pair")
@@ -109,10 +115,18 @@ for name, mine, ref, unit, best, bar, good in [
     ratio = statistics.median(pairs)
     verdict = "PASS" if good(ratio) else "FAIL"
     status |= verdict == "FAIL"
-    print(f"{name + ' (' + unit + ')':44} {best(mine.values()):9.3f} {best(ref.values()):9.3f} {ratio:7.3f} "
-          f"{bar:>7}  {verdict}   (ratio: median of {len(pairs)} paired launches, {pairs[0]:.3f}-{pairs[-1]:.3f}; "
-          f"best of each side {best(mine.values()) / best(ref.values()):.3f})")
-    print(f"  each run in order, miniGPU: {each(mine)}; hpcc: {each(ref)}")
+    # miniGPU's best launch among those its own run called reliable: a launch it flagged (one read
+    # 0.112 us one way against 154-161 in the other seven, cv 29 %, 2026-12-04) is no figure to
+    # quote. The ratio is the median of every pair, flagged or not, and prints how many were.
+    trusted = {r: v for r, v in mine.items() if r not in flagged} or mine
+    mark = "" if len(trusted) < len(mine) or not flagged else "!"
+    print(f"{name + ' (' + unit + ')':44} {best(trusted.values()):8.3f}{mark or ' '} {best(ref.values()):9.3f} "
+          f"{ratio:7.3f} {bar:>7}  {verdict}   (ratio: median of {len(pairs)} paired launches, "
+          f"{pairs[0]:.3f}-{pairs[-1]:.3f}, {len(flagged)} of them flagged unreliable by miniGPU; "
+          f"best of each side {best(trusted.values()) / best(ref.values()):.3f})")
+    print(f"  each run in order, miniGPU (! = flagged unreliable): {each(mine, flagged)}; hpcc: {each(ref)}")
+    for r in sorted(flagged):
+        print(f"  ! miniGPU launch {r}: {flagged[r]}")
 if not (ok8 and ok2):
     print("FAIL a miniGPU ping-pong row was not verified")
     status = 1

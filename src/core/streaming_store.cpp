@@ -1,15 +1,11 @@
-// When to stream, and the fence that orders streamed lines. The line store itself is inline in
-// the header, so that callers stream from the register they computed a line in.
+// How to stream, and the fence that orders streamed lines. The line store itself is inline in
+// the header, so that callers stream from the register they computed a line in; when to stream is
+// glibc's rule (glibc_streaming.cpp).
 #include "core/streaming_store.hpp"
 
 #include "core/cpu_info.hpp"
 
 namespace minigpu {
-
-std::int64_t streaming_store_min_bytes() {
-  static const std::int64_t bytes = cpu_caches().l3 / 4;
-  return bytes;
-}
 
 bool stream_four_pages_at_once() { return cpu_is_intel(); }
 

@@ -22,12 +22,17 @@
 
 namespace minigpu {
 
-/// Outputs of at least this many bytes are worth streaming: a quarter of the L3, the rule of
-/// Debian 12's glibc for memcpy (x86_non_temporal_threshold), so a pass and the memcpy it is
-/// compared with switch together. At 3/8 of the L3, as before, a Zen 5 VM reporting its host's
-/// 508 MiB L3 streamed from 190 MiB and memcpy from 127: a float32 triad on 128 MiB arrays (the
-/// kernel pairs' size) took ordinary stores and ran at 0.75 of float64's GB/s.
+/// Outputs of at least this many bytes are worth streaming: where glibc's memcpy streams on this
+/// CPU (x86_non_temporal_threshold, or GLIBC_TUNABLES' setting of it), so that a pass and the
+/// memcpy it is compared with switch together. Its rule (glibc_streaming.cpp) is a quarter of the
+/// L3 or more, and no fixed share follows it: 3/8 of the L3 ran a Zen 5 VM's float32 triad
+/// (128 MiB arrays; glibc streamed from 127 MiB) with ordinary stores at 0.75 of float64's GB/s,
+/// and a quarter missed glibc's 3/4 on a Zen 4 VM (2026-12-04, the same glibc).
 std::int64_t streaming_store_min_bytes();
+
+/// GLIBC_TUNABLES' glibc.cpu.x86_non_temporal_threshold in `tunables` (the variable's value), the
+/// last one glibc would accept (above its minimum, 0x4040); -1 where there is none.
+std::int64_t glibc_tuned_threshold(const char* tunables);
 
 /// Bytes in one streamed line: a cache line, and a whole AVX-512 register.
 inline constexpr std::size_t kStreamLineBytes = 64;
