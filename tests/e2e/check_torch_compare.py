@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_fixture import write_run  # noqa: E402
 
 MINE = ["experiment", "case", "n", "variant", "steps", "mode", "kernel", "device", "dtype", "median_s", "gflops",
-        "verified", "error_max_abs_rel"]
+        "verified", "error_max_abs_rel", "pct_of_peak"]
 THEIRS = ["experiment", "case", "n", "variant", "steps", "mode", "kernel", "device", "dtype", "median_s", "gflops",
           "verified", "check", "skipped", "direction", "host_memory", "bytes", "chunks", "gbps", "torch", "peer", "blas",
           "threads"]
@@ -91,6 +91,14 @@ def check_compare(script, tmp, errors):
     code, out = compare(script, tmp, logging_rows(0.015)[0], lt + practised, "--bench")
     if code != 1 or "(out=) sync_each_step n=100 float32 vendor 1.5e-05 1.95e-05 0.769 <=0.75 FAIL" not in out:
         errors.append(f"--bench against PyTorch's practised loop must hold the 0.75 bar (exit {code}):\n{out}")
+    # A step at 90 % of the FMA peak would take 0.9 * 15 = 13.5 ms at it, 0.692 of PyTorch's 19.5:
+    # the 0.75 bar needs 0.692 / 0.75 = 92 % of the peak; at 99 % it would need 102 %, out of reach.
+    for pct, want in ((90, "FAIL (step at 90 % of the FMA peak; the bar needs 92 %)"),
+                      (99, "FAIL (step at 99 % of the FMA peak; the bar needs 102 %; above the peak: out of reach)")):
+        at_peak = [dict(m, pct_of_peak=pct) for m in logging_rows(0.015)[0]]
+        code, out = compare(script, tmp, at_peak, lt + practised, "--bench")
+        if code != 1 or f"(out=) sync_each_step n=100 float32 vendor 1.5e-05 1.95e-05 0.769 <=0.75 {want}" not in out:
+            errors.append(f"--bench must say what share of the FMA peak the bar needs, at {pct} %:\n{out}")
     code, out = compare(script, tmp, mm, mt, "--bench")
     if code != 0:
         errors.append(f"--bench on matmul rows alone (no bar) must pass (exit {code}):\n{out}")
