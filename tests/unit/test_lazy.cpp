@@ -160,7 +160,7 @@ TEST(StreamingStores, ReadGlibcTunablesAsGlibcDoes) {
             1 << 20);
   EXPECT_EQ(glibc_tuned_threshold("glibc.cpu.x86_non_temporal_threshold=2097152:glibc.malloc.hugetlb=1"),
             2 << 20);
-  EXPECT_EQ(glibc_tuned_threshold("glibc.cpu.x86_non_temporal_threshold=16384"), -1) << "under glibc's minimum";
+  EXPECT_EQ(glibc_tuned_threshold("glibc.cpu.x86_non_temporal_threshold=16384"), -1) << "under 0x4040";
   EXPECT_EQ(glibc_tuned_threshold("glibc.cpu.x86_non_temporal_threshold=12MiB"), -1) << "not a number";
   EXPECT_EQ(glibc_tuned_threshold("glibc.cpu.x86_non_temporal_threshold="), -1);
   EXPECT_EQ(glibc_tuned_threshold("glibc.cpu.x86_non_temporal_threshold=010000000"), 2 << 20) << "octal";
