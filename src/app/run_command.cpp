@@ -139,7 +139,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
         save_run(*directory, record, finished, {}, io::RunStatus::interrupted);
         // On a line of its own: a live progress line may be showing.
         std::cerr << "\nminigpu: interrupted by " << signal_name(sig) << ": stopping at the next repetition; "
-                  << finished.size() << " finished case(s) kept in " << directory->mark_interrupted()
+                  << finished.size() << " case(s) finished so far, kept in " << directory->mark_interrupted()
                   << std::endl;
       } catch (const std::exception& e) {  // the main thread's next write reports it
         std::cerr << "minigpu: interrupted by " << signal_name(sig) << ": " << e.what() << std::endl;
