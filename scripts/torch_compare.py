@@ -160,10 +160,10 @@ def bench_rows(found):
             # PyTorch's loop as the chapter writes it, and as a practised user does (out=
             # buffers, in-place scaling: "torch_out"), the stricter bar against the latter.
             practised = t.get("kernel") == "torch_out"
+            bar = LOGGING_BEST_BAR if practised else LOGGING_BAR
             rows.append((f"logging step / PyTorch step{' (out=)' if practised else ''}",
                          f"{m['mode']} n={m['n']} {m['dtype']} {m.get('kernel', '')}", ours, theirs, ours / theirs,
-                         LOGGING_BEST_BAR if practised else LOGGING_BAR, LOGGING_GOAL, "<=",
-                         peak_note(m, ours / theirs, LOGGING_BEST_BAR if practised else LOGGING_BAR)))
+                         bar, LOGGING_GOAL, "<=", peak_note(m, ours / theirs, bar)))
         elif m["experiment"] == "matmul":
             ours, theirs = float(m["gflops"]), float(t["gflops"])
             bar, goal = None, MATMUL_GOAL

@@ -35,7 +35,7 @@ Regs cpuid(unsigned leaf, unsigned sub = 0) {
 
 // Logical processors sharing the L3 as glibc's get_common_cache_info counts them on Intel: CPUID
 // leaf 4's L3 entry, capped by leaf 11's processors per package (a count mask of the same width).
-unsigned intel_threads_sharing_l3(bool& inclusive) {
+unsigned intel_threads_sharing_l3(bool& inclusive, unsigned logical) {
   unsigned threads = 0;
   bool found = false;
   for (unsigned i = 0; i < 16 && !found; ++i) {
@@ -47,7 +47,7 @@ unsigned intel_threads_sharing_l3(bool& inclusive) {
       inclusive = (r.d & 2) != 0;
     }
   }
-  if (!found) return (cpuid(1).b >> 16) & 0xff;  // glibc: all logical processors share it
+  if (!found) return logical;  // glibc: all logical processors share it
   if (threads > 0 && cpuid(0).a >= 11) {
     for (unsigned i = 0; i < 8; ++i) {
       const Regs r = cpuid(11, i);
@@ -70,11 +70,14 @@ std::int64_t glibc_rule(const CpuCaches& caches) {
   bool erms = true;
 #if defined(MINIGPU_HAS_CPUID)
   erms = (cpuid(7).b & (1u << 9)) != 0;
-  const unsigned base_family = (cpuid(1).a >> 8) & 0xf;
-  const unsigned family = base_family + (base_family == 0xf ? (cpuid(1).a >> 20) & 0xff : 0);
+  const Regs leaf1 = cpuid(1);
+  const bool htt = (leaf1.d & (1u << 28)) != 0;  // more than one logical processor a package
+  const unsigned logical = (leaf1.b >> 16) & 0xff;
+  const unsigned base_family = (leaf1.a >> 8) & 0xf;
+  const unsigned family = base_family + (base_family == 0xf ? (leaf1.a >> 20) & 0xff : 0);
   if (cpu_is_intel()) {
     bool inclusive = true;
-    const unsigned threads = (cpuid(1).d & (1u << 28)) ? intel_threads_sharing_l3(inclusive) : 0;
+    const unsigned threads = htt ? intel_threads_sharing_l3(inclusive, logical) : 0;
     if (threads > 0) per_thread /= threads;
     if (!inclusive) {  // glibc adds the L2 where the L3 does not hold it (leaf 4's L2 count ignored)
       shared += caches.l2;
@@ -82,7 +85,7 @@ std::int64_t glibc_rule(const CpuCaches& caches) {
     }
   } else if (__builtin_cpu_is("amd")) {
     unsigned threads = 1u << ((cpuid(0x80000008).c >> 12) & 0xf);
-    if (family >= 0x17 && (cpuid(1).d & (1u << 28))) threads = (cpuid(1).b >> 16) & 0xff;
+    if (family >= 0x17 && htt) threads = logical;
     if (threads > 0) per_thread /= threads;
     if (family >= 0x17) {
       per_thread *= ((cpuid(0x8000001D, 3).a >> 14) & 0xfff) + 1;  // threads sharing one CCX's L3
