@@ -92,8 +92,8 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
   // n = 512 76-78 → 85-90 and 76-77 → 84-85; n = 320 float64 67-69 → 84; n = 768 83-85 → 87-92
   // and 79-82 → 87-88; 1024 × 384 × 512 80-82 → 84-86 in float32. Taken where m = 16 n
   // (4096 × 256 × 784) it lost 3-6 %, hence m <= 4 n.
-  const bool shared_b_spills = kc_max * std::min(d.n, blocking.nc) * std::int64_t(sizeof(S)) >
-                               cpu_caches().l2 / 2;
+  const bool shared_b_spills =
+      kc_max * std::min(d.n, blocking.nc) * std::int64_t(sizeof(S)) > cpu_caches().l2 / 2;
   const bool narrow_slabs =
       shared_b_spills && d.n >= workers * detail::kMinSlabColumnsInPlace && d.m <= 4 * d.n;
   const std::int64_t slabs = workers > 1 && (d.n >= workers * min_slab || narrow_slabs) ? workers : 1;
@@ -293,8 +293,9 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   static const detail::HostBlocking blocking = detail::host_blocking<T, S>();  // either tile's KC
   const std::int64_t kc_cap = blocking.kc;
   // Every worker needs a block of rows: with few rows per thread, smaller MC blocks beat idle ones.
-  // A product too small to repay waking a thread runs on the calling thread alone, as a BLAS
-  // does: a 100×100 step (2 MFLOP) took longer on 2 threads than on 1.
+  // A product too small to repay waking a thread for these loops runs on one: a 100×100 step
+  // (2 MFLOP) took longer on 2 threads than on 1 through them (Xeon VM, 2026-11-25). The smallest
+  // products take their own path, which splits them at a lower bar (kMinSmallFlopsPerWorker).
   const double flops = 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) * static_cast<double>(d.k);
   // (Exec() is only asked when a second worker could pay: each instance costs an allocation, and
   // a 64×64 product takes 5 µs.)
@@ -314,8 +315,11 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
                         d.m * d.k * static_cast<std::int64_t>(sizeof(S)) <= cpu_caches().l2 / 2;
   if constexpr (std::is_same_v<S, T>) {  // the smallest products skip the plan (gemm_host_small.hpp)
     if (workers == 1) {
-      if (const int last_group = detail::small_product_plan<T>(d, direct_a, blocking.nc); last_group > 0)
+      if (const int last_group = detail::small_product_plan<T>(d, direct_a, blocking.nc); last_group > 0) {
+        if (const auto split = detail::small_product_workers<Exec, T>(d, flops); split > 1)
+          return detail::gemm_host_small_rows<Exec>(cp, ap, bp, d, accumulate, scale, last_group, split);
         return detail::gemm_host_small(cp, ap, bp, d, accumulate, scale, last_group);
+      }
     }
   }
   // A packed, a k up to one_pass_k deep runs in one block (gemm_host_blocking.hpp); A read in

@@ -1,12 +1,13 @@
 // gemm_host's path for the smallest products, as a BLAS has one (OpenBLAS's AVX-512 small-matrix
-// kernels): one thread, A and B read in place, every tile a call of the micro-kernel and nothing
-// else. gemm_host_blocked's loops plan blocks, slabs and packing for any shape: about 15 integer
-// divisions before the first tile (50 ns, one 12 × 32 tile's 16 steps of k) and 30 cycles of
-// choosing each tile. At m = n = k = 64 that came to 0.13-0.17 µs of a 2.4 µs product, the gap
-// to OpenBLAS's small path (1 thread, float32 and float64 alike, Zen 5 VM, 2026-12-04). Where it
-// applies the tiles and their order are gemm_host_blocked's, so C is the same to the bit; only
-// where α ≠ 1 and C is added may the compiler fuse α·sum + C into one FMA in one path and not in
-// the other, one rounding apart (a test met it: float32, 4 × 12 times 12 × 20, C += 0.3·A·B).
+// kernels): A and B read in place, every tile a call of the micro-kernel and nothing else, on one
+// thread or on a few that take runs of C's rows (gemm_host_small_rows). gemm_host_blocked's loops
+// plan blocks, slabs and packing for any shape: about 15 integer divisions before the first tile
+// (50 ns, one 12 × 32 tile's 16 steps of k) and 30 cycles of choosing each tile. At
+// m = n = k = 64 that came to 0.13-0.17 µs of a 2.4 µs product, the gap to OpenBLAS's small path
+// (1 thread, float32 and float64 alike, Zen 5 VM, 2026-12-04). Where it applies the tiles and
+// their order are gemm_host_blocked's, so C is the same to the bit; only where α ≠ 1 and C is
+// added may the compiler fuse α·sum + C into one FMA in one path and not in the other, one
+// rounding apart (a test met it: float32, 4 × 12 times 12 × 20, C += 0.3·A·B).
 #pragma once
 
 #include "core/cpu_info.hpp"
@@ -15,6 +16,9 @@
 #include "kernels/gemm_host_tile.hpp"
 #include "kernels/host_scratch.hpp"
 
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -89,6 +93,54 @@ void gemm_host_small(T* const cp, const T* const ap, const T* const bp, const Ge
     tile_grouped(d.k, ap + r * d.lda, d.lda, panel, cp + r * d.ldc + whole_cols, d.ldc, decltype(rows)::value,
                  last_cols, load_c, alpha);
   });
+}
+
+// Work each thread of the small path must have, at least: a product of 2 MFLOP (n = 100) runs on
+// two. gemm_host's general rule (kMinFlopsPerWorker, 4 MFLOP) came from its own loops, which
+// plan and launch twice; here one launch takes all the rows. 2-core Zen 4 VM, 2026-12-05,
+// minigpu_bench, 2 threads, five alternating pairs of processes, GFLOP/s on 1 thread → 2: float32
+// n = 100 109 → 135-187, n = 128 114-115 → 157-206; float64 n = 100 56 → 77-103, n = 128 57 →
+// 90-105. The processes fell into two groups, the lower figures in one, where everything that
+// crosses between the two vCPUs costs more (the cause lies in the VM, not found); both gain.
+// Where the next product reads what the other thread wrote, the second group lost: the logging
+// step (Y = A·X, X the last Y) went from 18.4 µs to 12.2-12.5 in the first group and 21.1-21.5 in
+// the second, half of X crossing between the cores each step.
+inline constexpr double kMinSmallFlopsPerWorker = 1.0e6;
+
+// How many threads of Exec take a small product of `flops`: one for each kMinSmallFlopsPerWorker,
+// up to the space's threads, and each thread two of C's MR-row panels at least, so that the last
+// thread's rows end in the tail tiles the whole product's do (RowTiles splits a tail only after a
+// full panel). Exec() is asked only where a second thread could pay: an instance costs an
+// allocation, and the smallest products take a few µs.
+template <class Exec, class T>
+std::int64_t small_product_workers(const GemmDims& d, const double flops) {
+  const auto by_work = static_cast<std::int64_t>(flops / kMinSmallFlopsPerWorker);
+  const std::int64_t by_rows = (d.m + HostTile<T>::MR - 1) / HostTile<T>::MR / 2;
+  const std::int64_t most = std::min(by_work, by_rows);
+  return most < 2 ? 1 : std::min<std::int64_t>(most, Exec().concurrency());
+}
+
+// gemm_host_small on `workers` threads of Exec, each a run of C's MR-row panels with all of B:
+// the same tiles as on one thread, so the same C to the bit. Rows, not columns: a run of 48 rows
+// of n = 100 is 300 whole cache lines, where runs of columns of rows 400 bytes long share lines
+// at both edges of every row (the logging step, first group of processes: 14.2-14.5 µs by
+// columns, 12.0-13.3 by rows).
+template <class Exec, class T>
+void gemm_host_small_rows(T* const cp, const T* const ap, const T* const bp, const GemmDims& d,
+                          const bool load_c, const T alpha, const int last_group,
+                          const std::int64_t workers) {
+  constexpr std::int64_t MR = HostTile<T>::MR;
+  const std::int64_t panels = (d.m + MR - 1) / MR;
+  // A plain host lambda, as gemm_host_blocked's: the tiles use thread_local buffers.
+  Kokkos::parallel_for(
+      "gemm::host_small", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, workers),
+      [=](const std::int64_t w) {
+        const std::int64_t first = w * panels / workers * MR;
+        GemmDims rows = d;
+        rows.m = std::min(d.m, (w + 1) * panels / workers * MR) - first;
+        gemm_host_small(cp + first * d.ldc, ap + first * d.lda, bp, rows, load_c, alpha, last_group);
+      });
+  Exec().fence();
 }
 
 }  // namespace minigpu::kernels::detail
