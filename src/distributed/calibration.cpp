@@ -235,15 +235,17 @@ std::pair<std::int64_t, perfmodel::Estimate> ScalingModel::plan(const ModelledPr
   }
   perfmodel::Machine m = machine(c.dtype, c.host_blas ? GemmKernel::vendor : kernels_.at(c.dtype));
   if (c.summa && c.overlap) {
-    // Overlapped, each panel's product runs in row chunks on the host (each packing B's panel
-    // again), whole on a GPU: a model that timed host products whole picked narrow panels that
-    // measured 23 % slower than it said.
+    // Overlapped, each panel's product runs in chunks of C's rows or columns on the host (each
+    // packing B's or A's panel again), whole on a GPU: a model that timed host products whole
+    // picked narrow panels that measured 23 % slower than it said.
     const bool returns_at_launch = !uses_host_memory(device_);
     m.gemm_seconds = [whole = m.gemm_seconds, returns_at_launch](std::int64_t rows, std::int64_t cols,
                                                                  std::int64_t k) {
-      const auto chunks = kernels::progress_chunks(rows, returns_at_launch);
+      const auto chunks = kernels::progress_chunks(rows, cols, returns_at_launch);
       double s = 0;
-      for (const std::int64_t r : chunks.counts) s += r > 0 ? whole(r, cols, k) : 0;
+      for (const std::int64_t part : chunks.parts.counts) {
+        if (part > 0) s += chunks.columns ? whole(rows, part, k) : whole(part, cols, k);
+      }
       return s;
     };
   }

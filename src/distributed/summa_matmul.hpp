@@ -6,11 +6,11 @@
 //               is exposed (the chapter's first version, kept for teaching)
 //   overlapped  panel s+1's broadcasts are posted (MPI_Ibcast, double-buffered panels) before
 //               panel s multiplies and waited for after it. Most transports progress only
-//               inside MPI calls, so MPI_Test runs while the product does: between row chunks
-//               on the host, whose kernels finish before their launch returns; on a GPU, whose
-//               launch returns at once, in a loop until the device has finished the product
-//               (gpu_work_finished). Only panel 0's broadcasts and whatever outlasts a product
-//               are exposed.
+//               inside MPI calls, so MPI_Test runs while the product does: between chunks of
+//               C's rows or columns on the host, whose kernels finish before their launch
+//               returns; on a GPU, whose launch returns at once, in a loop until the device has
+//               finished the product (gpu_work_finished). Only panel 0's broadcasts and whatever
+//               outlasts a product are exposed.
 // Phases: "comm" is the time the rank spends packing, posting and waiting (exposed
 // communication), "compute" the local products.
 #pragma once
@@ -49,8 +49,8 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   /// `grid.rows · grid.cols` must be the communicator's size.
   SummaMatmul(const comm::Communicator& comm, std::int64_t n, kernels::ProcessGrid grid, comm::CommPath path,
               GemmKernel kernel, SummaOptions options)
-      // On one rank nothing is broadcast, so there is nothing to overlap (and the row chunks
-      // would only pack B's panel again).
+      // On one rank nothing is broadcast, so there is nothing to overlap (and the chunks would
+      // only pack a panel again).
       : Base(comm, n, kernel),
         grid_(grid),
         path_(path),
@@ -139,7 +139,7 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   }
 
   /// At most every panel but panel 0, each multiply(): on the host only as many as the MPI
-  /// progress calls between row chunks let through (6 to 14 of 14 in test_matmul_scaling).
+  /// progress calls between chunks let through (6 to 14 of 14 in test_matmul_scaling).
   int panels_arrived_during_compute() const override { return arrived_during_compute_; }
 
  private:
@@ -204,19 +204,26 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   }
 
   // C (+)= A(panel)·B(panel), MPI progressing the broadcasts in flight while it computes: on
-  // the host between row chunks, on a GPU until the device has finished the one product.
+  // the host between chunks of C's rows or columns, on a GPU until the device has finished the
+  // one product.
   void multiply_panel(const Panel& p, bool accumulate, InFlight* in_flight) {
     constexpr bool returns_at_launch = !Kokkos::SpaceAccessibility<HostExecSpace, Mem>::accessible;
     const std::int64_t mr = this->block_.rows, nc = this->block_.cols;
-    const auto parts =
-        in_flight ? kernels::progress_chunks(mr, returns_at_launch) : kernels::block_partition(mr, 1);
+    const auto chunks = in_flight ? kernels::progress_chunks(mr, nc, returns_at_launch)
+                                  : kernels::ProgressChunks{kernels::block_partition(mr, 1), false};
     bool arrived = false;
-    for (int c = 0; c < parts.parts(); ++c) {
-      const std::int64_t i0 = parts.offsets[c], m = parts.counts[c];
-      if (m == 0) continue;
-      kernels::gemm(this->kernel_, comm::subrange(this->c_, i0 * nc, m * nc),
-                    comm::subrange(p.a, i0 * p.lda, (m - 1) * p.lda + p.w), p.b, {m, nc, p.w, p.lda, nc, nc},
-                    accumulate);
+    for (int c = 0; c < chunks.parts.parts(); ++c) {
+      const std::int64_t first = chunks.parts.offsets[c], count = chunks.parts.counts[c];
+      if (count == 0) continue;
+      if (chunks.columns) {  // columns [first, first + count) of C and B, all of A's rows
+        kernels::gemm(this->kernel_, comm::subrange(this->c_, first, (mr - 1) * nc + count), p.a,
+                      comm::subrange(p.b, first, (p.w - 1) * nc + count), {mr, count, p.w, p.lda, nc, nc},
+                      accumulate);
+      } else {
+        kernels::gemm(this->kernel_, comm::subrange(this->c_, first * nc, count * nc),
+                      comm::subrange(p.a, first * p.lda, (count - 1) * p.lda + p.w), p.b,
+                      {count, nc, p.w, p.lda, nc, nc}, accumulate);
+      }
       if (after_product_) after_product_();
       if (!in_flight) continue;
       arrived = in_flight->test();

@@ -31,11 +31,29 @@ TEST(BlockPartition, SplitsUnevenSizesFrontLoaded) {
   EXPECT_EQ(kernels::block_partition(4, 4).offsets, (std::vector<std::int64_t>{0, 1, 2, 3}));
 }
 
-TEST(BlockPartition, ProgressChunksAreAtLeast256RowsAndAtMostFour) {
-  EXPECT_EQ(kernels::progress_chunks(100).counts, (std::vector<std::int64_t>{100}));
-  EXPECT_EQ(kernels::progress_chunks(600).counts, (std::vector<std::int64_t>{300, 300}));
-  EXPECT_EQ(kernels::progress_chunks(2048).counts, (std::vector<std::int64_t>{512, 512, 512, 512}));
-  EXPECT_EQ(kernels::progress_chunks(1030).counts, (std::vector<std::int64_t>{258, 258, 257, 257}));
+// Each chunk packs again the operand the chunks share (B's panel for rows, A's for columns): the
+// chunks cut C's longer side, so the one packed again is the smaller panel.
+TEST(BlockPartition, ProgressChunksCutTheLongerSideInTwoAtMost) {
+  const auto rows_of = [](std::int64_t rows, std::int64_t cols) {
+    const auto chunks = kernels::progress_chunks(rows, cols);
+    EXPECT_FALSE(chunks.columns) << rows << " x " << cols;
+    return chunks.parts.counts;
+  };
+  const auto columns_of = [](std::int64_t rows, std::int64_t cols) {
+    const auto chunks = kernels::progress_chunks(rows, cols);
+    EXPECT_TRUE(chunks.columns) << rows << " x " << cols;
+    return chunks.parts.counts;
+  };
+  EXPECT_EQ(rows_of(100, 100), (std::vector<std::int64_t>{100}));
+  EXPECT_EQ(rows_of(511, 300), (std::vector<std::int64_t>{511}));
+  EXPECT_EQ(rows_of(600, 600), (std::vector<std::int64_t>{300, 300}));
+  EXPECT_EQ(rows_of(1025, 64), (std::vector<std::int64_t>{513, 512}));
+  EXPECT_EQ(columns_of(2048, 4096), (std::vector<std::int64_t>{2048, 2048}));
+  EXPECT_EQ(columns_of(260, 520), (std::vector<std::int64_t>{260, 260}));
+  EXPECT_EQ(columns_of(10, 300), (std::vector<std::int64_t>{300}));
+  // A GPU's launch returns at once: MPI is called until the device is done, one product a panel.
+  const auto gpu = kernels::progress_chunks(2048, 4096, true);
+  EXPECT_EQ(gpu.parts.counts, (std::vector<std::int64_t>{4096}));
 }
 
 TEST(BlockPartition, PanelsCutWhereEitherPartitionDoes) {

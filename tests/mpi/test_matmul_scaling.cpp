@@ -106,10 +106,11 @@ TEST_P(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
   }
 }
 
-// Overlapped SUMMA multiplies in row chunks between MPI progress calls once a block has
-// 512 rows or more: the chunked products must add up to the host's C, on 1×p and square grids.
+// Overlapped SUMMA multiplies in chunks between MPI progress calls once C's block is 512 long
+// or more: by rows on a 1×p grid (520 × 520/p), by columns on 2 ranks' square grid (2 × 1: 260 ×
+// 520). The chunked products must add up to the host's C.
 TEST_P(DistributedMatmul, OverlappedChunkedPanelsMatchHostTripleLoop) {
-  const std::int64_t n = 520;  // two chunks of 260 rows on a 1×p grid
+  const std::int64_t n = 520;  // two chunks of 260 rows (1×p) or columns (2×1)
   const auto want = host_product(n);
   const auto world = comm::Communicator::world();
   const auto path = comm::can_pass_directly(device()) ? comm::CommPath::direct : comm::CommPath::staged;
@@ -126,7 +127,7 @@ TEST_P(DistributedMatmul, OverlappedChunkedPanelsMatchHostTripleLoop) {
 }
 
 // Overlapped SUMMA moves panel s+1 while panel s multiplies. With each local product chunk
-// slowed down on purpose (2 ms; 1024 rows make 4 chunks, MPI tested after each), most panels'
+// slowed down on purpose (2 ms; 1024 rows make 2 chunks, MPI tested after each), most panels'
 // broadcasts have completed when the product before them ends, not in the wait after it (a
 // 512 KiB panel over Open MPI's shared memory needs both ranks' progress calls to line up: on
 // a 2-core host 6 to 14 of 14 arrived, fewer the more loaded it was); were MPI called only in
