@@ -111,15 +111,20 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
                 rate(r.gbps).c_str(), rate(r.gflops).c_str(), share.c_str(),
                 r.ceiling ? r.ceiling->name.c_str() : "", r.check.passed ? "PASS" : "FAIL");
   os_ << row;
-  if (r.check.detail.find("[resumed]") != std::string::npos) os_ << " (resumed)";
+  const bool resumed = r.check.detail.find("[resumed]") != std::string::npos;
+  if (resumed) os_ << " (resumed)";
   if (!r.check.passed) os_ << " (" << r.check.detail << ')';
   if (!r.reliable) os_ << "  [" << r.unreliable_because << ']';
   if (above) os_ << "  (! above its ceiling: " << r.ceiling->above_because << ')';
   os_ << '\n';
-  const double eta = index > 0 ? elapsed_s / index * (total - index) : 0;
+  // A resumed row took no time here: the time to go is extrapolated from the cases measured in
+  // this run alone, and left out until one has been.
+  if (resumed) ++resumed_rows_;
+  const int measured_here = index - resumed_rows_;
+  const double eta = measured_here > 0 ? elapsed_s / measured_here * (total - index) : 0;
   progress_ = "case " + std::to_string(index) + " of " + std::to_string(total) + ", " +
               formatted("%.1f", elapsed_s) + " s elapsed" +
-              (index < total ? ", about " + formatted("%.0f", eta) + " s to go" : "");
+              (index < total && measured_here > 0 ? ", about " + formatted("%.0f", eta) + " s to go" : "");
   if (live_status_ && index < total) {
     os_ << "  [" << progress_ << "]";
     status_shown_ = true;

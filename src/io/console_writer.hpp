@@ -50,6 +50,7 @@ class ConsoleWriter {
   bool status_shown_ = false;
   std::string current_experiment_;
   std::string progress_;  ///< the latest "case k of N" line
+  int resumed_rows_ = 0;  ///< rows carried over from the run a --resume completes
 };
 
 }  // namespace minigpu::io

@@ -1,9 +1,12 @@
-// The line an interrupted run prints for finishing it: what a user copies must run the same job.
+// The line an interrupted run prints for finishing it: what a user copies must run the same job;
+// and the resumed run's progress line, whose time to go must not count the carried-over rows.
 #include "app/resume_command.hpp"
+#include "io/console_writer.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -49,6 +52,22 @@ TEST_F(ResumeCommand, ALauncherScriptSaysWhatItIs) {
   setenv("MINIGPU_RESUME_WITH", "scripts/run.sh -n 2", 1);
   EXPECT_EQ(resume_of({"build/src/minigpu", "run", "in.yaml", "--resume", "old"}, 2),
             (Words{"scripts/run.sh", "-n", "2", "in.yaml"}));
+}
+
+// A run resumed after 1 of 4 cases: the carried-over row took no time, so 9.2 s for the one
+// case measured here leaves about 2 x 9.2 s for the other two (counting it as 2 cases gave 9 s).
+TEST(ResumedProgress, TimeToGoCountsOnlyTheCasesMeasuredInThisRun) {
+  std::ostringstream out;
+  io::ConsoleWriter console(out, true);
+  CaseResult row;
+  row.experiment = "matmul_scaling";
+  row.check.passed = true;
+  row.check.detail = "max rel error 0 [resumed]";
+  console.case_finished(row, 1, 4, 0.0);
+  EXPECT_NE(out.str().find("[case 1 of 4, 0.0 s elapsed]"), std::string::npos) << out.str();
+  row.check.detail = "max rel error 0";
+  console.case_finished(row, 2, 4, 9.2);
+  EXPECT_NE(out.str().find("[case 2 of 4, 9.2 s elapsed, about 18 s to go]"), std::string::npos) << out.str();
 }
 
 }  // namespace
