@@ -139,7 +139,7 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   }
 
   /// At most every panel but panel 0, each multiply(): on the host only as many as the MPI
-  /// progress calls between chunks let through (6 to 14 of 14 in test_matmul_scaling).
+  /// progress calls between chunks let through (12 to 14 of 14 in test_matmul_scaling).
   int panels_arrived_during_compute() const override { return arrived_during_compute_; }
 
  private:

@@ -130,7 +130,8 @@ TEST_P(DistributedMatmul, OverlappedChunkedPanelsMatchHostTripleLoop) {
 // slowed down on purpose (2 ms; 1024 rows make 2 chunks, MPI tested after each), most panels'
 // broadcasts have completed when the product before them ends, not in the wait after it (a
 // 512 KiB panel over Open MPI's shared memory needs both ranks' progress calls to line up: on
-// a 2-core host 6 to 14 of 14 arrived, fewer the more loaded it was); were MPI called only in
+// a 2-core host 14 of 14 arrived on 2 ranks, 12 to 14 on 4 ranks, 2026-12-05; 6 to 14 when the
+// products ran in 4 chunks, fewer the more loaded the host was); were MPI called only in
 // the final wait, as on a GPU before gpu_work_finished, none would, on any rank. So some rank
 // must see arrivals: at 4 ranks on 2 cores under the sanitizers one rank, descheduled through
 // every window, saw none while the others did (CI, 2026-11-27). Blocking SUMMA has nothing in
