@@ -15,7 +15,8 @@ const char* kMethod =
     "ratio = candidate median / baseline median (> 1: candidate slower); its interval "
     "[cand_low/base_high, cand_high/base_low] from both medians' 95 % intervals (at least 90 % "
     "coverage for any distributions, wider than 95 % needs for independent runs); verdict slower or faster "
-    "only when the whole interval is past 1";
+    "only when the whole interval is past 1; the intervals hold each run's own noise, not the spread between "
+    "runs: two runs of one build on one machine can differ past them (docs/measuring.md)";
 
 std::string interval_text(const std::pair<double, double>& ci) {
   return "[" + io::significant(ci.first, 3) + ", " + io::significant(ci.second, 3) + "]";

@@ -101,6 +101,9 @@ def check_runs(minigpu, src, mpiexec):
         named = [line.strip() for line in proc.stdout.splitlines() if line.startswith("  lazy / ")]
         if proc.returncode != 1 or sorted(named) != sorted(" / ".join(k) for k in slowed):
             fail(f"compare A C --fail-below 90: exit {proc.returncode}, named {named}", proc.stdout + proc.stderr)
+        # Verdicts see each run's own noise only: the method says so where they are read.
+        if "not the spread between runs" not in proc.stdout:
+            fail("the method does not say that its intervals leave out the spread between runs", proc.stdout)
         counted = re.search(r"case\(s\) matched: (\d+) slower", proc.stdout)
         if not counted or int(counted.group(1)) < 4:
             fail("the summary does not count the 4 slowed cases", proc.stdout)
