@@ -108,7 +108,23 @@ namespace {
 std::string first_difference(const nlohmann::json& there, const nlohmann::json& here) {
   const auto patch = nlohmann::json::diff(there, here);
   if (patch.empty()) return "none";
-  const std::string pointer = patch.front().at("path").get<std::string>();
+  // Keys come in alphabetical order, so another input's first difference was a default such as
+  // block_size: an experiment's name, or an experiment more or less, says what differs.
+  const auto names_an_experiment = [](const nlohmann::json& op) {
+    const std::string path = op.at("path").get<std::string>(), list = "/experiments/";
+    if (path.rfind(list, 0) != 0) return false;
+    const std::string rest = path.substr(list.size());
+    const std::size_t slash = rest.find('/');
+    return slash == std::string::npos || rest.substr(slash) == "/name";
+  };
+  const auto named = std::find_if(patch.begin(), patch.end(), names_an_experiment);
+  std::string pointer = (named != patch.end() ? *named : patch.front()).at("path").get<std::string>();
+  // An item added at the end of a list is at "/list/-" in the patch: give it its index here.
+  if (pointer.size() >= 2 && pointer.compare(pointer.size() - 2, 2, "/-") == 0) {
+    const nlohmann::json::json_pointer list(pointer.substr(0, pointer.size() - 2));
+    const std::size_t index = there.contains(list) ? there.at(list).size() : 0;
+    pointer = pointer.substr(0, pointer.size() - 1) + std::to_string(index);
+  }
   std::string key;  // "/experiments/0/sizes" -> "experiments[0].sizes"
   for (std::size_t i = 1; i <= pointer.size();) {
     const std::size_t end = std::min(pointer.find('/', i), pointer.size());
@@ -120,7 +136,10 @@ std::string first_difference(const nlohmann::json& there, const nlohmann::json& 
   const nlohmann::json::json_pointer at(pointer);
   const auto value = [&](const nlohmann::json& j) {
     if (!j.contains(at)) return std::string("absent");
-    const std::string text = j.at(at).dump();
+    const nlohmann::json& v = j.at(at);
+    if (v.is_object() && v.contains("name") && v.at("name").is_string())
+      return "experiment " + v.at("name").dump();
+    const std::string text = v.dump();
     return text.size() > 60 ? text.substr(0, 57) + "..." : text;
   };
   return key + " is " + value(there) + " there, " + value(here) +

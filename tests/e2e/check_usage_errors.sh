@@ -41,6 +41,15 @@ expect "that run was of other settings: run.dtype is absent there, \"float32\" h
   { echo "FAIL: the run with --set run.repetitions=2 failed"; status=1; }
 expect "that run was of other settings: experiments[0].repetitions is 2 there, 1 here" \
   run "$work/in.yaml" --resume "$(ls -d "$work"/twice/*/ | head -n 1)"
+# Another input: the experiment that differs, not the first default key in alphabetical order.
+# (lazy's device, dtypes and elements come before "name", and devices has none of them.)
+printf 'run: {repetitions: 1, warmups: 0}\nexperiments: [{name: lazy, elements: 1000}]\n' >"$work/lazy.yaml"
+"$minigpu" run "$work/lazy.yaml" --output-dir "$work/lazy" >/dev/null 2>&1 || { echo "FAIL: lazy.yaml"; status=1; }
+expect "that run was of other settings: experiments[0].name is \"lazy\" there, \"devices\" here" \
+  run "$work/in.yaml" --resume "$(ls -d "$work"/lazy/*/ | head -n 1)"
+printf 'run: {repetitions: 1, warmups: 0}\nexperiments: [{name: devices}, {name: lazy}]\n' >"$work/two.yaml"
+expect "that run was of other settings: experiments[1] is absent there, experiment \"lazy\" here" \
+  run "$work/two.yaml" --resume "$(ls -d "$work"/twice/*/ | head -n 1)"
 [ -e "$work/other/run.json" ] || { echo "FAIL: a refused --resume moved $work/other"; status=1; }
 # A resumed run completes in its own directory: there is nowhere else for --output-dir to send it.
 expect "--resume continues the run in its own directory ($work/other); --output-dir cannot move it" \
