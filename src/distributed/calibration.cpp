@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <vector>
@@ -262,6 +263,14 @@ void ScalingModel::remember(std::size_t index, const ModelledProduct& c) {
   planned_[index] = {c, {}};
   for (auto& [key, timer] : timers_) timer.new_session();
   for (auto& [i, planned] : planned_) planned.second = plan(planned.first).second;
+}
+
+std::int64_t ScalingModel::agree_panel(const comm::Communicator& comm, std::size_t index, ModelledProduct c,
+                                       bool works) {
+  const double width = works ? static_cast<double>(plan(c).first) : 0;
+  c.panel_width = std::llround(comm::max_over_ranks(width, comm));
+  if (works) remember(index, c);
+  return c.panel_width;
 }
 
 void ScalingModel::annotate(CaseResult& r, bool summa) const {

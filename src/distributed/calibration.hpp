@@ -127,8 +127,11 @@ class ScalingModel {
   /// timing session and estimates every case remembered so far again: a later case's setup
   /// re-times the shapes of the earlier ones, so one slow calibration does not stick.
   void remember(std::size_t index, const ModelledProduct& c);
+  /// Collective over `comm`: the panel width all ranks run case `index` at, the widest that
+  /// plan() chose on the ranks that work; those remember `c` at it.
+  std::int64_t agree_panel(const comm::Communicator& comm, std::size_t index, ModelledProduct c, bool works);
   /// Appends model_s, model_error_pct, model_comm_s, model_comm_exposed_s (and SUMMA's
-  /// panel_width) to a row whose case was planned in this run (not a resumed one).
+  /// panel_width) to a row whose case was planned in this run (set up, or resumed from another).
   void annotate(CaseResult& r, bool summa) const;
   /// run.json's scaling_model (null before calibration), from what calibration and the cases'
   /// plans found: links and rates with their sources, and the curves' model seconds.

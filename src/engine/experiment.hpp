@@ -83,6 +83,10 @@ class Experiment {
   virtual Check verify() = 0;
   /// Frees the case's data.
   virtual void teardown() {}
+  /// A case carried over from the run that --resume completes, in setup()'s place on every rank:
+  /// nothing is allocated or measured, but what annotate() needs of the case (a model's
+  /// prediction) is prepared as setup() would.
+  virtual void resumed(const CaseSpec&) {}
 
   /// Set by the runner around timed repetitions; null otherwise.
   void attach_phase_clock(PhaseClock* clock) { phase_clock_ = clock; }

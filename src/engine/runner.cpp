@@ -276,6 +276,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       std::optional<CaseResult> measured;
       const auto earlier = resumed.find(io::resume_key(planned.name, spec));
       if (earlier != resumed.end()) {
+        planned.experiment->resumed(spec);
         measured = earlier->second;
         measured->experiment = planned.name;
         measured->spec = spec;

@@ -94,29 +94,32 @@ class MatmulScalingExperiment : public CaseList<ScalingCase>, public Analysis {
     for_each_combination(
         [&](DType dt, const ScalingCase& s) {
           curves_[algorithm_name(s) + "_" + to_string(dt)] = [=](int p) {
-            return product(case_at(s, p), dt);
+            return perfmodel::modelled_product(case_at(s, p), dt, panel_width_, block_size_);
           };
         },
         dtypes_, schedules_);
   }
 
   void setup(const CaseSpec& spec) override {
-    dtype_ = spec.dtype;
-    case_ = case_of(spec);
-    model_.calibrate(ctx_.comm, device_, path_, picks_, ctx_.calibration.get(), curves_);  // once, every rank
+    resumed(spec);  // the model's half
     // Collective over the job: ranks >= p get a null communicator and idle through the case.
     sub_ = ctx_.comm.split(ctx_.rank() < case_.p ? 0 : comm::kNoColour, ctx_.rank());
-    // The model's panel width, the widest any rank chose so that all run the same schedule.
-    ModelledProduct modelled = product(case_, dtype_);
-    const double width = sub_.is_null() ? 0 : static_cast<double>(model_.plan(modelled).first);
-    case_.summa.max_panel = modelled.panel_width = std::llround(comm::max_over_ranks(width, ctx_.comm));
-    if (!sub_.is_null()) model_.remember(spec.index, modelled);
     if (!sub_.is_null() && case_.decomposition == Decomposition::scalapack) {
       engine_ = make_scalapack_matmul(dtype_, spec.device, sub_, case_.n, case_.grid, block_size_);
     } else if (!sub_.is_null()) {
       engine_ = make_distributed_matmul(case_.decomposition, dtype_, spec.device, sub_, case_.n, case_.grid,
                                         path_, picks_.at(dtype_).kernel, case_.summa);
     }
+  }
+
+  // setup()'s model half, all a carried-over row needs (without it no model_s, nor a
+  // scaling_model in a run of such rows alone). Collective: every rank, in case order.
+  void resumed(const CaseSpec& spec) override {
+    dtype_ = spec.dtype;
+    case_ = case_of(spec);
+    model_.calibrate(ctx_.comm, device_, path_, picks_, ctx_.calibration.get(), curves_);  // once, every rank
+    const ModelledProduct modelled = perfmodel::modelled_product(case_, dtype_, panel_width_, block_size_);
+    case_.summa.max_panel = model_.agree_panel(ctx_.comm, spec.index, modelled, ctx_.rank() < case_.p);
   }
 
   void run_once() override {
@@ -190,9 +193,6 @@ class MatmulScalingExperiment : public CaseList<ScalingCase>, public Analysis {
     const Decomposition d = schedule.decomposition;
     return {d, static_cast<int>(p), size_for(p), grid_for(d, static_cast<int>(p)),
             SummaOptions{panel_width_, schedule.summa.overlap, {}}};
-  }
-  ModelledProduct product(const ScalingCase& c, DType dt) const {
-    return perfmodel::modelled_product(c, dt, panel_width_, block_size_);
   }
   std::int64_t size_for(std::int64_t p) const {
     return weak_ ? std::llround(static_cast<double>(n_) * std::cbrt(static_cast<double>(p))) : n_;
