@@ -46,8 +46,10 @@ inline BlockPartition block_partition(std::int64_t n, int p) {
 /// 2-4 alternating runs, native float32 1.013-1.029 in 4 row chunks, 0.965-0.983 in 4 column
 /// chunks and 0.984-0.995 in 2; native float64 1.016-1.038, 1.009-1.016 and 0.989-0.994; OpenBLAS
 /// float32 1.016-1.030, 1.002-1.009 and 0.986-0.994; OpenBLAS float64 0.998-1.025, 1.020-1.035 and
-/// 0.995-1.016 (4 rounds). One progress call mid-product sufficed there: the exposed
-/// communication was panel 0's alone at 2 chunks as at 4. Kernels that return at launch (a
+/// 0.995-1.016 (4 rounds). One progress call mid-product sufficed there over shared memory: the
+/// exposed communication was panel 0's alone at 2 chunks as at 4. Over Open MPI's TCP transport
+/// 66-113 % of it stayed exposed at 2 chunks, and more chunks cost more than they hid
+/// (docs/performance.md, 2026-12-05). Kernels that return at launch (a
 /// GPU's) need no chunks: MPI is called while they run, until the device is done, so the panel
 /// is one product. The scaling model times the same chunks.
 struct ProgressChunks {
