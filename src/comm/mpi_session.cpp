@@ -32,7 +32,10 @@ void wait_until_stderr_is_read() {
 MpiSession::MpiSession(int* argc, char*** argv) {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized) MPI_Init(argc, argv);
+  // FUNNELED: the process has threads (Kokkos' workers, the watchdog), and the main thread calls
+  // MPI from inside a parallel region too (SUMMA's kernels::BetweenBlocks, where mpi_funneled()).
+  int provided = 0;
+  if (!initialized) MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }
@@ -50,6 +53,13 @@ void MpiSession::abort(int exit_code) const {
   wait_until_stderr_is_read();
   MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::exit(exit_code);  // MPI_Abort does not return; this satisfies [[noreturn]]
+}
+
+bool mpi_funneled() {
+  int initialized = 0, level = MPI_THREAD_SINGLE;
+  MPI_Initialized(&initialized);
+  if (initialized) MPI_Query_thread(&level);
+  return initialized && level >= MPI_THREAD_FUNNELED;
 }
 
 std::string mpi_library_version() {

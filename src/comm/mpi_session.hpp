@@ -34,6 +34,10 @@ class MpiSession {
   bool initialized_ = true;
 };
 
+/// Whether the MPI library lets the main thread call it while other threads run (a level of
+/// MPI_THREAD_FUNNELED or more, which MpiSession asks for); false before MPI_Init.
+bool mpi_funneled();
+
 /// Name of the node this rank runs on (MPI_Get_processor_name).
 std::string processor_name();
 

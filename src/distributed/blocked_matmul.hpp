@@ -6,7 +6,9 @@
 
 #include "comm/collectives.hpp"
 #include "comm/communicator.hpp"
+#include "comm/mpi_session.hpp"
 #include "comm/views.hpp"
+#include "core/backend.hpp"
 #include "core/gemm_dims.hpp"
 #include "kernels/block_partition.hpp"
 #include "kernels/generated_matrix.hpp"
@@ -28,6 +30,15 @@ struct LocalBlock {
 };
 
 inline constexpr std::uint64_t kSeedA = 1, kSeedB = 2, kSeedCheck = 7;
+
+/// Whether overlapped SUMMA multiplies each panel in one product, testing MPI during it: on a
+/// GPU, whose launch returns at once, and with the native host kernel, which calls MPI between
+/// its blocks from the main thread, also inside its parallel regions (so only where the MPI
+/// library allows that, or no such region runs). Otherwise in chunks (kernels::progress_chunks).
+inline bool summa_panel_whole(bool kernels_return_at_launch, GemmKernel kernel) {
+  return kernels_return_at_launch ||
+         (kernel == GemmKernel::native && (mpi_funneled() || HostExecSpace().concurrency() == 1));
+}
 
 class DistributedMatmul {
  public:

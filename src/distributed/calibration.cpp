@@ -234,15 +234,17 @@ std::pair<std::int64_t, perfmodel::Estimate> ScalingModel::plan(const ModelledPr
     at_width.panel_width = plan(blocking).first;
     return plan(at_width);
   }
-  perfmodel::Machine m = machine(c.dtype, c.host_blas ? GemmKernel::vendor : kernels_.at(c.dtype));
+  const GemmKernel kernel = c.host_blas ? GemmKernel::vendor : kernels_.at(c.dtype);
+  perfmodel::Machine m = machine(c.dtype, kernel);
   if (c.summa && c.overlap) {
-    // Overlapped, each panel's product runs in chunks of C's rows or columns on the host (each
-    // packing B's or A's panel again), whole on a GPU: a model that timed host products whole
-    // picked narrow panels that measured 23 % slower than it said.
-    const bool returns_at_launch = !uses_host_memory(device_);
-    m.gemm_seconds = [whole = m.gemm_seconds, returns_at_launch](std::int64_t rows, std::int64_t cols,
-                                                                 std::int64_t k) {
-      const auto chunks = kernels::progress_chunks(rows, cols, returns_at_launch);
+    // Overlapped, each panel's product runs in chunks of C's rows or columns under the vendor
+    // BLAS on the host (each packing B's or A's panel again), whole on a GPU or with the native
+    // host kernel: a model that timed chunked host products whole picked narrow panels that
+    // measured 23 % slower than it said.
+    const bool whole_product = summa_panel_whole(!uses_host_memory(device_), kernel);
+    m.gemm_seconds = [whole = m.gemm_seconds, whole_product](std::int64_t rows, std::int64_t cols,
+                                                             std::int64_t k) {
+      const auto chunks = kernels::progress_chunks(rows, cols, whole_product);
       double s = 0;
       for (const std::int64_t part : chunks.parts.counts) {
         if (part > 0) s += chunks.columns ? whole(rows, part, k) : whole(part, cols, k);

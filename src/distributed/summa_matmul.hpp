@@ -6,8 +6,9 @@
 //               is exposed (the chapter's first version, kept for teaching)
 //   overlapped  panel s+1's broadcasts are posted (MPI_Ibcast, double-buffered panels) before
 //               panel s multiplies and waited for after it. Most transports progress only
-//               inside MPI calls, so MPI_Test runs while the product does: between chunks of
-//               C's rows or columns on the host, whose kernels finish before their launch
+//               inside MPI calls, so MPI_Test runs while the product does: between the native
+//               host kernel's cache blocks (kernels::BetweenBlocks), between chunks of C's rows
+//               or columns under the vendor BLAS, whose kernels finish before their launch
 //               returns; on a GPU, whose launch returns at once, in a loop until the device has
 //               finished the product (gpu_work_finished). Only panel 0's broadcasts and whatever
 //               outlasts a product are exposed.
@@ -139,7 +140,8 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   }
 
   /// At most every panel but panel 0, each multiply(): on the host only as many as the MPI
-  /// progress calls between chunks let through (12 to 14 of 14 in test_matmul_scaling).
+  /// progress calls during the products let through (test_matmul_scaling, native kernel, 2 ms
+  /// added after each product: 14 of 14 on 2 ranks, 12 to 14 on 4).
   int panels_arrived_during_compute() const override { return arrived_during_compute_; }
 
  private:
@@ -203,26 +205,30 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
     return f;
   }
 
-  // C (+)= A(panel)·B(panel), MPI progressing the broadcasts in flight while it computes: on
-  // the host between chunks of C's rows or columns, on a GPU until the device has finished the
-  // one product.
+  // C (+)= A(panel)·B(panel), MPI progressing the broadcasts in flight while it computes: with
+  // the native host kernel between its cache blocks, with the vendor BLAS between chunks of C's
+  // rows or columns (its kernels finish before their launch returns), on a GPU until the device
+  // has finished the one product.
   void multiply_panel(const Panel& p, bool accumulate, InFlight* in_flight) {
     constexpr bool returns_at_launch = !Kokkos::SpaceAccessibility<HostExecSpace, Mem>::accessible;
+    const bool whole = summa_panel_whole(returns_at_launch, this->kernel_);
     const std::int64_t mr = this->block_.rows, nc = this->block_.cols;
-    const auto chunks = in_flight ? kernels::progress_chunks(mr, nc, returns_at_launch)
+    const auto chunks = in_flight ? kernels::progress_chunks(mr, nc, whole)
                                   : kernels::ProgressChunks{kernels::block_partition(mr, 1), false};
     bool arrived = false;
+    const kernels::BetweenBlocks test = [&] { arrived = in_flight->test(); };
+    const kernels::BetweenBlocks* hook = in_flight && whole && !returns_at_launch ? &test : nullptr;
     for (int c = 0; c < chunks.parts.parts(); ++c) {
       const std::int64_t first = chunks.parts.offsets[c], count = chunks.parts.counts[c];
       if (count == 0) continue;
       if (chunks.columns) {  // columns [first, first + count) of C and B, all of A's rows
         kernels::gemm(this->kernel_, comm::subrange(this->c_, first, (mr - 1) * nc + count), p.a,
                       comm::subrange(p.b, first, (p.w - 1) * nc + count), {mr, count, p.w, p.lda, nc, nc},
-                      accumulate);
+                      accumulate, hook);
       } else {
         kernels::gemm(this->kernel_, comm::subrange(this->c_, first * nc, count * nc),
                       comm::subrange(p.a, first * p.lda, (count - 1) * p.lda + p.w), p.b,
-                      {count, nc, p.w, p.lda, nc, nc}, accumulate);
+                      {count, nc, p.w, p.lda, nc, nc}, accumulate, hook);
       }
       if (after_product_) after_product_();
       if (!in_flight) continue;

@@ -39,30 +39,29 @@ inline BlockPartition block_partition(std::int64_t n, int p) {
 
 /// The chunks overlapped SUMMA multiplies a panel's product in, C (rows × cols) += A·B, calling
 /// MPI between them so that the next panel's broadcasts progress (most transports progress only
-/// inside MPI calls). Every chunk packs again the operand all chunks share: row chunks all of B's
-/// panel (k × cols), column chunks all of A's (rows × k). So the chunks cut the longer side of C,
-/// and there are two at most, each at least 256 long: on a 2-core Zen 4 VM (p = 2, n = 4096,
-/// panels of 1024, a 2 × 1 grid: 2048 × 4096 blocks of C), overlapped / blocking time read, in
-/// 2-4 alternating runs, native float32 1.013-1.029 in 4 row chunks, 0.965-0.983 in 4 column
-/// chunks and 0.984-0.995 in 2; native float64 1.016-1.038, 1.009-1.016 and 0.989-0.994; OpenBLAS
-/// float32 1.016-1.030, 1.002-1.009 and 0.986-0.994; OpenBLAS float64 0.998-1.025, 1.020-1.035 and
-/// 0.995-1.016 (4 rounds). One progress call mid-product sufficed there over shared memory: the
-/// exposed communication was panel 0's alone at 2 chunks as at 4. Over Open MPI's TCP transport
-/// 66-113 % of it stayed exposed at 2 chunks, and more chunks cost more than they hid
-/// (docs/performance.md, 2026-12-05). Kernels that return at launch (a
-/// GPU's) need no chunks: MPI is called while they run, until the device is done, so the panel
-/// is one product. The scaling model times the same chunks.
+/// inside MPI calls), where MPI cannot be called during the product: the vendor BLAS's on the
+/// host. Every chunk packs again the operand all chunks share: row chunks all of B's panel
+/// (k × cols), column chunks all of A's (rows × k). So the chunks cut the longer side of C, and
+/// there are two at most, each at least 256 long: on a 2-core Zen 4 VM (p = 2, n = 4096, panels
+/// of 1024, a 2 × 1 grid: 2048 × 4096 blocks of C), overlapped / blocking time read, in 2-4
+/// alternating runs, native float32 1.013-1.029 in 4 row chunks, 0.965-0.983 in 4 column chunks
+/// and 0.984-0.995 in 2; native float64 1.016-1.038, 1.009-1.016 and 0.989-0.994; OpenBLAS
+/// float32 1.016-1.030, 1.002-1.009 and 0.986-0.994; OpenBLAS float64 0.998-1.025, 1.020-1.035
+/// and 0.995-1.016 (4 rounds). One progress call mid-product sufficed there over shared memory.
+/// Over Open MPI's TCP transport 66-113 % of the communication stayed exposed at 2 chunks, and
+/// more chunks cost more than they hid (docs/performance.md, 2026-12-05). So where MPI can be
+/// called during the product (`progress_inside`), the panel is one product: a GPU's kernels
+/// return at launch and MPI is called until the device is done; the native host GEMM calls MPI
+/// between its own cache blocks (kernels::BetweenBlocks). The scaling model times the same chunks.
 struct ProgressChunks {
   BlockPartition parts;  ///< C's rows, or its columns where `columns`
   bool columns = false;
 };
 
-inline ProgressChunks progress_chunks(std::int64_t rows, std::int64_t cols,
-                                      bool kernels_return_at_launch = false) {
+inline ProgressChunks progress_chunks(std::int64_t rows, std::int64_t cols, bool progress_inside = false) {
   const bool columns = cols > rows;
   const std::int64_t extent = columns ? cols : rows;
-  const int chunks =
-      kernels_return_at_launch ? 1 : static_cast<int>(std::clamp<std::int64_t>(extent / 256, 1, 2));
+  const int chunks = progress_inside ? 1 : static_cast<int>(std::clamp<std::int64_t>(extent / 256, 1, 2));
   return {block_partition(extent, chunks), columns};
 }
 

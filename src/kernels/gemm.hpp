@@ -10,14 +10,15 @@
 
 namespace minigpu::kernels {
 
-/// C = A·B, or C += A·B when `accumulate`, for row-major flat Views (see GemmDims).
+/// C = A·B, or C += A·B when `accumulate`, for row-major flat Views (see GemmDims). Only the
+/// native host kernel calls `between_blocks` (gemm_host): a vendor BLAS has no such hook.
 template <class CView, class AView, class BView>
 void gemm(GemmKernel kernel, const CView& c, const AView& a, const BView& b, const GemmDims& d,
-          bool accumulate) {
+          bool accumulate, const BetweenBlocks* between_blocks = nullptr) {
   if (kernel == GemmKernel::vendor) {
     gemm_vendor(c, a, b, d, accumulate);
   } else {
-    gemm_native(c, a, b, d, accumulate);
+    gemm_native(c, a, b, d, accumulate, nullptr, between_blocks);
   }
 }
 

@@ -22,13 +22,15 @@ namespace minigpu::kernels {
 
 /// C = A·B (or C += A·B when `accumulate`) with the native kernel for C's execution space,
 /// inside a Kokkos Tools region "gemm::multiply" like the vendor GEMM's. With `alpha`, a value
-/// in C's memory that the kernel reads, C = α·A·B (+ C).
+/// in C's memory that the kernel reads, C = α·A·B (+ C). `between_blocks` runs between the host
+/// kernel's blocks (gemm_host); a GPU's launch returns at once, and its caller has the time.
 template <class CView, class AView, class BView>
 void gemm_native(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate,
-                 const typename CView::non_const_value_type* alpha = nullptr) {
+                 const typename CView::non_const_value_type* alpha = nullptr,
+                 const BetweenBlocks* between_blocks = nullptr) {
   const ProfileRegion region("gemm::multiply");
   if constexpr (Kokkos::SpaceAccessibility<typename CView::execution_space, Kokkos::HostSpace>::accessible) {
-    gemm_host(c, a, b, d, accumulate, alpha);
+    gemm_host(c, a, b, d, accumulate, alpha, between_blocks);
   } else {
     gemm_gpu(c, a, b, d, accumulate, alpha);
   }

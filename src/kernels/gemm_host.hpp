@@ -39,9 +39,17 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <thread>
 #include <type_traits>
 
 namespace minigpu::kernels {
+
+/// What the native host GEMM calls between its blocks of A's rows (each an MC × KC block against
+/// the whole packed block of B, a few ms at n = 4096), on the calling thread only, also inside
+/// its parallel regions: SUMMA's MPI_Test, so that a broadcast in flight progresses during one
+/// product without the product being cut into chunks that each pack a panel again.
+using BetweenBlocks = std::function<void()>;
 
 namespace detail {
 
@@ -68,7 +76,8 @@ inline constexpr std::int64_t kMinSlabColumnsInPlace = 128;
 template <int PR, class Exec, class S, class T>
 void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const GemmDims d,
                        const bool accumulate, const T scale, const std::int64_t workers,
-                       const std::int64_t kc_max, const bool direct_a) {
+                       const std::int64_t kc_max, const bool direct_a,
+                       const BetweenBlocks* between_blocks = nullptr) {
   constexpr std::int64_t KS = kHostKStep<S>;
   using Tile = HostTile<T, PR>;
   constexpr std::int64_t MR = Tile::MR, NR = Tile::NR;
@@ -149,6 +158,11 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
   // and 113.3 against 113.2, within that VM's noise.
   using DynamicPolicy =
       Kokkos::RangePolicy<Exec, Kokkos::Schedule<Kokkos::Dynamic>, Kokkos::IndexType<std::int64_t>>;
+  // The hook, after each block of rows that the calling thread itself multiplied.
+  const std::thread::id caller = std::this_thread::get_id();
+  const auto progress = [=] {
+    if (between_blocks && std::this_thread::get_id() == caller) (*between_blocks)();
+  };
 
   // Plain host lambdas, not KOKKOS_LAMBDA: the bodies use thread_local buffers, which GPU
   // compilers reject in (host-)device code.
@@ -234,14 +248,20 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
         };
         if (!row_parallel) {
           for (std::int64_t q = 0; q < n_panels; ++q) pack_b(q);
-          for (std::int64_t blk = 0; blk < m_blocks; ++blk) row_block(blk);
+          for (std::int64_t blk = 0; blk < m_blocks; ++blk) {
+            row_block(blk);
+            progress();
+          }
         } else {
           // B wholly read in place leaves nothing to pack: no launch, no barrier (float32 n = 256 on
           // 2 threads, A in place, 440-443 → 449-451 GFLOP/s).
           if (!direct_b || nc % NR != 0)
             Kokkos::parallel_for("gemm::host_pack_b", Policy(0, n_panels), pack_b);
           Kokkos::parallel_for("gemm::host_tiled", DynamicPolicy(0, m_blocks, Kokkos::ChunkSize(1)),
-                               row_block);
+                               [=](const std::int64_t blk) {
+                                 row_block(blk);
+                                 progress();
+                               });
         }
       }
     }
@@ -265,9 +285,12 @@ void gemm_host_blocked(T* const cp, const S* const ap, const S* const bp, const 
 /// (unit stride; rows lda/ldb/ldc long, see GemmDims). A and B share C's type, or are bfloat16
 /// with C float where kHostBf16Dot. With `alpha`, C = α·A·B (+ C): α is read where it lies,
 /// in host-accessible memory, when the product starts, so an earlier kernel may have written it.
+/// `between_blocks` (BetweenBlocks) runs between blocks of the cache-blocked loops; products
+/// small enough for gemm_host_small's path, and AMX's, have no blocks and do not call it.
 template <class CView, class AView, class BView>
 void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool accumulate,
-               const typename CView::non_const_value_type* alpha = nullptr) {
+               const typename CView::non_const_value_type* alpha = nullptr,
+               const BetweenBlocks* between_blocks = nullptr) {
   using T = typename CView::non_const_value_type;
   using S = typename AView::non_const_value_type;
   static_assert(std::is_same_v<S, typename BView::non_const_value_type>, "gemm_host: A and B share a type");
@@ -329,9 +352,11 @@ void gemm_host(const CView& c, const AView& a, const BView& b, GemmDims d, bool 
   constexpr int kInPlaceRows = detail::HostTile<T>::MR;
   constexpr int kPackedRows = std::is_same_v<S, T> ? detail::kHostPackedRows : kInPlaceRows;
   if (direct_a) {
-    detail::gemm_host_blocked<kInPlaceRows, Exec>(cp, ap, bp, d, accumulate, scale, workers, kc_max, true);
+    detail::gemm_host_blocked<kInPlaceRows, Exec>(cp, ap, bp, d, accumulate, scale, workers, kc_max, true,
+                                                  between_blocks);
   } else {
-    detail::gemm_host_blocked<kPackedRows, Exec>(cp, ap, bp, d, accumulate, scale, workers, kc_max, false);
+    detail::gemm_host_blocked<kPackedRows, Exec>(cp, ap, bp, d, accumulate, scale, workers, kc_max, false,
+                                                 between_blocks);
   }
 }
 

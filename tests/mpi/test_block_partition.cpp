@@ -31,8 +31,8 @@ TEST(BlockPartition, SplitsUnevenSizesFrontLoaded) {
   EXPECT_EQ(kernels::block_partition(4, 4).offsets, (std::vector<std::int64_t>{0, 1, 2, 3}));
 }
 
-// Each chunk packs again the operand the chunks share (B's panel for rows, A's for columns): the
-// chunks cut C's longer side, so the one packed again is the smaller panel.
+// Under the vendor BLAS each chunk packs again the operand the chunks share (B's panel for rows,
+// A's for columns): the chunks cut C's longer side, so the one packed again is the smaller panel.
 TEST(BlockPartition, ProgressChunksCutTheLongerSideInTwoAtMost) {
   const auto rows_of = [](std::int64_t rows, std::int64_t cols) {
     const auto chunks = kernels::progress_chunks(rows, cols);
@@ -51,9 +51,10 @@ TEST(BlockPartition, ProgressChunksCutTheLongerSideInTwoAtMost) {
   EXPECT_EQ(columns_of(2048, 4096), (std::vector<std::int64_t>{2048, 2048}));
   EXPECT_EQ(columns_of(260, 520), (std::vector<std::int64_t>{260, 260}));
   EXPECT_EQ(columns_of(10, 300), (std::vector<std::int64_t>{300}));
-  // A GPU's launch returns at once: MPI is called until the device is done, one product a panel.
-  const auto gpu = kernels::progress_chunks(2048, 4096, true);
-  EXPECT_EQ(gpu.parts.counts, (std::vector<std::int64_t>{4096}));
+  // Where MPI is called during the product (a GPU's launch returns at once; the native host
+  // kernel calls it between its blocks), one product a panel.
+  const auto whole = kernels::progress_chunks(2048, 4096, true);
+  EXPECT_EQ(whole.parts.counts, (std::vector<std::int64_t>{4096}));
 }
 
 TEST(BlockPartition, PanelsCutWhereEitherPartitionDoes) {

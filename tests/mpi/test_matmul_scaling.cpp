@@ -106,32 +106,36 @@ TEST_P(DistributedMatmul, EveryRankCountMatchesHostTripleLoop) {
   }
 }
 
-// Overlapped SUMMA multiplies in chunks between MPI progress calls once C's block is 512 long
-// or more: by rows on a 1×p grid (520 × 520/p), by columns on 2 ranks' square grid (2 × 1: 260 ×
-// 520). The chunked products must add up to the host's C.
+// Overlapped SUMMA under the vendor BLAS multiplies in chunks between MPI progress calls once
+// C's block is 512 long or more: by rows on a 1×p grid (520 × 520/p), by columns on 2 ranks'
+// square grid (2 × 1: 260 × 520); the native kernel multiplies each panel whole, testing MPI
+// between its blocks. Both must add up to the host's C.
 TEST_P(DistributedMatmul, OverlappedChunkedPanelsMatchHostTripleLoop) {
   const std::int64_t n = 520;  // two chunks of 260 rows (1×p) or columns (2×1)
   const auto want = host_product(n);
   const auto world = comm::Communicator::world();
   const auto path = comm::can_pass_directly(device()) ? comm::CommPath::direct : comm::CommPath::staged;
   for (const auto& grid : {kernels::ProcessGrid{1, world_size()}, kernels::square_grid(world_size())}) {
-    auto mm = make_distributed_matmul(Decomposition::summa, DType::f64, device(), world, n, grid, path,
-                                      GemmKernel::vendor, SummaOptions{64, true, {}});
-    mm->multiply([](const char*) {});
-    const auto c = mm->gather_c();
-    if (world_rank() == 0) {
-      EXPECT_EQ(c, want) << grid.rows << "x" << grid.cols;
+    for (const GemmKernel kernel : {GemmKernel::vendor, GemmKernel::native}) {
+      auto mm = make_distributed_matmul(Decomposition::summa, DType::f64, device(), world, n, grid, path,
+                                        kernel, SummaOptions{64, true, {}});
+      mm->multiply([](const char*) {});
+      const auto c = mm->gather_c();
+      if (world_rank() == 0) {
+        EXPECT_EQ(c, want) << grid.rows << "x" << grid.cols << ", " << to_string(kernel);
+      }
+      EXPECT_LE(mm->identity_error(), 1e-12);
     }
-    EXPECT_LE(mm->identity_error(), 1e-12);
   }
 }
 
-// Overlapped SUMMA moves panel s+1 while panel s multiplies. With each local product chunk
-// slowed down on purpose (2 ms; 1024 rows make 2 chunks, MPI tested after each), most panels'
-// broadcasts have completed when the product before them ends, not in the wait after it (a
-// 512 KiB panel over Open MPI's shared memory needs both ranks' progress calls to line up: on
-// a 2-core host 14 of 14 arrived on 2 ranks, 12 to 14 on 4 ranks, 2026-12-05; 6 to 14 when the
-// products ran in 4 chunks, fewer the more loaded the host was); were MPI called only in
+// Overlapped SUMMA moves panel s+1 while panel s multiplies. With each local product slowed
+// down on purpose (2 ms after it; the native kernel tests MPI between its blocks, and once
+// after), most panels' broadcasts have completed when the product before them ends, not in the
+// wait after it (a 512 KiB panel over Open MPI's shared memory needs both ranks' progress calls
+// to line up: on a 2-core host 14 of 14 arrived on 2 ranks, 12 to 14 on 4 ranks, 2026-12-05,
+// when the products ran in 2 chunks with a test after each; 6 to 14 in 4 chunks, fewer the more
+// loaded the host was); were MPI called only in
 // the final wait, as on a GPU before gpu_work_finished, none would, on any rank. So some rank
 // must see arrivals: at 4 ranks on 2 cores under the sanitizers one rank, descheduled through
 // every window, saw none while the others did (CI, 2026-11-27). Blocking SUMMA has nothing in
