@@ -32,10 +32,12 @@ void wait_until_stderr_is_read() {
 MpiSession::MpiSession(int* argc, char*** argv) {
   int initialized = 0;
   MPI_Initialized(&initialized);
-  // FUNNELED: the process has threads (Kokkos' workers, the watchdog), and the main thread calls
-  // MPI from inside a parallel region too (SUMMA's kernels::BetweenBlocks, where mpi_funneled()).
-  int provided = 0;
-  if (!initialized) MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  // Not MPI_Init_thread(MPI_THREAD_FUNNELED), which SUMMA's MPI calls inside the native GEMM's
+  // parallel regions would want (mpi_funneled()): asking for it cost Open MPI 4.1.4's 8-byte
+  // ping-pong 6-15 % (2-core Zen 4 VM, 2026-12-05: medians of paired launches 1.061-1.150 against
+  // hpcc, 0.955-0.990 without it). A user can ask for it: OMPI_MPI_THREAD_LEVEL=1 (Open MPI),
+  // MPIR_CVAR_DEFAULT_THREAD_LEVEL=MPI_THREAD_FUNNELED (MPICH).
+  if (!initialized) MPI_Init(argc, argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }

@@ -35,7 +35,7 @@ class MpiSession {
 };
 
 /// Whether the MPI library lets the main thread call it while other threads run (a level of
-/// MPI_THREAD_FUNNELED or more, which MpiSession asks for); false before MPI_Init.
+/// MPI_THREAD_FUNNELED or more; MpiSession does not ask for it, see there); false before MPI_Init.
 bool mpi_funneled();
 
 /// Name of the node this rank runs on (MPI_Get_processor_name).

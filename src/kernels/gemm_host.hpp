@@ -46,9 +46,10 @@
 namespace minigpu::kernels {
 
 /// What the native host GEMM calls between its blocks of A's rows (each an MC × KC block against
-/// the whole packed block of B, a few ms at n = 4096), on the calling thread only, also inside
-/// its parallel regions: SUMMA's MPI_Test, so that a broadcast in flight progresses during one
-/// product without the product being cut into chunks that each pack a panel again.
+/// the block of B: 1-2 ms apart in SUMMA's products at n = 4096 on 2 ranks), on the calling
+/// thread only, also inside its parallel regions: SUMMA's MPI_Test, so that a broadcast in flight
+/// progresses during one product without the product being cut into chunks that each pack a
+/// panel again.
 using BetweenBlocks = std::function<void()>;
 
 namespace detail {
