@@ -35,7 +35,7 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   // Not MPI_Init_thread(MPI_THREAD_FUNNELED), which SUMMA's MPI calls inside the native GEMM's
   // parallel regions would want (mpi_funneled()): asking for it cost Open MPI 4.1.4's 8-byte
   // ping-pong 6-15 % (2-core Zen 4 VM, 2026-12-05: medians of paired launches 1.061-1.150 against
-  // hpcc, 0.955-0.990 without it). A user can ask for it: OMPI_MPI_THREAD_LEVEL=1 (Open MPI),
+  // hpcc, 0.930-0.990 without it). A user can ask for it: OMPI_MPI_THREAD_LEVEL=1 (Open MPI),
   // MPIR_CVAR_DEFAULT_THREAD_LEVEL=MPI_THREAD_FUNNELED (MPICH).
   if (!initialized) MPI_Init(argc, argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
