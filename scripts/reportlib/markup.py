@@ -30,28 +30,47 @@ def join(parts, sep=""):
     return Markup(esc(sep).join(esc(p) for p in parts))
 
 
-def number(v, digits=3):
-    """`digits` significant digits, written out (1140, 0.00233) between 1e-3 and 1e7."""
+def number(v, digits=3, rounding=None):
+    """`digits` significant digits, written out (1140, 0.00233) between 1e-3 and 1e7; rounded
+    "down" or "up" instead of to the nearest when asked (an interval's ends, rounded outward)."""
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "—"
     if v == 0:
         return "0"
     if isinstance(v, int):
         return str(v)
+    if rounding:
+        scale = 10.0 ** (digits - 1 - math.floor(math.log10(abs(v))))
+        # A product a rounding error off the grid (1.04e-3 / 1e-3 * 100 = 103.99999999999999) is on it.
+        x = v * scale
+        x = round(x) if abs(x - round(x)) < 1e-9 * abs(x) else x
+        v = (math.floor if rounding == "down" else math.ceil)(x) / scale
     if not 1e-3 <= abs(v) < 1e7:
         return f"{v:.{digits}g}"
     text = f"{v:.{max(0, digits - 1 - math.floor(math.log10(abs(v))))}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def seconds(v):
+def interval(lo, hi, mark=None, show=number):
+    """"[lo, hi]" rounded outward, so it holds the true interval and the median inside it (never
+    "[99, 99]" about 98.96), with more digits where an end past `mark` (100 for an efficiency)
+    would print on its near side; as the console does (io::interval)."""
+    for digits in range(3, 10):
+        shown_lo, shown_hi = show(lo, digits, "down"), show(hi, digits, "up")
+        if mark is None or digits == 9 or (
+                (lo <= mark or float(number(lo, digits, "down")) > mark)
+                and (hi >= mark or float(number(hi, digits, "up")) < mark)):
+            return f"[{shown_lo}, {shown_hi}]"
+
+
+def seconds(v, digits=3, rounding=None):
     """1.04 ms, 93 ns: the unit that keeps the mantissa between 1 and 1000."""
     if v is None:
         return "—"
     for factor, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
         if abs(v) >= factor or unit == "ns":
-            return f"{number(v / factor)} {unit}"
-    return f"{number(v)} s"
+            return f"{number(v / factor, digits, rounding)} {unit}"
+    return f"{number(v, digits, rounding)} s"
 
 
 def percent(v, digits=3):

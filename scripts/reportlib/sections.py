@@ -1,6 +1,6 @@
 """The report's sections, each drawn from run.json as the run wrote it: nothing here measures
 or recomputes a result; spreads are read from the rows' own intervals."""
-from .markup import Markup, definitions, esc, join, number, percent, seconds, table, tag
+from .markup import Markup, definitions, esc, interval, join, number, percent, seconds, table, tag
 
 
 def flag(item):
@@ -74,7 +74,7 @@ def findings(record):
     for f in record.get("findings", []):
         ci = f.get("ci95")
         rows.append([f.get("experiment"), f.get("name"), value_of(f),
-                     f"[{number(ci[0])}, {number(ci[1])}] {f.get('unit', '')}" if ci else None,
+                     f"{interval(*ci, mark=100)} {f.get('unit', '')}" if ci else None,
                      # No value is not "ok": "n/a", its note saying why (a flag still shows).
                      "n/a" if f.get("value") is None and f.get("reliable") is not False else flag(f),
                      f.get("note")])
@@ -107,7 +107,7 @@ def spread(row):
     if lo is None or not med:
         return None
     reach = max(med - lo, hi - med) / med * 100
-    return f"[{seconds(lo)}, {seconds(hi)}] ±{number(reach, 2)} %"
+    return f"{interval(lo, hi, show=seconds)} ±{number(reach, 2)} %"
 
 
 def share(row):

@@ -4,6 +4,7 @@
 #include "io/format.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace minigpu::compare {
@@ -18,8 +19,10 @@ const char* kMethod =
     "only when the whole interval is past 1; the intervals hold each run's own noise, not the spread between "
     "runs: two runs of one build on one machine can differ past them (docs/measuring.md)";
 
-std::string interval_text(const std::pair<double, double>& ci) {
-  return "[" + io::significant(ci.first, 3) + ", " + io::significant(ci.second, 3) + "]";
+// Rounded outward so the printed interval holds the median; a ratio's also apart from 1, the
+// verdict's mark: "slower" never beside "[1, 1.01]".
+std::string interval_text(const std::pair<double, double>& ci, std::optional<double> mark = std::nullopt) {
+  return io::interval(ci.first, ci.second, 3, mark);
 }
 
 std::string seconds_text(const CaseTime& c) {
@@ -124,7 +127,8 @@ void write_comparison(std::ostream& os, const Comparison& c, std::optional<doubl
   for (const auto& p : c.cases) {
     rows.push_back({p.candidate.experiment, p.candidate.label, p.candidate.device, p.candidate.dtype,
                     seconds_text(p.baseline), seconds_text(p.candidate),
-                    io::significant(p.ratio, 3) + " " + interval_text(p.ci95), to_string(p.verdict), p.note});
+                    io::significant(p.ratio, 3) + " " + interval_text(p.ci95, 1.0), to_string(p.verdict),
+                    p.note});
   }
   write_table(os, rows);
   for (const auto& [title, list] :

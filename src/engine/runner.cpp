@@ -292,7 +292,8 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       r.case_index = ++index;
       attach_ceiling(r, plan.ceilings);
       if (r.seconds.cv > kNoisyRowCv) {
-        r.mark_unreliable("repetitions vary: cv " + io::significant(100 * r.seconds.cv, 2) + " % above " +
+        r.mark_unreliable("repetitions vary: cv " +
+                          io::significant_apart(100 * r.seconds.cv, 100 * kNoisyRowCv) + " % above " +
                           io::significant(100 * kNoisyRowCv, 2) + " %");
       }
       if (!crowded.empty()) r.mark_unreliable(crowded);

@@ -1,6 +1,7 @@
-// Formatting helpers: units and lists.
+// Formatting helpers: units, numbers and lists.
 #include "io/format.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -23,6 +24,36 @@ std::string significant(double value, int digits) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.*g", digits, value);
   return text;
+}
+
+std::string significant_apart(double value, double other, int digits) {
+  while (digits < 9 && significant(value, digits) == significant(other, digits)) ++digits;
+  return significant(value, digits);
+}
+
+namespace {
+
+/// `value` rounded down (or up) at `digits` significant digits.
+double rounded_outward(double value, int digits, bool up) {
+  if (value == 0 || !std::isfinite(value)) return value;
+  const double scale = std::pow(10.0, digits - 1 - std::floor(std::log10(std::fabs(value))));
+  // A product a rounding error off the grid (1.04e-3 * 1e5 = 103.99999999999999) is on it.
+  double x = value * scale;
+  if (std::fabs(x - std::round(x)) < 1e-9 * std::fabs(x)) x = std::round(x);
+  return (up ? std::ceil(x) : std::floor(x)) / scale;
+}
+
+}  // namespace
+
+std::string interval(double low, double high, int digits, std::optional<double> mark) {
+  for (;; ++digits) {
+    const double shown_low = rounded_outward(low, digits, false),
+                 shown_high = rounded_outward(high, digits, true);
+    const bool sides_kept =
+        !mark || ((low <= *mark || shown_low > *mark) && (high >= *mark || shown_high < *mark));
+    if (sides_kept || digits >= 9)
+      return "[" + significant(shown_low, digits) + ", " + significant(shown_high, digits) + "]";
+  }
 }
 
 std::string joined(const std::vector<std::string>& items, const std::string& separator) {

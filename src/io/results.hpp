@@ -262,7 +262,9 @@ inline Finding efficiency_finding(const std::string& name, const CaseResult& ref
                           ? 100 * work_ratio * reference.median_ci_high / measured.median_ci_low
                           : *f.value;
   f.ci95 = std::pair{low, high};
-  const std::string interval = "[" + io::significant(low, 3) + ", " + io::significant(high, 3) + "] %";
+  // Rounded outward, and apart from 100 %: the printed interval holds the median and says which
+  // side of the ideal it reaches.
+  const std::string interval = io::interval(low, high, 3, 100.0) + " %";
   f.note += "; 95 % interval " + interval;
   if (*f.value > 100) {
     f.mark_unreliable("superlinear (above 100 %): noise or cache effects, not a real speedup");

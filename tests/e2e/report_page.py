@@ -135,6 +135,17 @@ def close(shown, actual, digits=3):
     return math.isclose(shown, actual, rel_tol=0.51 * 10 ** (1 - digits), abs_tol=1e-12)
 
 
+def holds(shown, actual, digits=3):
+    """The shown interval is the actual one rounded outward, at `digits` significant digits or
+    more: it holds the actual one and reaches past it by less than a unit in the last digit."""
+    if None in shown or None in actual:
+        return list(shown) == list(actual)
+    (slo, shi), (lo, hi) = shown, actual
+    unit = 1.0001 * 10 ** (1 - digits)
+    return (slo <= lo * (1 + 1e-9) and shi >= hi * (1 - 1e-9)
+            and math.isclose(slo, lo, rel_tol=unit) and math.isclose(shi, hi, rel_tol=unit))
+
+
 def table_problems(page, record):
     p = []
     findings, results = record.get("findings", []), record.get("results", [])
@@ -150,8 +161,8 @@ def table_problems(page, record):
         for row, f in zip(rows, findings):
             ci = f.get("ci95") or [None, None]
             shown_ci = [number(x) for x in re.findall(r"[-0-9.e+]+", row[3])] if f.get("ci95") else [None, None]
-            if row[1] != f["name"] or not close(number(row[2]), f.get("value")) or not all(
-                    close(s, c) for s, c in zip(shown_ci, ci)) or row[5] != (f.get("note") or "—"):
+            if row[1] != f["name"] or not close(number(row[2]), f.get("value")) or not holds(
+                    shown_ci, ci) or row[5] != (f.get("note") or "—"):
                 p.append(f"finding {f['name']}: shown {row}, run.json {f}")
             unflagged = f.get("reliable") is not False
             if (row[4] == "n/a") != (f.get("value") is None and unflagged) or (

@@ -62,7 +62,12 @@ TEST(Findings, EfficiencyCarriesItsIntervalAndFlagsWhatMayBeSuperlinear) {
   ASSERT_TRUE(sub.value.has_value());
   EXPECT_DOUBLE_EQ(*sub.value, 80.0);
   EXPECT_TRUE(sub.reliable) << sub.unreliable_because;
-  EXPECT_NE(sub.note.find("95 % interval [78.6, 81.5] %"), std::string::npos) << sub.note;
+  // [78.57, 81.45], rounded outward so the printed interval holds the true one.
+  EXPECT_NE(sub.note.find("95 % interval [78.5, 81.5] %"), std::string::npos) << sub.note;
+  // 98.96 % in [98.95, 98.97] once printed "[99, 99] %", as if it excluded its own median.
+  const Finding tight =
+      efficiency_finding("efficiency_x", stats(2.0, 2.0, 2.0), stats(1.0105, 1.0104, 1.0106), 0.5, "n");
+  EXPECT_NE(tight.note.find("95 % interval [98.9, 99] %"), std::string::npos) << tight.note;
   // 99 %, but the interval reaches 2.02/(2·0.99) = 102 %.
   const Finding near = efficiency_finding("efficiency_x", one_rank, stats(1.0101, 0.99, 1.03), 0.5, "n");
   EXPECT_LT(*near.value, 100.0);
