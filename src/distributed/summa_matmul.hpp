@@ -56,6 +56,7 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
         grid_(grid),
         path_(path),
         overlap_(options.overlap && grid.rows * grid.cols > 1),
+        panel_whole_(summa_panel_whole(returns_at_launch, kernel)),
         after_product_(std::move(options.after_product)) {
     my_row_ = this->rank_ / grid.cols;
     my_col_ = this->rank_ % grid.cols;
@@ -210,14 +211,12 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
   // rows or columns (its kernels finish before their launch returns), on a GPU until the device
   // has finished the one product.
   void multiply_panel(const Panel& p, bool accumulate, InFlight* in_flight) {
-    constexpr bool returns_at_launch = !Kokkos::SpaceAccessibility<HostExecSpace, Mem>::accessible;
-    const bool whole = summa_panel_whole(returns_at_launch, this->kernel_);
     const std::int64_t mr = this->block_.rows, nc = this->block_.cols;
-    const auto chunks = in_flight ? kernels::progress_chunks(mr, nc, whole)
+    const auto chunks = in_flight ? kernels::progress_chunks(mr, nc, panel_whole_)
                                   : kernels::ProgressChunks{kernels::block_partition(mr, 1), false};
     bool arrived = false;
     const kernels::BetweenBlocks test = [&] { arrived = in_flight->test(); };
-    const kernels::BetweenBlocks* hook = in_flight && whole && !returns_at_launch ? &test : nullptr;
+    const kernels::BetweenBlocks* hook = in_flight && panel_whole_ && !returns_at_launch ? &test : nullptr;
     for (int c = 0; c < chunks.parts.parts(); ++c) {
       const std::int64_t first = chunks.parts.offsets[c], count = chunks.parts.counts[c];
       if (count == 0) continue;
@@ -240,9 +239,14 @@ class SummaMatmul : public BlockedMatmul<T, Mem> {
     if (arrived) ++arrived_during_compute_;
   }
 
+  static constexpr bool returns_at_launch = !Kokkos::SpaceAccessibility<HostExecSpace, Mem>::accessible;
+
   kernels::ProcessGrid grid_;
   comm::CommPath path_;
   bool overlap_ = false;
+  // Whether a panel's product runs whole (summa_panel_whole): fixed for the object's life, so
+  // asked of MPI and the execution space once rather than every panel.
+  bool panel_whole_ = false;
   int my_row_ = 0, my_col_ = 0;
   comm::Communicator row_comm_, col_comm_;
   kernels::BlockPartition rows_, cols_;
