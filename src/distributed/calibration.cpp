@@ -293,6 +293,12 @@ double ideal_seconds(double reference_s, double reference_flops, int reference_p
   return reference_s * (flops / p) / (reference_flops / reference_p);
 }
 
+Finding with_model_figure(Finding f, const CaseResult& base, const CaseResult& r, double work_ratio) {
+  const auto m1 = base.value("model_s"), mp = r.value("model_s");
+  if (m1 && mp && *mp > 0) f.note += "; model " + io::significant(100 * work_ratio * *m1 / *mp, 3) + " %";
+  return f;
+}
+
 void hold_at_ideal(std::vector<CaseResult>& results,
                    const std::function<const ScalingCase&(const CaseResult&)>& case_of) {
   const auto group_of = [&](const CaseResult& r) {

@@ -163,6 +163,10 @@ double ideal_seconds(double reference_s, double reference_flops, int reference_p
 void hold_at_ideal(std::vector<CaseResult>& results,
                    const std::function<const ScalingCase&(const CaseResult&)>& case_of);
 
+/// `f` (a ratio of `base`'s and `r`'s times, weighed by `work_ratio`) with the model's figure for
+/// the same ratio in its note ("; model 65.1 %"), where both rows have one.
+Finding with_model_figure(Finding f, const CaseResult& base, const CaseResult& r, double work_ratio);
+
 /// The widest panel best_summa_panel() chooses.
 inline constexpr std::int64_t kWidestModelPanel = 1024;
 

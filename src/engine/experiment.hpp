@@ -56,9 +56,11 @@ struct RunContext {
   int ranks() const { return comm.size(); }
   /// The kernel a case's m×k by k×n products run, and why. Every rank of `comm` calls it with
   /// the same arguments in the same order (it may measure, rank 0 timing for all). A non-empty
-  /// `no_vendor` says why this case cannot run the vendor GEMM: `auto` then takes native.
+  /// `no_vendor` says why this case cannot run the vendor GEMM: `auto` then takes native; so it
+  /// does where `prefer` allows it.
   GemmPick pick_gemm(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
-                     std::int64_t k, const std::string& no_vendor = "") const;
+                     std::int64_t k, const std::string& no_vendor = "",
+                     const NativePreference& prefer = {}) const;
   /// What `gemm` measured or read, for run.json; none when no case asked for `auto`.
   std::optional<io::GemmChoiceRecord> gemm_record() const;
 };

@@ -16,13 +16,14 @@ RunContext RunContext::on(comm::Communicator comm, DeviceBinding binding, nlohma
 }
 
 GemmPick RunContext::pick_gemm(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
-                               std::int64_t k, const std::string& no_vendor) const {
+                               std::int64_t k, const std::string& no_vendor,
+                               const NativePreference& prefer) const {
   if (!gemm)
     throw std::logic_error("RunContext::pick_gemm: the context has no chooser (RunContext::on makes one)");
   const comm::Communicator& c = comm;
   return gemm->pick(
       choice, device, dtype, m, n, k,
-      [&c](const std::vector<char>& mine) { return comm::broadcast_bytes(mine, 0, c); }, no_vendor);
+      [&c](const std::vector<char>& mine) { return comm::broadcast_bytes(mine, 0, c); }, no_vendor, prefer);
 }
 
 std::optional<io::GemmChoiceRecord> RunContext::gemm_record() const {

@@ -86,7 +86,9 @@ class MatmulScalingExperiment : public CaseList<ScalingCase>, public Analysis {
       for (bool overlapped : d == Decomposition::summa ? overlaps : std::vector<bool>{false})
         schedules_.push_back({d, 1, 0, {}, SummaOptions{panel_width_, overlapped, {}}});
     }
-    for (DType dt : dtypes_) picks_[dt] = ctx.pick_gemm(choice, device_, dt, n_ / ranks_.back(), n_, n_);
+    const NativePreference prefer = overlapped_summa_preference(device_, schedules_, ranks_);
+    for (DType dt : dtypes_)
+      picks_[dt] = ctx.pick_gemm(choice, device_, dt, n_ / ranks_.back(), n_, n_, "", prefer);
     for_each_combination(
         [&](DType dt, const ScalingCase& s, std::int64_t p) { add_scaling_case(case_at(s, p), dt); }, dtypes_,
         schedules_, ranks_);
@@ -262,12 +264,6 @@ std::vector<Finding> MatmulScalingExperiment::findings(const std::vector<CaseRes
       results,
       [&](const CaseResult& r) { return algorithm_name(case_of(r.spec)) + "_" + to_string(r.spec.dtype); },
       [&](const CaseResult& r) { return case_of(r.spec).p; });
-  // The model's figure for the same ratio, beside the measured one.
-  const auto with_model = [&](Finding f, const CaseResult& base, const CaseResult& r, double work_ratio) {
-    const auto m1 = base.value("model_s"), mp = r.value("model_s");
-    if (m1 && mp && *mp > 0) f.note += "; model " + io::significant(100 * work_ratio * *m1 / *mp, 3) + " %";
-    return f;
-  };
   std::vector<Finding> out;
   for (const auto& [group, by_p] : groups) {
     const int p1 = by_p.begin()->first;
@@ -294,11 +290,11 @@ std::vector<Finding> MatmulScalingExperiment::findings(const std::vector<CaseRes
       // The baseline against itself (speedup 1, efficiency 100 %) says nothing.
       const bool baseline = p == p1;
       if (!baseline && weak_) {
-        out.push_back(
-            with_model(efficiency_finding("efficiency_" + suffix, base, *r, 1,
-                                          "weak: t(" + ref + ", n=" + std::to_string(case_of(base.spec).n) +
-                                              ")/t(p=" + std::to_string(p) + ", " + where + ")"),
-                       base, *r, 1));
+        out.push_back(perfmodel::with_model_figure(
+            efficiency_finding("efficiency_" + suffix, base, *r, 1,
+                               "weak: t(" + ref + ", n=" + std::to_string(case_of(base.spec).n) +
+                                   ")/t(p=" + std::to_string(p) + ", " + where + ")"),
+            base, *r, 1));
       } else if (!baseline) {
         const double work_ratio = static_cast<double>(p1) / p;
         const auto [speedup, efficiency] = speedup_and_efficiency(
@@ -306,7 +302,7 @@ std::vector<Finding> MatmulScalingExperiment::findings(const std::vector<CaseRes
             "strong: " + std::to_string(p1) + "·t(" + ref + ")/(" + std::to_string(p) +
                 "·t(p=" + std::to_string(p) + "))");
         out.push_back(speedup);
-        out.push_back(with_model(efficiency, base, *r, work_ratio));
+        out.push_back(perfmodel::with_model_figure(efficiency, base, *r, work_ratio));
       }
       const double comm = r->phase_median("comm").value_or(0),
                    compute = r->phase_median("compute").value_or(0);

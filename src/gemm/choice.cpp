@@ -74,7 +74,8 @@ void GemmChooser::load(const Share& share) {
 }
 
 GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n,
-                           std::int64_t k, const Share& share, const std::string& no_vendor) {
+                           std::int64_t k, const Share& share, const std::string& no_vendor,
+                           const NativePreference& prefer) {
   if (choice == GemmChoice::vendor) return {GemmKernel::vendor, "vendor: named in the input"};
   if (choice == GemmChoice::native) return {GemmKernel::native, "native: named in the input"};
   if (!no_vendor.empty()) return {GemmKernel::native, io::auto_choice("native", no_vendor)};
@@ -101,13 +102,19 @@ GemmPick GemmChooser::pick(GemmChoice choice, Device device, DType dtype, std::i
     }
   }
   const Entry& e = entries_.at(key);
-  const bool native = e.native_s > 0 && e.native_s < e.vendor_s;
-  const double ratio = native ? e.vendor_s / e.native_s : e.native_s / std::max(e.vendor_s, 1e-300);
-  const std::string winner = native ? "native" : "vendor", loser = native ? "vendor" : "native";
+  const bool faster = e.native_s > 0 && e.native_s < e.vendor_s;
+  const bool preferred = !faster && e.native_s > 0 && e.native_s < e.vendor_s * (1 + prefer.within);
+  const bool native = faster || preferred;
+  // "vendor 1.02x native": the winner's speed over the loser's, to 3 digits so a near tie shows.
+  const double ratio = faster ? e.vendor_s / e.native_s : e.native_s / std::max(e.vendor_s, 1e-300);
+  const std::string winner = faster ? "native" : "vendor", loser = faster ? "vendor" : "native";
+  const std::string measured = winner + " " + io::significant(ratio, 3) + "x " + loser +
+                               (exact ? " at " : " at n~") + size + ", " + to_string(dtype) + ", measured " +
+                               e.measured + " on " + e.on;
+  const std::string kept =
+      preferred ? "; native within " + io::significant(100 * prefer.within, 2) + " %, " + prefer.because : "";
   return {native ? GemmKernel::native : GemmKernel::vendor,
-          io::auto_choice(winner, winner + " " + io::significant(ratio, 2) + "x" + " " + loser +
-                                      (exact ? " at " : " at n~") + size + ", " + to_string(dtype) +
-                                      ", measured " + e.measured + " on " + e.on)};
+          io::auto_choice(native ? "native" : "vendor", measured + kept)};
 }
 
 io::GemmChoiceRecord GemmChooser::record() const {

@@ -31,6 +31,13 @@ struct GemmPick {
   std::string why;
 };
 
+/// For `auto`: take the native kernel also where it measured slower, by less than `within` (0.05:
+/// 5 %), `because` the product gains from it what the timing does not show.
+struct NativePreference {
+  double within = 0;
+  std::string because;
+};
+
 /// Seconds per call of each kernel, timed in one sitting.
 struct GemmPairTiming {
   double vendor_s = 0, native_s = 0;
@@ -61,9 +68,9 @@ class GemmChooser {
 
   /// The named kernel, or for `automatic` the faster measured one for this product; native
   /// without measuring where the build has no vendor GEMM for it or the caller says why this
-  /// product cannot take one (`no_vendor`).
+  /// product cannot take one (`no_vendor`); native also where `prefer` allows it.
   GemmPick pick(GemmChoice choice, Device device, DType dtype, std::int64_t m, std::int64_t n, std::int64_t k,
-                const Share& share, const std::string& no_vendor = "");
+                const Share& share, const std::string& no_vendor = "", const NativePreference& prefer = {});
 
   /// Every class measured or read so far, and where the figures came from.
   io::GemmChoiceRecord record() const;

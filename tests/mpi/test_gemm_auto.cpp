@@ -1,6 +1,7 @@
 // `kernel: auto`: the chooser against injected timings (the faster one wins, a named kernel is
 // never measured, the cache round-trips), and an experiment's rows saying which kernel ran.
 #include "config/config_node.hpp"
+#include "distributed/distributed_matmul.hpp"
 #include "engine/registry.hpp"
 #include "gemm/choice.hpp"
 #include "test_support.hpp"
@@ -73,6 +74,41 @@ TEST(GemmAuto, PicksTheKernelTheMeasurementSaysIsFaster) {
   EXPECT_EQ(fake.calls,
             (std::map<GemmShape, int>{{cube(100), 1}, {cube(1024), 1}, {cube(GemmChooser::kMaxTimedN), 1}}));
   EXPECT_EQ(chooser.record().entries.size(), 3u);
+}
+
+// Overlapped SUMMA keeps the native kernel on a near tie: it lets MPI progress inside the product.
+TEST(GemmAuto, APreferenceKeepsNativeOnlyWithinItsMargin) {
+  // Vendor 1 ms; native 1.03 ms at n~64, 1.10 ms at n~1024.
+  GemmChooser chooser(
+      [](bool, DType, GemmShape s) {
+        return GemmPairTiming{1e-3, s.n <= 64 ? 1.03e-3 : 1.1e-3};
+      },
+      nullptr, true);
+  const NativePreference prefer{0.05, "because"};
+  const GemmPick near =
+      chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 64, 64, 64, kAlone, "", prefer);
+  EXPECT_EQ(near.kernel, GemmKernel::native);
+  EXPECT_EQ(near.why.rfind("auto→native (vendor 1.03x native at 64x64x64, float32, measured ", 0), 0)
+      << near.why;
+  EXPECT_NE(near.why.find("; native within 5 %, because)"), std::string::npos) << near.why;
+  const GemmPick far =
+      chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 1024, 1024, 1024, kAlone, "", prefer);
+  EXPECT_EQ(far.kernel, GemmKernel::vendor) << far.why;
+  EXPECT_EQ(far.why.find("within"), std::string::npos) << far.why;
+  EXPECT_EQ(chooser.pick(GemmChoice::automatic, cpu(), DType::f32, 64, 64, 64, kAlone).kernel,
+            GemmKernel::vendor);
+  // Only for an overlapped SUMMA on several ranks, on the host, and only where the native kernel
+  // gets MPI between its blocks.
+  const ScalingCase overlapped{Decomposition::summa, 1, 64, {}, SummaOptions{0, true, {}}};
+  ScalingCase blocking = overlapped;
+  blocking.summa.overlap = false;
+  const bool hooked = summa_panel_whole(false, GemmKernel::native);
+  EXPECT_EQ(overlapped_summa_preference(cpu(), {blocking, overlapped}, {1, 2}).within, hooked ? 0.05 : 0);
+  EXPECT_EQ(overlapped_summa_preference(cpu(), {blocking}, {1, 2}).within, 0);
+  EXPECT_EQ(overlapped_summa_preference(cpu(), {overlapped}, {1}).within, 0);
+  if (num_gpus() > 0) {
+    EXPECT_EQ(overlapped_summa_preference(gpu(0), {overlapped}, {2}).within, 0);
+  }
 }
 
 TEST(GemmAuto, ANamedKernelIsTakenWithoutMeasuring) {
