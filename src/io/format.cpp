@@ -1,6 +1,7 @@
 // Formatting helpers: units, numbers and lists.
 #include "io/format.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -27,6 +28,9 @@ std::string significant(double value, int digits) {
 }
 
 std::string significant_apart(double value, double other, int digits) {
+  // At least the digits of its whole part: "240", never "2.4e+02".
+  if (std::fabs(value) >= 1 && std::isfinite(value))
+    digits = std::max(digits, std::min(9, static_cast<int>(std::floor(std::log10(std::fabs(value)))) + 1));
   while (digits < 9 && significant(value, digits) == significant(other, digits)) ++digits;
   return significant(value, digits);
 }

@@ -13,8 +13,9 @@ namespace minigpu::io {
 std::string human_bytes(std::uint64_t bytes);
 /// `value` with `digits` significant digits, as printf's %g: 0.00123, 4.5e+09.
 std::string significant(double value, int digits = 3);
-/// `value` with the fewest significant digits, from `digits` up to 9, that print it apart from
-/// `other` as printed with as many: "cv 25.3 % above 25 %", never "cv 25 % above 25 %".
+/// `value` with the fewest significant digits, from `digits` (or its whole part's) up to 9, that
+/// print it apart from `other` as printed with as many: "cv 25.3 % above 25 %", never "cv 25 %
+/// above 25 %"; "cv 240 %", never "cv 2.4e+02 %".
 std::string significant_apart(double value, double other, int digits = 2);
 /// "[low, high]" rounded outward at `digits` significant digits, so the printed interval holds
 /// the true one (and any median inside it): [98.95, 99.04] -> "[98.9, 99.1]", never "[99, 99]".
