@@ -54,7 +54,10 @@ def number(v, digits=3, rounding=None):
 def interval(lo, hi, mark=None, show=number):
     """"[lo, hi]" rounded outward, so it holds the true interval and the median inside it (never
     "[99, 99]" about 98.96), with more digits where an end past `mark` (100 for an efficiency)
-    would print on its near side; as the console does (io::interval)."""
+    would print on its near side; as the console does (io::interval). An end that is missing or
+    not finite is shown as number() shows it ("—")."""
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (lo, hi)):
+        return f"[{show(lo)}, {show(hi)}]"
     for digits in range(3, 10):
         shown_lo, shown_hi = show(lo, digits, "down"), show(hi, digits, "up")
         if mark is None or digits == 9 or (
