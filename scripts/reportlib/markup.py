@@ -30,9 +30,20 @@ def join(parts, sep=""):
     return Markup(esc(sep).join(esc(p) for p in parts))
 
 
+def rounded(v, digits, rounding):
+    """`v` rounded "down" or "up" at `digits` significant digits (an interval's ends, outward)."""
+    if v == 0:
+        return v
+    scale = 10.0 ** (digits - 1 - math.floor(math.log10(abs(v))))
+    # A product a rounding error off the grid (1.04e-3 / 1e-3 * 100 = 103.99999999999999) is on it.
+    x = v * scale
+    x = round(x) if abs(x - round(x)) < 1e-9 * abs(x) else x
+    return (math.floor if rounding == "down" else math.ceil)(x) / scale
+
+
 def number(v, digits=3, rounding=None):
     """`digits` significant digits, written out (1140, 0.00233) between 1e-3 and 1e7; rounded
-    "down" or "up" instead of to the nearest when asked (an interval's ends, rounded outward)."""
+    "down" or "up" instead of to the nearest when asked (rounded())."""
     if v is None or (isinstance(v, float) and not math.isfinite(v)):
         return "—"
     if v == 0:
@@ -40,11 +51,7 @@ def number(v, digits=3, rounding=None):
     if isinstance(v, int):
         return str(v)
     if rounding:
-        scale = 10.0 ** (digits - 1 - math.floor(math.log10(abs(v))))
-        # A product a rounding error off the grid (1.04e-3 / 1e-3 * 100 = 103.99999999999999) is on it.
-        x = v * scale
-        x = round(x) if abs(x - round(x)) < 1e-9 * abs(x) else x
-        v = (math.floor if rounding == "down" else math.ceil)(x) / scale
+        v = rounded(v, digits, rounding)
     if not 1e-3 <= abs(v) < 1e7:
         return f"{v:.{digits}g}"
     text = f"{v:.{max(0, digits - 1 - math.floor(math.log10(abs(v))))}f}"
@@ -59,11 +66,10 @@ def interval(lo, hi, mark=None, show=number):
     if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (lo, hi)):
         return f"[{show(lo)}, {show(hi)}]"
     for digits in range(3, 10):
-        shown_lo, shown_hi = show(lo, digits, "down"), show(hi, digits, "up")
         if mark is None or digits == 9 or (
-                (lo <= mark or float(number(lo, digits, "down")) > mark)
-                and (hi >= mark or float(number(hi, digits, "up")) < mark)):
-            return f"[{shown_lo}, {shown_hi}]"
+                (lo <= mark or rounded(lo, digits, "down") > mark)
+                and (hi >= mark or rounded(hi, digits, "up") < mark)):
+            return f"[{show(lo, digits, 'down')}, {show(hi, digits, 'up')}]"
 
 
 def seconds(v, digits=3, rounding=None):
