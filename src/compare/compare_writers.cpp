@@ -20,7 +20,8 @@ const char* kMethod =
     "runs: two runs of one build on one machine can differ past them (docs/measuring.md)";
 
 // Rounded outward so the printed interval holds the median; a ratio's also apart from 1, the
-// verdict's mark: "slower" never beside "[1, 1.01]".
+// verdict's mark: "slower" never beside "[1, 1.01]" (and the ratio itself apart from 1: never
+// "1" beside "slower").
 std::string interval_text(const std::pair<double, double>& ci, std::optional<double> mark = std::nullopt) {
   return io::interval(ci.first, ci.second, 3, mark);
 }
@@ -127,8 +128,8 @@ void write_comparison(std::ostream& os, const Comparison& c, std::optional<doubl
   for (const auto& p : c.cases) {
     rows.push_back({p.candidate.experiment, p.candidate.label, p.candidate.device, p.candidate.dtype,
                     seconds_text(p.baseline), seconds_text(p.candidate),
-                    io::significant(p.ratio, 3) + " " + interval_text(p.ci95, 1.0), to_string(p.verdict),
-                    p.note});
+                    io::significant_apart(p.ratio, 1.0, 3) + " " + interval_text(p.ci95, 1.0),
+                    to_string(p.verdict), p.note});
   }
   write_table(os, rows);
   for (const auto& [title, list] :

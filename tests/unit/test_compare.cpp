@@ -49,6 +49,16 @@ TEST(Compare, RatioAndIntervalFromBothMedians) {
   EXPECT_EQ(c.cases[0].note, "");
 }
 
+// A quickstart compared "1 [1.001, 1.003] slower": a verdict past 1 prints its ratio past 1 too.
+TEST(Compare, ANarrowVerdictPrintsItsRatioAndIntervalPastOne) {
+  const auto c =
+      compare_tables(table({timed("a", 1.0, 0.9995, 1.0005)}), table({timed("a", 1.002, 1.001, 1.003)}));
+  ASSERT_EQ(c.cases[0].verdict, Verdict::slower);
+  const std::string text = comparison_text(c);
+  // [1.001 / 1.0005, 1.003 / 0.9995] = [1.00049…, 1.00350…]: at 4 digits the low end would print 1.
+  EXPECT_NE(text.find("1.002 [1.0004, 1.0036]"), std::string::npos) << text;
+}
+
 TEST(Compare, VerdictsFasterAndSameWithinNoise) {
   // 0.5 [0.45, 0.55] vs 1 [0.9, 1.1]: [0.409, 0.611] below 1. 1.05 [0.95, 1.2]: [0.864, 1.33] holds 1.
   const auto c = compare_tables(table({timed("fast", 1.0, 0.9, 1.1), timed("same", 1.0, 0.9, 1.1)}),
