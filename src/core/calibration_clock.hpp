@@ -9,11 +9,19 @@
 
 namespace minigpu {
 
+/// Whom a timing's work involves. A rank may give up its own work alone (a GEMM) when the run
+/// is being stopped; work that exchanges messages (a ping-pong) it must finish, or the rank at
+/// the other end waits for it.
+enum class TimedWork { this_rank, with_other_ranks };
+
 /// One calibration timing: `runs` runs of what `what` names, after the warm-ups.
 struct CalibrationTiming {
   std::string what;
   int runs = 0;
   double best_s = 0, median_s = 0;
+  /// Given up for a stop signal: the figures are NaN and the timing is not recorded. The run
+  /// then stops before any case or summary reads them.
+  bool given_up = false;
 };
 
 class CalibrationClock {
@@ -23,7 +31,7 @@ class CalibrationClock {
   /// (Kokkos::fence) before its clock starts and before it stops, for kernels that return at
   /// launch; unfenced for work that completes before it returns (a ping-pong's round trip).
   virtual CalibrationTiming time(const std::string& what, const std::function<void()>& once, int runs,
-                                 int warmups, bool fenced) = 0;
+                                 int warmups, bool fenced, TimedWork work) = 0;
 };
 
 }  // namespace minigpu

@@ -261,6 +261,17 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       shared_gpu_reason(comm::allgather_strings(physical_gpu_key(processor_name(), ctx.binding), ctx.comm));
   const std::vector<std::string> hosts = comm::allgather_strings(processor_name(), ctx.comm);
   const ProfileRegion run_region("minigpu");
+  // A stop gives up this rank's own calibration work that setups still ask for (CalibrationLog);
+  // the poll is this run's, so it is taken back when the run ends.
+  struct GivingUp {
+    CalibrationLog* log;
+    GivingUp(CalibrationLog* l, const StopPoll& stop) : log(l) {
+      if (log && stop) log->give_up_when([stop] { return stop() != 0; });
+    }
+    ~GivingUp() {
+      if (log) log->give_up_when(nullptr);
+    }
+  } const giving_up(ctx.calibration.get(), stop);
   int index = 0;
   for (auto& planned : plan.experiments) {
     const ProfileRegion experiment_region(planned.name);
@@ -303,6 +314,12 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
       watched.reset();
       mine.push_back(r);
     }
+    // A stop during a resumed case's setup (run for its model) gave up timings this experiment's
+    // summary would read: the run ends here, as at a case boundary. (A case set up so is dropped
+    // by the stop agreed before its first repetition.)
+    if (outcome.stop_signal == 0 && ctx.calibration &&
+        comm::max_over_ranks(ctx.calibration->gave_up() ? 1.0 : 0.0, ctx.comm) > 0)
+      outcome.stop_signal = agreed_stop(stop, ctx.comm);
     if (outcome.stop_signal != 0) {
       outcome.results.insert(outcome.results.end(), mine.begin(), mine.end());
       break;

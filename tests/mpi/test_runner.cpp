@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -52,6 +53,10 @@ class FakeExperiment : public Experiment, public Analysis {
   void setup(const CaseSpec&) override {
     ++setups;
     if (calibrate_ == "setup") calibrate();
+    if (calibrate_ == "setup_three") calibrate_three();
+  }
+  void resumed(const CaseSpec&) override {
+    if (calibrate_ == "resumed_three") calibrate_three();
   }
   void run_once() override {
     ++runs;
@@ -74,7 +79,15 @@ class FakeExperiment : public Experiment, public Analysis {
   // What a model's calibration does: asks the engine to time something, 3 runs after a warm-up.
   void calibrate() {
     ctx_.calibration->time(
-        "fake calibration", [] { FakeExperiment::calibrated += 1; }, 3, 1, true);
+        "fake calibration", [] { FakeExperiment::calibrated += 1; }, 3, 1, true, TimedWork::this_rank);
+  }
+  // A model's whole calibration: two GEMMs of this rank's own, then a ping-pong with another.
+  void calibrate_three() {
+    for (const char* what : {"own 1", "own 2"})
+      ctx_.calibration->time(
+          what, [] { FakeExperiment::calibrated += 1; }, 3, 1, true, TimedWork::this_rank);
+    ctx_.calibration->time(
+        "exchange", [] { FakeExperiment::exchanged += 1; }, 3, 1, false, TimedWork::with_other_ranks);
   }
   RunContext ctx_;
   int cases_ = 2;
@@ -83,7 +96,7 @@ class FakeExperiment : public Experiment, public Analysis {
   std::string calibrate_;
 
  public:
-  static inline int calibrated = 0;
+  static inline int calibrated = 0, exchanged = 0;
 };
 MINIGPU_REGISTER_EXPERIMENT(FakeExperiment, {"fake",
                                              "test double for the runner",
@@ -202,6 +215,50 @@ TEST(Runner, CalibrationIsTimedAndRecordedByTheEngineAndNeverInsideARepetition) 
                std::logic_error);
   // Refused only while the case is timed: the next run's setup may calibrate again.
   EXPECT_NO_THROW(testing::run_yaml("experiments:\n  - {name: fake, cases: 1, calibrate: setup}\n"));
+}
+
+// Ctrl-C during a model's calibration waited 5 s for its GEMMs (n = 4096, 2 ranks). A stop now
+// gives up the rank's own timings, even between runs, and nothing else: a timing with other
+// ranks is still run (their messages stay matched), nothing given up is recorded, and the case
+// set up on given-up figures is dropped.
+TEST(Runner, AStopDuringCalibrationGivesUpTheRanksOwnTimingsAndDropsTheCase) {
+  FakeExperiment::calibrated = FakeExperiment::exchanged = FakeExperiment::runs = 0;
+  // The signal arrives after own 1's warm-up and first run.
+  const StopPoll stop = [] { return FakeExperiment::calibrated >= 2 ? SIGINT : 0; };
+  const RunOutcome out =
+      testing::run_yaml("experiments:\n  - {name: fake, cases: 2, calibrate: setup_three}\n", stop);
+  EXPECT_EQ(FakeExperiment::calibrated, 2) << "own 1 stopped between its runs; own 2 never ran";
+  EXPECT_EQ(FakeExperiment::exchanged, 1 + 3) << "the exchange ran whole";
+  EXPECT_EQ(FakeExperiment::runs, 0) << "no repetition on given-up figures";
+  EXPECT_EQ(out.stop_signal, SIGINT);
+  EXPECT_TRUE(out.results.empty());
+  EXPECT_TRUE(out.findings.empty());
+  const auto section = std::find_if(out.sections.begin(), out.sections.end(),
+                                    [](const auto& s) { return s.first == "calibration"; });
+  ASSERT_NE(section, out.sections.end());
+  ASSERT_EQ(section->second.at("fake").size(), 1u) << section->second.dump();
+  EXPECT_EQ(section->second.at("fake")[0].at("what"), "exchange");
+}
+
+// A resumed case's setup calibrates for the experiment's model alone; given up there, the model
+// would summarise NaN: the run stops after that case, before the experiment's findings.
+TEST(Runner, AStopDuringAResumedCasesCalibrationEndsTheRunBeforeItsSummary) {
+  FakeExperiment::calibrated = FakeExperiment::exchanged = 0;
+  const std::string yaml = "experiments:\n  - {name: fake, cases: 1, calibrate: resumed_three}\n";
+  CaseSpec only = testing::plan_yaml(yaml).experiments.at(0).cases.at(0);
+  CaseResult kept;
+  kept.check = {true, "ok"};
+  const RunOutcome out = testing::run_yaml(yaml, [] { return FakeExperiment::calibrated >= 1 ? SIGTERM : 0; },
+                                           {{io::resume_key("fake", only), kept}});
+  EXPECT_EQ(FakeExperiment::calibrated, 1);
+  EXPECT_EQ(out.stop_signal, SIGTERM);
+  ASSERT_EQ(out.results.size(), 1u) << "the resumed case is kept";
+  EXPECT_TRUE(out.findings.empty()) << "no findings from a model given up";
+  // Without the stop the same run summarises: the test could fail.
+  FakeExperiment::calibrated = 0;
+  const RunOutcome whole = testing::run_yaml(yaml, [] { return 0; }, {{io::resume_key("fake", only), kept}});
+  EXPECT_EQ(whole.stop_signal, 0);
+  EXPECT_EQ(whole.findings.size(), 1u);
 }
 
 TEST(Runner, FailedVerificationMarksTheRunFailed) {

@@ -48,10 +48,13 @@ RunPlan plan_yaml(const std::string& yaml, const std::vector<std::string>& overr
   return plan_with(yaml, overrides, ctx);
 }
 
-RunOutcome run_yaml(const std::string& yaml) {
+RunOutcome run_yaml(const std::string& yaml) { return run_yaml(yaml, {}); }
+
+RunOutcome run_yaml(const std::string& yaml, const StopPoll& stop,
+                    const std::map<std::string, CaseResult>& resumed) {
   RunContext ctx = world();
   RunPlan plan = plan_with(yaml, {}, ctx);
-  return run_plan(plan, ctx, nullptr);
+  return run_plan(plan, ctx, nullptr, stop, resumed);
 }
 
 const Finding* find_finding(const std::vector<Finding>& findings, const std::string& name) {

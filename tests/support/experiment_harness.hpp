@@ -4,6 +4,7 @@
 #include "engine/plan.hpp"
 #include "engine/runner.hpp"
 
+#include <map>
 #include <string>
 
 namespace minigpu::testing {
@@ -11,6 +12,9 @@ namespace minigpu::testing {
 /// Writes `yaml` to a temporary file, loads it as `minigpu run` does, runs every case on
 /// MPI_COMM_WORLD and returns the outcome. Throws InputError for invalid input.
 RunOutcome run_yaml(const std::string& yaml);
+/// The same, with the runner's stop poll and a resumed run's recorded cases (run_plan's).
+RunOutcome run_yaml(const std::string& yaml, const StopPoll& stop,
+                    const std::map<std::string, CaseResult>& resumed = {});
 
 /// Loads (validates and configures) without running; throws InputError for invalid input.
 RunPlan plan_yaml(const std::string& yaml, const std::vector<std::string>& overrides = {});
