@@ -154,6 +154,14 @@ ModelInputs load_run_scaling_model(const std::string& run_dir) {
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(file + ": not valid JSON: " + e.what());
   }
+  // A run stopped before its matmul_scaling finished has no model yet: say so, and how to finish it.
+  const auto status = record.is_object() && record.contains("status") && record.at("status").is_string()
+                          ? record.at("status").get<std::string>()
+                          : std::string("complete");
+  if (status != "complete" && record.is_object() && !record.contains("scaling_model"))
+    throw InputError(file + ": key 'scaling_model': missing: the run's status is '" + status +
+                     "', and matmul_scaling writes it once all its cases have run (finish the run with " +
+                     "--resume " + run_dir + ", docs/running.md)");
   const auto& model = member(record, "scaling_model", "", file);
   const std::string at = "scaling_model";
   ModelInputs in;

@@ -133,6 +133,9 @@ def check_bad(minigpu, src):
         (["--profile", "tests/inputs/model/bare_value.yaml"], "bare_value.yaml:8:3: key 'intra_node.bytes_per_s'"),
         (["--profile", "tests/inputs/model/bad_key.yaml"], "bad_key.yaml:10:3: key 'inter_node.latency_s'"),
         (["--from", "tests/inputs/model/run_without_model"], "run_without_model/run.json: key 'scaling_model'"),
+        (["--from", "tests/inputs/model/run_interrupted"],
+         "run_interrupted/run.json: key 'scaling_model': missing: the run's status is 'interrupted', and "
+         "matmul_scaling writes it once all its cases have run (finish the run with --resume "),
         (["--profile", "inputs/hardware/h100_sxm.yaml", "--dtype", "float16"], "--dtype"),
         (["--profile", "inputs/hardware/h100_sxm.yaml", "--n", "100"], "--n: 100 leaves fewer rows than --max-p 512"),
     ]
