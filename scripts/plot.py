@@ -129,6 +129,16 @@ def write_figures(plt, run_dir):
     return paths
 
 
+def why_nothing_drawn(run_dir):
+    """Why a run gave no figure: none of its experiments draws one, or none of its cases finished
+    (an interrupted run keeps the cases finished before the signal, maybe none)."""
+    with open(os.path.join(run_dir_of(run_dir), "run.json"), encoding="utf-8") as f:
+        record = json.load(f)
+    if record.get("results"):
+        return "no experiment with a figure"
+    return f"no case finished in it (status {record.get('status', 'unknown')!r}): nothing to draw"
+
+
 def main(argv):
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
@@ -144,7 +154,7 @@ def main(argv):
                 print(f"plot.py: skipped {a}: {UNWRITTEN}", file=sys.stderr, flush=True)
         for run_dir in runs:
             paths = write_figures(plt, run_dir)
-            print("\n".join(paths) if paths else f"plot.py: {run_dir}: no experiment with a figure", flush=True)
+            print("\n".join(paths) if paths else f"plot.py: {run_dir}: {why_nothing_drawn(run_dir)}", flush=True)
     except UsageError as e:
         die(str(e))
     return 0

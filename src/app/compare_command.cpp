@@ -36,6 +36,14 @@ int compare_command(const CompareOptions& options, const MpiSession& mpi) {
   const auto baseline = compare::load_run_table(baseline_path);
   const auto candidate = compare::load_run_table(candidate_path);
   const auto comparison = compare::compare_tables(baseline, candidate);
+  // A side without a case is a run stopped before its first: said so, not as a mismatch.
+  for (const auto* side : {&baseline, &candidate}) {
+    if (side->cases.empty())
+      throw InputError("compare: " + side->path + " has no case to compare" +
+                       (side->status.empty() ? ""
+                                             : " (status '" + side->status + "', 0 of " +
+                                                   std::to_string(side->cases_planned) + " cases finished)"));
+  }
   if (comparison.cases.empty())
     throw InputError("compare: " + baseline_path + " and " + candidate_path +
                      " have no case in common (same experiment, case, device and dtype)");

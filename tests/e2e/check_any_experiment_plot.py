@@ -3,8 +3,11 @@
 plotlib/any_experiment.py, which gives every row a bar (tagged with the row it shows, its
 height the row's median time), hollow where the row is unreliable, names each bar by the
 parameters that tell the cases apart, states the shared ones once, and puts every finding of
-the experiment in the title. A drawer of its own still wins.
+the experiment in the title. A drawer of its own still wins. A run interrupted before its
+first case says that it has nothing to draw, and why.
 Usage: check_any_experiment_plot.py SCRIPTS_DIR"""
+import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -66,6 +69,15 @@ def main():
         lazy_fig = figures.get("lazy_fence.png")
         if lazy_fig is not None and "fenced vs unfenced" not in lazy_fig._suptitle.get_text():
             errors.append("lazy was not drawn by its own drawer (plotlib/lazy.py)")
+    # A run interrupted before its first case has nothing to draw, and says why, not that none of
+    # its experiments draws a figure.
+    with tempfile.TemporaryDirectory() as tmp:
+        write_run(tmp, "novel", [], [], experiments=experiments, status="interrupted")
+        said = io.StringIO()
+        with contextlib.redirect_stdout(said):
+            rc = plot.main([tmp])
+        if rc != 0 or "no case finished in it (status 'interrupted'): nothing to draw" not in said.getvalue():
+            errors.append(f"an interrupted run without cases: exit {rc}, said {said.getvalue()!r}")
     for e in errors:
         print("FAIL:", e)
     if errors:

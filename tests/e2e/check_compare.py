@@ -269,6 +269,10 @@ def check_bad(minigpu, src):
                 ((h100, file_with("trunc.json", '{"results": [')), "trunc.json: not JSON"),
                 ((h100, file_with("list.json", "[]")), "list.json: not a run record or reference"),
                 ((h100, cpu_only), "have no case in common"),
+                # A run stopped before its first case is said to be one, not a mismatch.
+                ((h100, file_with("run.json", json.dumps({"status": "interrupted", "cases_planned": 4,
+                                                          "results": []}))),
+                 "run.json has no case to compare (status 'interrupted', 0 of 4 cases finished)"),
                 ((h100, h100, "--fail-below", "100"), "--fail-below"),
                 ((h100, h100, "--fail-below", "abc"), "--fail-below"),
                 ((h100, h100, "--json", "-", "--csv", "-"), "would both write to standard output"),
