@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -43,6 +44,11 @@ void FaultInjection::at(const char* point, int rank) {
     const int at = rest.size() > 1 && rest[0] == '@' ? std::atoi(rest.c_str() + 1) : 1;
     if (++hang_points_reached_ < at) return;
     for (;;) pause();  // signals still end the process; nothing else does
+  }
+  if (spec_ == here + ":sigint") {
+    // A terminal's Ctrl-C reaching this rank here, once: the run's stop handler takes it.
+    if (++signal_points_reached_ == 1) std::raise(SIGINT);
+    return;
   }
   if (spec_ != here) return;
   throw std::runtime_error("injected fault (MINIGPU_INJECT_FAULT=" + spec_ + ") at " + point + " on rank " +

@@ -13,7 +13,8 @@ namespace minigpu {
 /// std::runtime_error naming the rank and point when the variable asks for exactly this rank and point, and
 /// does nothing otherwise (the variable unset, as always in use). "RANK:POINT:hang" instead never returns
 /// there (":hang@K": the K-th time it gets there, counted by this object, which the run owns):
-/// a kernel, fence or write that never comes back, for the watchdog's tests.
+/// a kernel, fence or write that never comes back, for the watchdog's tests. "RANK:POINT:sigint"
+/// raises SIGINT there the first time, as a Ctrl-C reaching that rank at that moment.
 class FaultInjection {
  public:
   /// The variables as they are now (unset or empty: nothing injected). Throws InputError on a
@@ -30,6 +31,7 @@ class FaultInjection {
   std::string delayed_;
   double delay_s_ = 0;
   int hang_points_reached_ = 0;
+  int signal_points_reached_ = 0;
 };
 
 }  // namespace minigpu
