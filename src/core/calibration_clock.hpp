@@ -19,9 +19,6 @@ struct CalibrationTiming {
   std::string what;
   int runs = 0;
   double best_s = 0, median_s = 0;
-  /// Given up for a stop signal: the figures are NaN and the timing is not recorded. The run
-  /// then stops before any case or summary reads them.
-  bool given_up = false;
 };
 
 class CalibrationClock {
@@ -30,6 +27,8 @@ class CalibrationClock {
   /// Runs `once` `warmups` times untimed, then `runs` times timed. `fenced`: each run fenced
   /// (Kokkos::fence) before its clock starts and before it stops, for kernels that return at
   /// launch; unfenced for work that completes before it returns (a ping-pong's round trip).
+  /// A timing of `TimedWork::this_rank` may be given up while the run is being stopped: it then
+  /// has 0 runs and NaN figures and is not recorded, and the run stops before anything reads them.
   virtual CalibrationTiming time(const std::string& what, const std::function<void()>& once, int runs,
                                  int warmups, bool fenced, TimedWork work) = 0;
 };

@@ -25,7 +25,7 @@ CalibrationTiming CalibrationLog::time(const std::string& what, const std::funct
   if (stopping()) {
     gave_up_ = true;
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    return {what, 0, nan, nan, true};
+    return {what, 0, nan, nan};
   }
   const Stats s = summarize(seconds);
   CalibrationTiming t{what, runs, s.min, s.median};
