@@ -58,6 +58,16 @@ def number(v, digits=3, rounding=None):
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def number_apart(v, other, digits=3):
+    """number(v), with more digits where `digits` would print it as `other` (a share of 99.97 %
+    is "99.97", never "100"); as the console does (io::significant_apart)."""
+    if not isinstance(v, (int, float)) or not math.isfinite(v) or v == other:
+        return number(v, digits)
+    while digits < 9 and number(v, digits) == number(other, digits):
+        digits += 1
+    return number(v, digits)
+
+
 def interval(lo, hi, mark=None, show=number):
     """"[lo, hi]" rounded outward, so it holds the true interval and the median inside it (never
     "[99, 99]" about 98.96), with more digits where an end past `mark` (100 for an efficiency)

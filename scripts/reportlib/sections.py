@@ -1,6 +1,7 @@
 """The report's sections, each drawn from run.json as the run wrote it: nothing here measures
 or recomputes a result; spreads are read from the rows' own intervals."""
-from .markup import Markup, definitions, esc, interval, join, number, percent, seconds, table, tag
+from .markup import (Markup, definitions, esc, interval, join, number, number_apart, percent, seconds, table,
+                     tag)
 
 
 def flag(item):
@@ -118,7 +119,7 @@ def share(row):
     if not c:
         return None
     above = (c.get("percent") or 0) > 100
-    return tag("span", f"{number(c.get('percent'))} % of {c.get('name')}" +
+    return tag("span", f"{number_apart(c.get('percent'), 100)} % of {c.get('name')}" +
                (f" (! above its ceiling: {c.get('above_because')})" if above else ""),
                title=c.get("of"), class_="bad" if above else None)
 

@@ -47,7 +47,7 @@ void attach_ceiling(CaseResult& r, const CeilingTable& table) {
                                   ? "the ceilings are doubtful: " + doubt
                                   : "no GEMM passes the FMA units' peak: noise, or a peak measured on a "
                                     "busier machine (minigpu ceilings measures again)";
-      r.mark_unreliable(io::significant(r.peak->percent, 3) + " % of " + r.peak->label + ": " +
+      r.mark_unreliable(io::significant_apart(r.peak->percent, 100, 3) + " % of " + r.peak->label + ": " +
                         r.peak->above_because);
     }
   }

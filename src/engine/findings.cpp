@@ -51,7 +51,7 @@ void inherit_unreliable_rows(Finding& f, const std::vector<CaseResult>& rows) {
       f.mark_unreliable("drawn from row '" + row->spec.label + "': " + row->unreliable_because);
     const bool quoted = std::count(f.quoted_shares.begin(), f.quoted_shares.end(), index) > 0;
     if (quoted && row->ceiling && row->ceiling->percent > 100) {
-      f.mark_unreliable("quotes " + io::significant(row->ceiling->percent, 3) + " % of " +
+      f.mark_unreliable("quotes " + io::significant_apart(row->ceiling->percent, 100, 3) + " % of " +
                         row->ceiling->label +
                         ", a bound the row cannot pass: " + row->ceiling->above_because);
     }

@@ -220,11 +220,12 @@ struct Finding {
 };
 
 /// ", 41 % of host memcpy" for a finding that quotes a row's rate, "" when it has no ceiling.
+/// A share is never rounded onto its bound: 99.87 % reads "99.9", 100.4 % "100.4", and only
+/// the bound itself "100".
 inline std::string ceiling_note(const CaseResult& r) {
   const auto share = [](const CeilingShare& c) {
     const double p = c.percent;
-    return ", " + (p >= 10 ? std::to_string(static_cast<long long>(p + 0.5)) : io::significant(p, 2)) +
-           " % of " + c.label;
+    return ", " + (p >= 10 ? io::significant_apart(p, 100, 2) : io::significant(p, 2)) + " % of " + c.label;
   };
   return (r.ceiling ? share(*r.ceiling) : "") + (r.peak ? share(*r.peak) : "");
 }

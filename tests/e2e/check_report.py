@@ -15,7 +15,7 @@ Runs `minigpu run INPUT` (under LAUNCHER when given), then `minigpu report` on i
             figure that are not blank (more than a few per cent of pixels not white);
   escaping: a copy of the run in a directory named with < & > ' and " whose run.json carries
             markup and a script in its texts (a note, a case, a share's reason): shown literally,
-            nothing injected, no console error;
+            nothing injected, no console error; a share of 99.97 % is not shown as 100 %;
   controls: the browser check rejects the report with one figure's bytes broken (with and
             without the page's own image check), a blank page and a page asking for a stylesheet
             elsewhere: a check that cannot fail proves nothing;
@@ -133,6 +133,9 @@ def hostile_copy(run_dir, folder):
     # A share above its bound, its reason in markup: shown in the row's cell, as text.
     above = next(r for r in record["results"] if r.get("ceiling"))
     above["ceiling"].update(percent=160.0, above_because=HOSTILE_REASON)
+    # And one just under its bound, which must not print as the bound itself ("100 %").
+    under = next(r for r in record["results"] if r.get("ceiling") and r is not above)
+    under["ceiling"].update(percent=99.97)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(record, f)
     return copy, record

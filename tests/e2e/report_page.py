@@ -183,6 +183,12 @@ def table_problems(page, record):
             if not ok:
                 p.append(f"row {r['experiment']} {r['case']}: shown {row}")
             ceiling = r.get("ceiling") or {}
+            share = re.match(r"[-0-9.e+]+(?= % of)", row[10])
+            if ceiling.get("percent") is not None and not (
+                    share and close(float(share.group()), ceiling["percent"])
+                    and (float(share.group()) == 100) == (ceiling["percent"] == 100)):
+                p.append(f"row {r['experiment']} {r['case']}: {ceiling['percent']} % of its ceiling, shown "
+                         f"{row[10]!r} (a share is never rounded onto 100 %)")
             if (ceiling.get("percent") or 0) > 100 and f"above its ceiling: {ceiling.get('above_because')}" not in row[10]:
                 p.append(f"row {r['experiment']} {r['case']}: {ceiling.get('percent')} % of its ceiling, "
                          f"shown {row[10]!r} without its reason {ceiling.get('above_because')!r}")

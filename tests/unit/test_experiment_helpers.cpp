@@ -175,6 +175,25 @@ TEST(Findings, BestRowIsTheHighestRateAndTheFirstOfEquals) {
   EXPECT_EQ(best.at(DType::f32)->spec.label, "r1");
 }
 
+TEST(Findings, ACeilingShareIsWholeUnlessRoundingWouldPutItOnItsBound) {
+  CaseResult r = row("d2d", DType::f32, 1);
+  EXPECT_EQ(ceiling_note(r), "") << "no ceiling, no share";
+  const auto note = [&r](double percent) {
+    r.ceiling = CeilingShare{"host_memcpy", "host memcpy", percent};
+    return ceiling_note(r);
+  };
+  EXPECT_EQ(note(41.3), ", 41 % of host memcpy");
+  EXPECT_EQ(note(5.26), ", 5.3 % of host memcpy");
+  EXPECT_EQ(note(141.4), ", 141 % of host memcpy");
+  EXPECT_EQ(note(100), ", 100 % of host memcpy");
+  // transfer.peak_gbps_d2d read "100 % of host memcpy" at 99.87 %: a row just under its bound
+  // and one just past it must not read as the bound itself.
+  EXPECT_EQ(note(99.87), ", 99.9 % of host memcpy");
+  EXPECT_EQ(note(100.4), ", 100.4 % of host memcpy");
+  r.peak = CeilingShare{"host_fma_f32", "the FMA peak", 93.6};
+  EXPECT_EQ(ceiling_note(r), ", 100.4 % of host memcpy, 94 % of the FMA peak");
+}
+
 TEST(Findings, DtypesOnceInTheOrderSeenAndMediansToDivideBy) {
   const std::vector<CaseResult> results = {row("a", DType::f64, 1), row("b", DType::f32, 1),
                                            row("c", DType::f64, 1, 0)};
