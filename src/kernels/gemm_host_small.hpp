@@ -106,14 +106,29 @@ void gemm_host_small(T* const cp, const T* const ap, const T* const bp, const Ge
 // step (Y = A·X, X the last Y) went from 18.4 µs to 12.2-12.5 in the first group and 21.1-21.5 in
 // the second, half of X crossing between the cores each step.
 inline constexpr double kMinSmallFlopsPerWorker = 1.0e6;
+// On Intel's cores a product of up to 100³ multiply-adds stays on one thread, as PyTorch's OpenBLAS
+// kept it (its logging step took 20.3 µs on 1 thread and 20.4 on 2): their L3 is a mesh, and a
+// cache line one core wrote reaches another slowly, which a chain of products pays each time.
+// 2-core Xeon VM (Emerald Rapids, 48 KiB L1d, 2 MiB L2), 2026-12-06, 2 threads against 1:
+// independent products (minigpu_bench, 3 alternating rounds) gained, float32 n = 100 13 → 9-10 µs,
+// float64 25-29 → 15-17; but the logging step (Y = A·X, X the last Y; 1000 steps, 3 alternating
+// rounds) lost, float32 13.7-14.1 → 18.8-21.5 µs, float64 26.3-32.9 → 34.2-37.4. With this rule it
+// ran level (float32 13.6-13.8, float64 26.0-27.9); bench.sh's 2-thread logging rows against
+// PyTorch's `out=` loop had missed 0.75 at 0.877 and 0.756.
+// n = 128 (4.2 MFLOP) still splits: its logging step ran level on 2 threads or lost once in float32
+// (26.3-38.2 against 26.8-28.2 µs) and gained in float64 (52.0-52.4 against 52.8-59.5), while
+// independent products gained 28 → 16-18 µs and 50-54 → 29-41.
+inline constexpr double kIntelOneThreadSmallFlops = 2.0e6;
 
 // How many threads of Exec take a small product of `flops`: one for each kMinSmallFlopsPerWorker,
-// up to the space's threads, and each thread two of C's MR-row panels at least, so that the last
-// thread's rows end in the tail tiles the whole product's do (RowTiles splits a tail only after a
-// full panel). Exec() is asked only where a second thread could pay: an instance costs an
-// allocation, and the smallest products take a few µs.
+// up to the space's threads (on Intel's cores one up to kIntelOneThreadSmallFlops), and each thread
+// two of C's MR-row panels at least, so that the last thread's rows end in the tail tiles the whole
+// product's do (RowTiles splits a tail only after a full panel). Exec() is asked only where a
+// second thread could pay: an instance costs an allocation, and the smallest products take a few
+// µs.
 template <class Exec, class T>
 std::int64_t small_product_workers(const GemmDims& d, const double flops) {
+  if (flops <= kIntelOneThreadSmallFlops && cpu_is_intel()) return 1;
   const auto by_work = static_cast<std::int64_t>(flops / kMinSmallFlopsPerWorker);
   const std::int64_t by_rows = (d.m + HostTile<T>::MR - 1) / HostTile<T>::MR / 2;
   const std::int64_t most = std::min(by_work, by_rows);
