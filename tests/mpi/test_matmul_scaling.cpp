@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <thread>
@@ -154,6 +155,17 @@ TEST_P(DistributedMatmul, OverlappedBroadcastsArriveDuringASlowProduct) {
     const int arrived = mm->panels_arrived_during_compute();
     if (overlap) {
       const double most = comm::max_over_ranks(static_cast<double>(arrived), world);
+      // With more ranks than cores, whether two ranks' progress calls meet is the scheduler's to
+      // decide: on a 2-core Xeon VM (2026-12-06) 4 ranks under the sanitizers saw no arrival on
+      // any rank in 4 of 4 jobs, where its blocks of 256 rows give 4 calls a product (a Zen's
+      // 24-60 rows give 17-43). Reported there, asserted where each rank has a core.
+      const unsigned cores = std::thread::hardware_concurrency();
+      if (cores > 0 && world_size() > static_cast<int>(cores)) {
+        if (world_rank() == 0)
+          std::printf("not judged: %d ranks on %u cores; at most %g of %d panels arrived during a product\n",
+                      world_size(), cores, most, 2 * (panels - 1));
+        continue;
+      }
       EXPECT_GT(most, 0) << "on any rank, of " << 2 * (panels - 1) << " panels in flight over 2 multiplies";
     } else {
       EXPECT_EQ(arrived, 0) << "blocking SUMMA has no broadcast in flight";
