@@ -124,8 +124,8 @@ inline constexpr double kIntelOneThreadSmallFlops = 2.0e6;
 // up to the space's threads (on Intel's cores one up to kIntelOneThreadSmallFlops), and each thread
 // two of C's MR-row panels at least, so that the last thread's rows end in the tail tiles the whole
 // product's do (RowTiles splits a tail only after a full panel). Exec() is asked only where a
-// second thread could pay: an instance costs an allocation, and the smallest products take a few
-// µs.
+// second thread could pay: an instance costs an allocation, and the smallest products take a
+// few µs.
 template <class Exec, class T>
 std::int64_t small_product_workers(const GemmDims& d, const double flops) {
   if (flops <= kIntelOneThreadSmallFlops && cpu_is_intel()) return 1;

@@ -156,9 +156,10 @@ TEST_P(DistributedMatmul, OverlappedBroadcastsArriveDuringASlowProduct) {
     if (overlap) {
       const double most = comm::max_over_ranks(static_cast<double>(arrived), world);
       // With more ranks than cores, whether two ranks' progress calls meet is the scheduler's to
-      // decide: on a 2-core Xeon VM (2026-12-06) 4 ranks under the sanitizers saw no arrival on
-      // any rank in 4 of 4 jobs, where its blocks of 256 rows give 4 calls a product (a Zen's
-      // 24-60 rows give 17-43). Reported there, asserted where each rank has a core.
+      // decide: on a 2-core Xeon VM (2026-12-06) 4 ranks of the MPICH sanitizer build saw no
+      // arrival on any rank in 7 of 7 jobs, nor in 4 of 4 with the kernel calling MPI_Test after
+      // every panel of B's columns rather than once a block of rows: not for want of calls. The
+      // Open MPI build there saw 14 of 14. Reported there, asserted where each rank has a core.
       const unsigned cores = std::thread::hardware_concurrency();
       if (cores > 0 && world_size() > static_cast<int>(cores)) {
         if (world_rank() == 0)
