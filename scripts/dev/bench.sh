@@ -45,6 +45,7 @@
 #     multi_gpu_concurrency: k GPUs at once vs one GPU in turn       target efficiency >= 90 %
 #     matmul_scaling strong, n = 2048: 2 ranks vs 1 rank             target efficiency >= 75 %
 #     SUMMA overlapped / blocking, n = 4096, p = 2 (scripts/dev/bench_scaling.py)   bar <= 1.0
+#       (not judged where the two medians' 95 % intervals overlap, as minigpu's own ratios)
 #     SUMMA's exposed share of its communication, same runs          bar <= 50 %
 #     every scaling row's model error, n >= 1024, reliable rows      bar |error| <= 20 %
 #     matmul_scaling SUMMA / ScaLAPACK PxGEMM, p = 2 x 1 thread, n = 2048 and 4096, both dtypes

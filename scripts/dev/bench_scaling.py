@@ -2,13 +2,15 @@
 """scripts/dev/bench.sh's checks of matmul_scaling runs, from their run.json records:
 
   bench_scaling.py overlap RUN_DIR     per dtype and p, overlapped SUMMA against its blocking twin
-      in the same job: time ratio (bar <= 1.0) and the share of the communication it leaves
+      in the same job: time ratio (bar <= 1.0; not judged where the two medians' 95 % intervals
+      overlap, or either row is unreliable) and the share of the communication it leaves
       exposed, comm_exposed_s / comm_s (bar <= 50 %), each beside the model's prediction
   bench_scaling.py model RUN_DIR...    every row's model_error_pct (bar |error| <= 20 %) where
       n >= 1024 and the row is reliable (rows with more ranks than cores are flagged unreliable
       and are reported, not judged)
 
-Prints one PASS/FAIL line per figure and exits 1 when any misses its bar."""
+Prints one PASS/FAIL line per figure ("----" and why where it is not judged) and exits 1 when
+any misses its bar."""
 import sys
 
 from run_records import records
@@ -18,6 +20,20 @@ RATIO_BAR, EXPOSED_BAR, MODEL_BAR, MODEL_MIN_N = 1.0, 50.0, 20.0, 1024
 
 def scaling_rows(record):
     return [r for r in record["results"] if r["experiment"] == "matmul_scaling"]
+
+
+def median_interval(row):
+    seconds = row["seconds"]
+    return seconds.get("median_ci95") or [seconds["median"], seconds["median"]]
+
+
+def unjudged_ratio(row, twin):
+    """Why row's time over its twin's cannot be judged, or "" where it can."""
+    for r in (row, twin):
+        if not r.get("reliable", True):
+            return f"{r['case']}: {r.get('unreliable_because') or 'unreliable'}"
+    (lo, hi), (twin_lo, twin_hi) = median_interval(row), median_interval(twin)
+    return "the two medians' 95 % intervals overlap" if lo <= twin_hi and twin_lo <= hi else ""
 
 
 def overlap(run_dir):
@@ -37,9 +53,13 @@ def overlap(run_dir):
             where = f"{r['dtype']} p={r['params']['ranks']} n={r['params']['n']}"
             ratio = r["seconds"]["median"] / twin["seconds"]["median"]
             model_ratio = v["model_s"] / w["model_s"]
-            verdict = "PASS" if ratio <= RATIO_BAR else "FAIL"
-            ok = ok and verdict == "PASS"
-            print(f"{verdict} summa overlapped / blocking time, {where} = {ratio:.4f} (bar <= {RATIO_BAR:g}; "
+            # As minigpu's own ratio findings (io::ratio_finding): where the two medians' 95 %
+            # intervals overlap, which side of 1 the ratio lies on is not established.
+            why = unjudged_ratio(r, twin)
+            verdict = "----" if why else "PASS" if ratio <= RATIO_BAR else "FAIL"
+            ok = ok and verdict != "FAIL"
+            bar = f"not judged: {why}; " if why else ""
+            print(f"{verdict} summa overlapped / blocking time, {where} = {ratio:.4f} ({bar}bar <= {RATIO_BAR:g}; "
                   f"model {model_ratio:.4f}) [{r['seconds']['median']:.4g} s / {twin['seconds']['median']:.4g} s]")
             comm, exposed = v.get("comm_s"), v.get("comm_exposed_s")
             if not comm or exposed is None:
@@ -48,9 +68,12 @@ def overlap(run_dir):
                 continue
             share = 100 * exposed / comm
             model_share = 100 * v["model_comm_exposed_s"] / v["model_comm_s"] if v.get("model_comm_s") else 0.0
-            verdict = "PASS" if share <= EXPOSED_BAR else "FAIL"
-            ok = ok and verdict == "PASS"
-            print(f"{verdict} summa exposed communication, {where} = {share:.1f} % of comm_s (bar <= {EXPOSED_BAR:g} %; "
+            unreliable = "" if r.get("reliable", True) else r.get("unreliable_because") or "unreliable"
+            verdict = "----" if unreliable else "PASS" if share <= EXPOSED_BAR else "FAIL"
+            ok = ok and verdict != "FAIL"
+            bar = f"not judged: {unreliable}; " if unreliable else ""
+            print(f"{verdict} summa exposed communication, {where} = {share:.1f} % of comm_s "
+                  f"({bar}bar <= {EXPOSED_BAR:g} %; "
                   f"model {model_share:.1f} %) [{exposed:.3g} s of {comm:.3g} s]")
     if not seen:
         print(f"FAIL overlap: no overlapped SUMMA row with a blocking twin in {run_dir}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/dev/bench_scaling.py on hand-made run records: the overlap ratio and exposed share it
-prints are the ones the rows give, and it fails exactly when a figure misses its bar; model
+prints are the ones the rows give, and it fails exactly when a figure misses its bar, judging
+neither where a row is unreliable nor the ratio where the medians' intervals overlap; model
 errors are judged only on reliable rows with n >= 1024.
 Usage: check_bench_scaling.py BENCH_SCALING_PY"""
 import os
@@ -12,10 +13,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_fixture import write_run  # noqa: E402
 
 
-def row(overlap, median, values, n=4096, reliable=True, case=None):
+def row(overlap, median, values, n=4096, reliable=True, case=None, reach=0.01):
+    """`reach`: how far the median's 95 % interval reaches either side, as a share of it."""
     return {"experiment": "matmul_scaling", "case": case or f"summa overlap={overlap}", "dtype": "float32",
             "params": {"decomposition": "summa", "overlap": overlap, "ranks": "2", "n": str(n)},
-            "seconds": {"median": median}, "values": values, "reliable": reliable,
+            "seconds": {"median": median, "median_ci95": [median * (1 - reach), median * (1 + reach)]},
+            "values": values, "reliable": reliable,
             "unreliable_because": "" if reliable else "oversubscribed"}
 
 
@@ -40,6 +43,21 @@ def main():
                                                                            "comm_exposed_s": exposed})])
         if code != 1 or f"FAIL summa {'overlapped' if word == 'time' else 'exposed'}" not in out:
             errors.append(f"a missed {word} bar did not fail (exit {code}):\n{out}")
+    # 10.2 s against 10 s with intervals of ±3 % that overlap: which side of 1 is not known, so the
+    # ratio is not judged (and does not fail); the same over an unreliable twin.
+    noisy = row("true", 10.2, {**model, "comm_s": 2.0, "comm_exposed_s": 0.5}, reach=0.03)
+    code, out = run(script, "overlap", [blocking, noisy])
+    if code != 0 or "---- summa overlapped / blocking time" not in out or "intervals overlap" not in out:
+        errors.append(f"a ratio inside the medians' intervals was judged (exit {code}):\n{out}")
+    crowded_twin = {**blocking, "reliable": False, "unreliable_because": "oversubscribed"}
+    code, out = run(script, "overlap", [crowded_twin, row("true", 10.5, {**model, "comm_s": 2.0,
+                                                                          "comm_exposed_s": 0.5})])
+    if code != 0 or "not judged: summa overlap=false: oversubscribed" not in out:
+        errors.append(f"a ratio over an unreliable row was judged (exit {code}):\n{out}")
+    crowded = row("true", 9.0, {**model, "comm_s": 2.0, "comm_exposed_s": 1.5}, reliable=False)
+    code, out = run(script, "overlap", [blocking, crowded])
+    if code != 0 or "---- summa exposed communication" not in out:
+        errors.append(f"an unreliable row's exposed share was judged (exit {code}):\n{out}")
     code, out = run(script, "overlap", [blocking])
     if code != 1:
         errors.append(f"a run without an overlapped row passed (exit {code}):\n{out}")
