@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """scripts/dev/bench_report.py on hand-made Google Benchmark files: native is compared with the
 faster of OpenBLAS and BLIS in each case and the row names which, an errored peer row is never
-the best, the all-threads file adds native / peer and the 1 -> N efficiency, and the report fails
-exactly when a ratio misses its bar.
+the best, the all-threads file adds native / peer and the 1 -> N efficiency, the report fails
+exactly when a ratio misses its bar, and a row drawn from a time faster than the FMA peak measured
+beside it is shown, not judged.
 Usage: check_bench_report.py BENCH_REPORT_PY"""
 import json
 import os
@@ -12,10 +13,13 @@ import sys
 import tempfile
 
 
-def bench_file(path, times, threads):
+def bench_file(path, times, threads, peaks=None):
     """times: run name -> median seconds, or a list of its repetitions' seconds (written with their
-    median aggregate); an entry of None is a row that errored."""
-    rows = []
+    median aggregate); an entry of None is a row that errored. peaks: dtype -> its FMA peak row's
+    repetitions in GFLOP/s (peak/DTYPE/fma, as minigpu_bench's counter)."""
+    rows = [{"name": f"peak/{dtype}/fma/real_time", "run_name": f"peak/{dtype}/fma/real_time",
+             "run_type": "iteration", "real_time": 1.0, "time_unit": "ms", "GFLOP/s": rate}
+            for dtype, rates in (peaks or {}).items() for rate in rates]
     for name, seconds in times.items():
         for each in seconds if isinstance(seconds, list) else []:
             rows.append({"name": name + "/real_time", "run_name": name + "/real_time", "run_type": "iteration",
@@ -31,8 +35,8 @@ def bench_file(path, times, threads):
                                "minigpu_blis": "BLIS (test)"}, "benchmarks": rows}, f)
 
 
-def report(script, tmp, one, many=None):
-    bench_file(os.path.join(tmp, "one.json"), one, 1)
+def report(script, tmp, one, many=None, peaks=None):
+    bench_file(os.path.join(tmp, "one.json"), one, 1, peaks)
     args = [sys.executable, script, os.path.join(tmp, "one.json")]
     if many is not None:
         bench_file(os.path.join(tmp, "many.json"), many, 2)
@@ -92,6 +96,25 @@ def main():
         code, out = report(script, tmp, reps)
         if code != 0 or "gemm native / blas float64 n=1024 1 0.95 0.950 >=0.90 PASS" not in out:
             errors.append(f"repetitions: each side's fastest (exit {code}):\n{out}")
+        # A repetition faster than the FMA peak measured beside it met a faster clock than the peak
+        # did: OpenBLAS at 0.02 s (2 x 1024^3 / 0.02 = 107.4 GFLOP/s) against a peak of 90-95
+        # makes native's 0.0235 s (0.851, a miss) not judged; under a peak of 110 it fails.
+        clocked = {"gemm/float64/n:1024/blas": [0.02, 0.025], "gemm/float64/n:1024/native": [0.0235, 0.026]}
+        code, out = report(script, tmp, clocked, peaks={"float64": [90.0, 95.0]})
+        if code != 0 or "gemm native / blas float64 n=1024 0.0235 0.02 0.851 >=0.90 ----" not in out or \
+                "blas's fastest repetition ran 107.4 GFLOP/s, above the float64 FMA peak measured beside it " \
+                "(95.0)" not in out:
+            errors.append(f"a row above the peak measured beside it must be shown, not judged (exit {code}):\n{out}")
+        code, out = report(script, tmp, clocked, peaks={"float64": [110.0]})
+        if code != 1 or "gemm native / blas float64 n=1024 0.0235 0.02 0.851 >=0.90 FAIL" not in out:
+            errors.append(f"under a peak it does not pass, the row must be judged (exit {code}):\n{out}")
+        # All threads: the 1-thread native time (0.02 s) above the one-thread file's peak leaves the
+        # efficiency unjudged too.
+        code, out = report(script, tmp, {"gemm/float64/n:2048/native": [0.2], "gemm/float64/n:2048/blas": [0.25]},
+                           {"gemm/float64/n:2048/native": [0.2], "gemm/float64/n:2048/blas": [0.2]},
+                           peaks={"float64": [80.0]})
+        if "native 1->2 thr eff. float64 n=2048 0.2 0.2 0.500 >=0.90 ----" not in out:
+            errors.append(f"an efficiency from a one-thread time above the peak must not be judged:\n{out}")
     for e in errors:
         print("FAIL", e)
     print("bench_report.py pairs native with the best BLAS as computed by hand" if not errors
