@@ -54,7 +54,7 @@ def above_peak(times, names, peak):
     """Why a pair of square GEMM rows cannot be judged: one of `names` ran faster than the FMA peak
     measured in the same process, so it met a faster spell of the machine's clock than the peak did
     (on the Xeon VM of 2026-12-06 a one-thread float64 product ran 99.0 GFLOP/s in one repetition
-    and 78-80 in the others, with the peak's five at 87.6-95.2), and a ratio drawn from it proves
+    and 67-80 in the others, with the peak's five at 87.6-95.2), and a ratio drawn from it proves
     nothing. "" where neither did or the file has no peak row."""
     for name in names:
         parts = name.split("/")
