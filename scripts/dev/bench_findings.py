@@ -6,7 +6,11 @@
 
 Every finding whose name starts with PREFIX gets one line: PASS or FAIL against BAR (and whether
 GOAL is met), or "----" and not judged when its run flagged it unreliable: a figure drawn from an
-unreliable row is unreliable, so it neither passes nor fails a bar. Exits 1 when a judged finding
+unreliable row is unreliable, so it neither passes nor fails a bar. One exception: a ratio flagged
+only because its two medians' 95 % intervals overlap is judged by its own 95 % interval (ci95)
+where that lies wholly on one side of the bar. The flag says its side of 1 is not established,
+which says nothing of a bar elsewhere: SUMMA level with ScaLAPACK at p = 1 (1.000, interval
+[0.97, 1.03]) is within a bar of 1.11 whichever side of 1 it lies on. Exits 1 when a judged finding
 misses its bar, when none matches PREFIX or when none could be judged; 2 on bad arguments."""
 import argparse
 import json
@@ -14,6 +18,24 @@ import os
 import sys
 
 from run_records import run_json_paths
+
+
+# The one flag a ratio's interval answers for (io::ratio_finding's words).
+OVERLAP = "the two medians' 95 % intervals overlap"
+
+
+def interval_verdict(finding, bar, meets):
+    """PASS or FAIL for an unreliable ratio whose only flag is OVERLAP and whose 95 % interval lies
+    wholly within or wholly past the bar; None for every other finding (judged as usual or not at all)."""
+    interval = finding.get("ci95")
+    if finding.get("reliable", True) or finding.get("unreliable_because") != OVERLAP or not interval:
+        return None
+    low, high = interval
+    if meets(low, bar) and meets(high, bar):
+        return "PASS"
+    if not meets(low, bar) and not meets(high, bar):
+        return "FAIL"
+    return None
 
 
 def main():
@@ -44,11 +66,18 @@ def main():
         value = f.get("value")
         shown = "n/a" if value is None else f"{value:.4g}"
         head = f"{f['experiment']}.{f['name']} = {shown} {f['unit']}"
-        if not f.get("reliable", True):
+        by_interval = interval_verdict(f, bar, meets)
+        if not f.get("reliable", True) and by_interval is None:
             print(f"---- {head} (not judged: unreliable: {f.get('unreliable_because')}) [{f['note']}]")
             continue
         judged += 1
-        verdict = "PASS" if value is not None and meets(value, bar) else "FAIL"
+        if by_interval is not None:
+            low, high = f["ci95"]
+            head += (f", judged by its 95 % interval [{low:.4g}, {high:.4g}] (flagged only because "
+                     f"{OVERLAP}: its side of 1 is open, its side of the bar is not)")
+            verdict = by_interval
+        else:
+            verdict = "PASS" if value is not None and meets(value, bar) else "FAIL"
         ok = ok and verdict == "PASS"
         goal = ""
         if args.goal is not None:

@@ -186,7 +186,7 @@ struct Finding {
   std::optional<double> value;
   std::string unit;
   std::string note;
-  /// The value's 95 % interval [low, high] where the finding can say (efficiencies).
+  /// The value's 95 % interval [low, high] where the finding can say (efficiencies, ratios).
   std::optional<std::pair<double, double>> ci95{};
   /// False when noise or the machine may explain the figure (intervals that overlap, a
   /// superlinear efficiency, more ranks than cores): `unreliable_because` says which.
@@ -232,12 +232,19 @@ inline std::string ceiling_note(const CaseResult& r) {
 
 /// median(numerator) / median(denominator), flagged unreliable when the two medians' 95 %
 /// intervals overlap (the ratio's side of 1 is then not established); drawn from both rows.
+/// Its interval, [low(num) / high(den), high(num) / low(den)] as `minigpu compare` draws a
+/// ratio's, holds 1 exactly when the two overlap, and still says which side of another bar the
+/// ratio lies on (scripts/dev/bench_findings.py: SUMMA at most 1.11x ScaLAPACK at p = 1).
 inline Finding ratio_finding(const std::string& name, const CaseResult& numerator_row,
                              const CaseResult& denominator_row, const std::string& note) {
   const Stats &numerator = numerator_row.seconds, &denominator = denominator_row.seconds;
   Finding f{"", name, std::nullopt, "x", note};
   f.drawn_from({&numerator_row, &denominator_row});
   if (denominator.median > 0) f.value = numerator.median / denominator.median;
+  if (f.value && denominator.median_ci_low > 0 && denominator.median_ci_high > 0) {
+    f.ci95 = std::pair{numerator.median_ci_low / denominator.median_ci_high,
+                       numerator.median_ci_high / denominator.median_ci_low};
+  }
   if (numerator.median_ci_low <= denominator.median_ci_high &&
       denominator.median_ci_low <= numerator.median_ci_high) {
     f.mark_unreliable("the two medians' 95 % intervals overlap");

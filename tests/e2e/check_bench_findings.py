@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/dev/bench_findings.py on hand-made run records: a reliable finding passes or fails its
-bar on either side, an unreliable one is printed "not judged" and neither passes nor fails, and
-the check fails when no finding matches or none could be judged.
+bar on either side, an unreliable one is printed "not judged" and neither passes nor fails (but
+a ratio flagged only for its medians' overlapping intervals is judged by its own interval where
+that lies on one side of the bar), and the check fails when no finding matches or none could be judged.
 Usage: check_bench_findings.py BENCH_FINDINGS_PY"""
 import os
 import subprocess
@@ -12,9 +13,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_fixture import write_run  # noqa: E402
 
 
-def finding(name, value, reliable=True):
-    return {"experiment": "matmul_scaling", "name": name, "value": value, "unit": "x", "note": "hand-made",
-            "reliable": reliable, "unreliable_because": "" if reliable else "straggler: rank 0"}
+OVERLAP = "the two medians' 95 % intervals overlap"  # io::ratio_finding's words
+
+
+def finding(name, value, reliable=True, because="straggler: rank 0", ci95=None):
+    f = {"experiment": "matmul_scaling", "name": name, "value": value, "unit": "x", "note": "hand-made",
+         "reliable": reliable, "unreliable_because": "" if reliable else because}
+    if ci95:
+        f["ci95"] = ci95
+    return f
 
 
 def run(script, findings, *bar):
@@ -40,6 +47,19 @@ def main():
          "---- matmul_scaling.ratio_a = 0.95 x (not judged: unreliable: straggler: rank 0)"),
         ([finding("ratio_a", 0.5, reliable=False), finding("ratio_b", 0.95)], ["--at-most", "0.9"], 1,
          "FAIL matmul_scaling.ratio_b"),
+        # A ratio flagged only because its medians' intervals overlap (its side of 1 is open) is
+        # judged by its own interval where that lies wholly on one side of a bar away from 1 ...
+        ([finding("ratio_a", 1.0, False, OVERLAP, [0.97, 1.03])], ["--at-most", "1.11"], 0,
+         "PASS matmul_scaling.ratio_a = 1 x, judged by its 95 % interval [0.97, 1.03]"),
+        ([finding("ratio_a", 1.0, False, OVERLAP, [0.95, 1.05])], ["--at-most", "0.9"], 1,
+         "FAIL matmul_scaling.ratio_a = 1 x, judged by its 95 % interval"),
+        # ... and not where the bar falls inside it, nor with any other flag beside the overlap.
+        ([finding("ratio_a", 0.88, False, OVERLAP, [0.8, 1.02])], ["--at-most", "0.9"], 1, "none could be judged"),
+        ([finding("ratio_a", 1.0, False, OVERLAP + "; straggler: rank 0", [0.97, 1.03])], ["--at-most", "1.11"],
+         1, "none could be judged"),
+        ([finding("ratio_a", 1.0, False, OVERLAP)], ["--at-most", "1.11"], 1, "none could be judged"),
+        # A reliable ratio is judged by its value, whatever its interval.
+        ([finding("ratio_a", 0.85, ci95=[0.8, 0.95])], ["--at-most", "0.9"], 0, "PASS matmul_scaling.ratio_a = 0.85 x (bar"),
         # Nothing judged, or nothing of that name: a failure, never a silent pass.
         ([finding("ratio_a", 0.5, reliable=False)], ["--at-most", "0.9"], 1, "none could be judged"),
         ([finding("other", 0.5)], ["--at-most", "0.9"], 1, "no such finding"),
@@ -49,7 +69,7 @@ def main():
         if code != expected or text not in out:
             errors.append(f"{[(f['name'], f['value'], f['reliable']) for f in findings]} {bar}: "
                           f"expected exit {expected} and '{text}', got exit {code}:\n{out}")
-        if any(f["reliable"] is False for f in findings) and "PASS matmul_scaling.ratio_a" in out:
+        if any(f["reliable"] is False and "ci95" not in f for f in findings) and "PASS matmul_scaling.ratio_a" in out:
             errors.append(f"an unreliable finding was passed:\n{out}")
     for e in errors:
         print("FAIL", e)

@@ -2,6 +2,7 @@
 // at the repetition counts runs reach (the quickstart's adaptive cases: 2,000 to 4,000), must
 // cover the true median about 95 % of the time and never shrink to a point.
 #include "engine/stats.hpp"
+#include "io/results.hpp"
 
 #include <gtest/gtest.h>
 
@@ -84,6 +85,31 @@ TEST(Stats, TiedSamplesKeepAnIntervalWithWidth) {
   EXPECT_DOUBLE_EQ(s.median_ci_high, 3e-6);
   const Stats same = summarize(std::vector<double>(3000, 2e-6));
   EXPECT_DOUBLE_EQ(same.median_ci_low, same.median_ci_high);
+}
+
+// A ratio of two medians carries the interval their intervals allow: it holds 1 exactly when
+// they overlap (the flag), and where it lies wholly under a bar such as 1.11 the bench judges it
+// (scripts/dev/bench_findings.py) though its side of 1 is open.
+TEST(Stats, RatioFindingsIntervalHoldsOneExactlyWhenTheMediansIntervalsOverlap) {
+  CaseResult slow, fast;
+  slow.seconds.median = 1.00, slow.seconds.median_ci_low = 0.98, slow.seconds.median_ci_high = 1.03;
+  fast.seconds.median = 0.99, fast.seconds.median_ci_low = 0.97, fast.seconds.median_ci_high = 1.01;
+  const Finding level = ratio_finding("level", slow, fast, "");
+  ASSERT_TRUE(level.ci95.has_value());
+  EXPECT_DOUBLE_EQ(level.ci95->first, 0.98 / 1.01);
+  EXPECT_DOUBLE_EQ(level.ci95->second, 1.03 / 0.97);
+  EXPECT_FALSE(level.reliable);
+  EXPECT_LT(level.ci95->first, 1.0);
+  EXPECT_GT(level.ci95->second, 1.0);
+  EXPECT_LT(level.ci95->second, 1.11);
+
+  fast.seconds.median = 0.80, fast.seconds.median_ci_low = 0.78, fast.seconds.median_ci_high = 0.82;
+  const Finding apart = ratio_finding("apart", slow, fast, "");
+  EXPECT_TRUE(apart.reliable);
+  ASSERT_TRUE(apart.ci95.has_value());
+  EXPECT_GT(apart.ci95->first, 1.0);
+  EXPECT_LE(apart.ci95->first, *apart.value);
+  EXPECT_GE(apart.ci95->second, *apart.value);
 }
 
 }  // namespace
