@@ -9,12 +9,15 @@ memcpy and triad rows there (node bandwidth, reported beside the 1-thread figure
 The BLAS peer of native is the fastest of OpenBLAS (`blas`), BLIS (`blis`, where installed) and,
 in float32, oneDNN's sgemm (`dnnl`, where the build has oneDNN) in each case, named in the row;
 at n <= 128 it is OpenBLAS, whose AVX-512 small-matrix path skips packing (bar 0.95).
-A GEMM pair with a time faster than the FMA peak measured in the same file (peak/DTYPE/fma)
-allows is shown with "----" and why, not judged: that repetition met a faster clock than the
-peak did."""
+GEMM pairs are paired where the file holds their round (gemm_round/DTYPE/n:N/{all,peers}: every
+kernel of the case called in turn, each call timed; tests/bench/gemm_rows.hpp): the ratio is the
+median over repetitions of each repetition's ratio, both sides timed in the same seconds.
+A GEMM pair without a round (each kernel's own row, each side's fastest repetition) with a time
+faster than the FMA peak measured in the same file (peak/DTYPE/fma) allows is shown with "----"
+and why, not judged: that repetition met a faster clock than the peak did."""
 import json
+import statistics
 import sys
-from collections import defaultdict
 
 
 def fastest(path):
@@ -37,7 +40,46 @@ def fastest(path):
         else:
             repetitions.setdefault(name, []).append(seconds)
     times = {**median, **{name: min(reps) for name, reps in repetitions.items()}}
-    return data.get("context", {}), {**times, **{name: float("nan") for name in errored}}
+    # A round's kernels as rows of their own, each its fastest repetition's time a call.
+    cases, refused = rounds(data)
+    for case, reps in cases.items():
+        for kernel in {k for rep in reps for k in rep}:
+            times.setdefault(f"{case}/{kernel}", min(rep[kernel] for rep in reps if kernel in rep))
+    return data.get("context", {}), {**times, **{name: float("nan") for name in errored}}, cases, refused
+
+
+# The kernels a GEMM case compares: OpenBLAS called directly, the peers, miniGPU's three.
+KERNELS = ("blas", "blis", "dnnl", "vendor", "native", "auto")
+
+
+def rounds(data):
+    """({gemm/DTYPE/n:N: its round's repetitions, each {kernel: mean seconds a call}}, the peers
+    that left a round), from the counters KERNEL_s and PEER_refused of gemm_round/DTYPE/n:N/SET
+    (the set `all` where the file has both). A peer whose product differed from OpenBLAS's left
+    the round and has no time there."""
+    sets, refused = {}, set()
+    for b in data["benchmarks"]:
+        parts = b.get("run_name", b["name"]).split("/")
+        if parts[0] != "gemm_round" or b.get("run_type") == "aggregate" or b.get("error_occurred"):
+            continue
+        case = "/".join(["gemm"] + parts[1:3])
+        refused |= {f"{k} in {case}" for k in KERNELS if b.get(f"{k}_refused")}
+        rep = {k: float(b[f"{k}_s"]) for k in KERNELS if f"{k}_s" in b}
+        sets.setdefault(case, {}).setdefault(parts[3], []).append(rep)
+    return {case: by_set.get("all") or by_set.get("peers") for case, by_set in sets.items()}, sorted(refused)
+
+
+def paired(reps, ours, refs):
+    """(ours, reference, ratio, which) from a round's repetitions: ours' median seconds a call, the
+    reference's (the fastest of `refs` in each repetition), the median of the repetitions'
+    reference / ours, and which of `refs` was fastest most often. None where no repetition has both."""
+    found = [(rep[ours], min((rep[k], k) for k in refs if k in rep)) for rep in reps or []
+             if ours in rep and any(k in rep for k in refs)]
+    if not found:
+        return None
+    which = [k for _, (_, k) in found]
+    return (statistics.median(o for o, _ in found), statistics.median(r for _, (r, _) in found),
+            statistics.median(r / o for o, (r, _) in found), max(set(which), key=which.count))
 
 
 def peaks(path):
@@ -68,12 +110,31 @@ def above_peak(times, names, peak):
     return ""
 
 
-def pairs(times, peak=None):
+def gemm_pair(times, cases, peak, group, case, name, refs, bar, target):
+    """The row of GEMM `name` (gemm/DTYPE/n:N/KERNEL) against the fastest of `refs`, kernels of its
+    case, `group` naming it ({} for the reference's name): paired where `cases` has its round
+    (rounds()), else each side's fastest repetition in `times`, checked against `peak`. None where
+    the file has no reference."""
+    parts = name.split("/")
+    found = paired(cases.get("/".join(parts[:3])), parts[3], refs)
+    if found:
+        ours, ref, ratio, which = found
+        return (group.format(which), case, ours, ref, ratio, bar, target, ">=", None, "")
+    best, which = min(((times[k], w) for w in refs if (k := "/".join(parts[:3] + [w])) in times
+                       and times[k] == times[k]), default=(None, None))  # a NaN (an errored row) never the best
+    if best is None:
+        return None
+    why = above_peak(times, [name, "/".join(parts[:3] + [which])], peak)
+    return (group.format(which), case, times[name], best, best / times[name], bar, target, ">=", None, why)
+
+
+def pairs(times, peak=None, cases=None):
     """(group, case, ours, reference, ratio, bar, target, direction, bound, why) for every checked
     pair. ratio > 1 means ours is faster, except for logging (ours/reference time, lower is
     better); bound: what the ratio cannot exceed (None: no bound); why: why the pair is not
-    judged ("" where it is). peak: dtype -> FMA peak GFLOP/s measured beside the rows (peaks())."""
-    rows, peak = [], peak or {}
+    judged ("" where it is). peak: dtype -> FMA peak GFLOP/s measured beside the rows (peaks());
+    cases: the file's rounds (rounds()), whose GEMM pairs are paired."""
+    rows, peak, cases = [], peak or {}, cases or {}
 
     def natural(name):  # gemm n=64 before n=128, 1 KiB before 1 MiB
         return [(0, int(p.split(":")[1]), "") if ":" in p and p.split(":")[1].isdigit() else (1, 0, p)
@@ -84,32 +145,23 @@ def pairs(times, peak=None):
         if parts[0] == "gemm" and parts[3] in ("vendor", "native"):
             n = int(parts[2].split(":")[1])
             if parts[3] == "vendor":  # the very call it makes: OpenBLAS
-                peer, ref = "blas", times.get("/".join(parts[:3] + ["blas"]))
-                bar, target = 0.95, 0.95
+                refs, bar, target = ["blas"], 0.95, 0.95
             elif n <= 128:  # small products: against OpenBLAS's unpacked small-matrix path
-                peer, ref = "blas", times.get("/".join(parts[:3] + ["blas"]))
-                bar, target = 0.95, 1.00
+                refs, bar, target = ["blas"], 0.95, 1.00
             else:  # against the best BLAS on this CPU (scripts/dev/bench.sh chose OpenBLAS's kernels)
-                peer, ref = best_blas(times, parts[:3])
-                bar, target = (0.90, 1.00) if 512 <= n <= 2048 else (None, None)
-            if ref is None:
-                continue
-            why = above_peak(times, [name, "/".join(parts[:3] + [peer])], peak)
-            rows.append((f"gemm {parts[3]} / {peer}", f"{parts[1]} n={n}", times[name], ref, ref / times[name],
-                         bar, target, ">=", None, why))
+                refs, (bar, target) = list(PEERS), ((0.90, 1.00) if 512 <= n <= 2048 else (None, None))
+            row = gemm_pair(times, cases, peak, f"gemm {parts[3]} / {{}}", f"{parts[1]} n={n}", name, refs, bar, target)
+            rows += [row] if row else []
         elif parts[0] == "gemm" and parts[3] in PEERS[1:]:
-            peer = "/".join(parts[:3] + ["blas"])
-            ref = times.get(peer)
-            if ref is not None:  # which peer is the better one here: reported, not a bar
-                rows.append((f"gemm {parts[3]} / openblas", f"{parts[1]} n={parts[2].split(':')[1]}", times[name],
-                             ref, ref / times[name], None, None, ">=", None, above_peak(times, [name, peer], peak)))
+            # which peer is the better one here: reported, not a bar
+            row = gemm_pair(times, cases, peak, f"gemm {parts[3]} / openblas", f"{parts[1]} n={parts[2].split(':')[1]}", name,
+                            ["blas"], None, None)
+            rows += [row] if row else []
         elif parts[0] == "gemm" and parts[3] == "auto":
             # The faster of vendor and native, both timed in this run: auto must be as fast.
-            best, which = min(((times[k], k) for k in ("/".join(parts[:3] + [w]) for w in ("vendor", "native"))
-                               if k in times), default=(None, None))
-            if best is not None:
-                rows.append(("gemm auto / best", f"{parts[1]} n={parts[2].split(':')[1]}", times[name], best,
-                             best / times[name], 0.95, 0.95, ">=", None, above_peak(times, [name, which], peak)))
+            row = gemm_pair(times, cases, peak, "gemm auto / best", f"{parts[1]} n={parts[2].split(':')[1]}", name,
+                            ["vendor", "native"], 0.95, 0.95)
+            rows += [row] if row else []
         elif parts[0] == "logging" and parts[2] == "minigpu":
             ref = times.get("/".join(parts[:2] + ["reference"]))
             if ref is not None:
@@ -137,16 +189,6 @@ def pairs(times, peak=None):
 PEERS = ("blas", "blis", "dnnl")
 
 
-def best_blas(times, prefix):
-    """(the peer's name, its time) for the fastest GEMM peer of a gemm case, or (None, None)."""
-    found = [(times[k], w) for w in PEERS if (k := "/".join(prefix + [w])) in times
-             and times[k] == times[k]]  # a NaN (an errored row) is never the best
-    if not found:
-        return None, None
-    best_time, which = min(found)
-    return which, best_time
-
-
 def human(size):
     for unit in ("B", "KiB", "MiB", "GiB"):
         if size < 1024:
@@ -155,9 +197,11 @@ def human(size):
     return f"{size} TiB"
 
 
-def thread_rows(one, many, threads, peak_one=None, peak_many=None):
+def thread_rows(one, many, threads, peak_one=None, peak_many=None, cases_many=None):
     """native / BLAS at `threads` threads, and native's efficiency from 1 thread to `threads`
-    (rows as pairs(); peak_one and peak_many: each file's FMA peaks, peaks())."""
+    (rows as pairs(); peak_one and peak_many: each file's FMA peaks, peaks(); cases_many: the
+    all-threads file's rounds, rounds(), whose pairs are paired). The efficiency compares two
+    processes, so it stays each side's fastest repetition, checked against the peaks."""
     rows, peak_one, peak_many = [], peak_one or {}, peak_many or {}
     for name in sorted(many):
         parts = name.split("/")
@@ -175,11 +219,9 @@ def thread_rows(one, many, threads, peak_one=None, peak_many=None):
         if parts[0] != "gemm" or parts[3] != "native":
             continue
         n = int(parts[2].split(":")[1])
-        peer, ref = best_blas(many, parts[:3])
-        if ref is not None:
-            why = above_peak(many, [name, "/".join(parts[:3] + [peer])], peak_many)
-            rows.append((f"gemm native / {peer}, {threads} thr", f"{parts[1]} n={n}", many[name], ref,
-                         ref / many[name], 0.90 if 512 <= n <= 2048 else None, 1.00, ">=", None, why))
+        row = gemm_pair(many, cases_many or {}, peak_many, f"gemm native / {{}}, {threads} thr", f"{parts[1]} n={n}",
+                        name, list(PEERS), 0.90 if 512 <= n <= 2048 else None, 1.00)
+        rows += [row] if row else []
         if name in one:
             efficiency = one[name] / (threads * many[name])
             why = above_peak(one, [name], peak_one) or above_peak(many, [name], peak_many)
@@ -196,25 +238,27 @@ def main():
         return 0
     markdown = "--markdown" in args
     args = [a for a in args if a != "--markdown"]
-    context, times = fastest(args[0])
+    context, times, cases, refused = fastest(args[0])
     peak = peaks(args[0])
-    rows = pairs(times, peak)
+    rows = pairs(times, peak, cases)
     if "--threads" in args:
         many_path = args[args.index("--threads") + 1]
-        many_context, many = fastest(many_path)
+        many_context, many, cases_many, refused_many = fastest(many_path)
+        refused += [f"{peer}, {many_context.get('minigpu_threads', '?')} threads" for peer in refused_many]
         threads = int(many_context.get("minigpu_threads", "0") or 0)
         print(f"all-threads run: {many_context.get('minigpu_blas', '?')}; {many_context.get('minigpu_blis', '?')}; "
               f"{many_context.get('minigpu_dnnl', '?')}; {threads} Kokkos thread(s)")
         if threads > 1:
-            rows += thread_rows(times, many, threads, peak, peaks(many_path))
+            rows += thread_rows(times, many, threads, peak, peaks(many_path), cases_many)
         else:
             print("(one thread there: a Serial Kokkos build; no thread rows)")
     failed = 0
     for key in ("minigpu_cpu", "minigpu_vector_isa", "minigpu_flags", "minigpu_blas", "minigpu_blis",
                 "minigpu_dnnl", "minigpu_threads", "OPENBLAS_CORETYPE"):
         print(f"{key.removeprefix('minigpu_')}: {context.get(key, '?')}")
-    print("times: each row's fastest of its repetitions, interleaved at random (its median where the file "
-          "holds none)")
+    print("times: a GEMM pair with a round (gemm_round): each side's median time a call over the round's "
+          "repetitions, the ratio the median of the repetitions' own ratios; every other row: its fastest of "
+          "its repetitions, interleaved at random (its median where the file holds none)")
     header = ["benchmark", "case", "ours (s)", "reference (s)", "ratio", "bar", "verdict"]
     if markdown:
         print("| " + " | ".join(header) + " |")
@@ -245,6 +289,9 @@ def main():
     for row in above:
         print(f"ABOVE {row}: efficiency past its ideal of 1.0 by more than 5 %: the one-thread and all-thread "
               "runs met different spells of the machine, so the row proves nothing")
+    for peer in refused:
+        print(f"{peer}: left the round, its product differing from OpenBLAS's (or it refused the call): "
+              "not a peer there")
     for row in unjudged:
         print(f"---- {row}: a faster spell of the clock than the peak's, so the row is not judged")
     print(f"{failed} ratio(s) missed their bar" if failed else "every ratio met its bar", file=sys.stderr)

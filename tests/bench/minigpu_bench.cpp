@@ -7,6 +7,9 @@
 //                                             where the build has oneDNN, its product checked first
 //   gemm/<dtype>/n:<n>/auto                    the kernel `kernel: auto` picks, vs the faster of
 //                                             vendor and native timed in this same process
+//   gemm_round/<dtype>/n:<n>/{all,peers}       those kernels (all, or native and the BLAS peers)
+//                                             in turn, each call timed: paired per-call times, the
+//                                             rows bench_report.py judges (gemm_rows.hpp says why)
 //   logging/<dtype>/{minigpu,reference}       one step of the logging experiment vs BLAS gemm +
 //                                             a plain norm loop (per-step time)
 //   stream/<dtype>/{chain_fused,chain_unfused,memcpy,triad}   memory-bound passes (memcpy
@@ -23,26 +26,21 @@
 #include "core/backend_blas.hpp"
 #include "core/cpu_info.hpp"
 #include "core/environment.hpp"
-#include "core/host_pages.hpp"
 #include "core/kokkos_session.hpp"
 #include "engine/registry.hpp"
 #include "kernels/byte_copy.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/fma_peak.hpp"
-#include "kernels/gemm.hpp"
 #include "kernels/power_shift.hpp"
 #include "kernels/triad.hpp"
 
 #include <benchmark/benchmark.h>
-#include <cblas.h>
 #include <yaml-cpp/yaml.h>
 
 #include "blis_peer.hpp"
+#include "gemm_rows.hpp"
 #include "minigpu_build_info.hpp"
 
-#if defined(MINIGPU_HAVE_DNNL)
-#include <oneapi/dnnl/dnnl.h>
-#endif
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -50,7 +48,6 @@
 #include <cmath>
 #include <cstring>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace minigpu {
@@ -61,85 +58,6 @@ using Host = Kokkos::HostSpace;
 template <class T>
 const char* dtype_name() {
   return sizeof(T) == 4 ? "float32" : "float64";
-}
-
-void cblas_gemm(const float* a, const float* b, float* c, int n, float alpha) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, alpha, a, n, b, n, 0.0f, c, n);
-}
-void cblas_gemm(const double* a, const double* b, double* c, int n, double alpha) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, alpha, a, n, b, n, 0.0, c, n);
-}
-
-// oneDNN's sgemm, float32's third peer: JIT kernels for the CPU at hand, which on the 2-core Xeon
-// VM of 2026-12-01 ran at 84-92 % of the FMA peak where OpenBLAS's best kernels ran 68-75 %. It
-// takes its threads from OpenMP (main sets them to the bench's). False when it refuses the call.
-constexpr bool kHaveDnnl =
-#if defined(MINIGPU_HAVE_DNNL)
-    true;
-#else
-    false;
-#endif
-bool dnnl_gemm([[maybe_unused]] const float* a, [[maybe_unused]] const float* b, [[maybe_unused]] float* c,
-               [[maybe_unused]] std::int64_t n, [[maybe_unused]] float alpha) {
-#if defined(MINIGPU_HAVE_DNNL)
-  return dnnl_sgemm('N', 'N', n, n, n, alpha, a, n, b, n, 0.0f, c, n) == dnnl_success;  // row-major
-#else
-  return false;
-#endif
-}
-
-// The peer a gemm row names: BLIS, or oneDNN (float32 only).
-template <class T>
-bool peer_gemm(const std::string& which, const T* a, const T* b, T* c, std::int64_t n) {
-  if (which == "blis") {
-    bench::BlisPeer::instance().gemm(a, b, c, n, T(1));
-    return true;
-  }
-  if constexpr (std::is_same_v<T, float>) return dnnl_gemm(a, b, c, n, T(1));
-  return false;
-}
-
-// A peer's wrong answer is a failure, not a rate: its product against OpenBLAS's, each element
-// within the dtype's rounding of a sum of n products of values in [-1, 1].
-template <class T>
-bool peer_matches_blas(const std::string& which, const T* a, const T* b, std::int64_t n) {
-  std::vector<T> mine(n * n), want(n * n);
-  if (!peer_gemm(which, a, b, mine.data(), n)) return false;
-  cblas_gemm(a, b, want.data(), static_cast<int>(n), T(1));
-  const double tolerance = (sizeof(T) == 4 ? 1e-5 : 1e-13) * static_cast<double>(n);
-  for (std::int64_t i = 0; i < n * n; ++i) {
-    if (!(std::abs(double(mine[i]) - double(want[i])) <= tolerance)) return false;
-  }
-  return true;
-}
-
-template <class T>
-void gemm_pair(benchmark::State& state, std::int64_t n, const std::string& which, GemmKernel picked) {
-  // Allocated as miniGPU's matmul allocates them (on huge pages from 4 MiB), for every kernel alike.
-  const auto a = large_array_view<T, Host>("bench::A", n * n),
-             b = large_array_view<T, Host>("bench::B", n * n),
-             c = large_array_view<T, Host>("bench::C", n * n);
-  kernels::fill_uniform(a, 1, T(-1), T(1));
-  kernels::fill_uniform(b, 2, T(-1), T(1));
-  Kokkos::fence();
-  const bool peer = which == "blis" || which == "dnnl";
-  if (peer && !peer_matches_blas(which, a.data(), b.data(), n)) {
-    state.SkipWithError((which + "'s product differs from OpenBLAS's (or it refused the call)").c_str());
-    return;
-  }
-  for (auto _ : state) {
-    if (which == "blas") {
-      cblas_gemm(a.data(), b.data(), c.data(), static_cast<int>(n), T(1));
-    } else if (peer) {
-      peer_gemm(which, a.data(), b.data(), c.data(), n);
-    } else {
-      kernels::matmul(picked, c, a, b, n, n, n);
-    }
-    Kokkos::fence();
-    benchmark::DoNotOptimize(c.data());
-  }
-  state.counters["GFLOP/s"] =
-      benchmark::Counter(2.0 * double(n) * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // The logging experiment itself, through the registry, as `minigpu run` would configure it.
@@ -174,7 +92,7 @@ void logging_reference(benchmark::State& state) {
     for (int t = 0; t < steps; ++t) {
       std::vector<T>& x = t % 2 ? y1 : y0;
       std::vector<T>& y = t % 2 ? y0 : y1;
-      cblas_gemm(a.data(), x.data(), y.data(), n, scale);
+      bench::cblas_gemm(a.data(), x.data(), y.data(), n, scale);
       T sum = 0;
       for (int i = 0; i < n * n; ++i) sum += y[i] * y[i];
       scale = T(1) / std::sqrt(sum);
@@ -264,19 +182,7 @@ void register_dtype() {
         RunContext::on(comm::Communicator::world())
             .pick_gemm(GemmChoice::automatic, cpu(), sizeof(T) == 4 ? DType::f32 : DType::f64, n, n, n)
             .kernel;
-    for (const char* which : {"blas", "blis", "dnnl", "vendor", "native", "auto"}) {
-      const std::string w = which;
-      if (w == "blis" && !bench::BlisPeer::instance().available()) continue;
-      if (w == "dnnl" && !(kHaveDnnl && std::is_same_v<T, float>)) continue;
-      const GemmKernel kernel = w == "auto"     ? automatic
-                                : w == "vendor" ? GemmKernel::vendor
-                                                : GemmKernel::native;
-      benchmark::RegisterBenchmark(
-          ("gemm/" + dt + "/n:" + std::to_string(n) + "/" + which).c_str(),
-          [n, which, kernel](benchmark::State& s) { gemm_pair<T>(s, n, which, kernel); })
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
-    }
+    bench::register_gemm_rows<T>(dt, n, automatic);
   }
   benchmark::RegisterBenchmark(("peak/" + dt + "/fma").c_str(), fma_peak<T>)
       ->UseRealTime()
@@ -314,7 +220,7 @@ int main(int argc, char** argv) {
 #if defined(_OPENMP)
   omp_set_num_threads(threads);
 #endif
-  benchmark::AddCustomContext("minigpu_dnnl", minigpu::kHaveDnnl
+  benchmark::AddCustomContext("minigpu_dnnl", minigpu::bench::kHaveDnnl
                                                   ? minigpu::host_bf16_gemm_library() + " dnnl_sgemm, " +
                                                         std::to_string(threads) + " thread(s)"
                                                   : "oneDNN unavailable: not in this build");

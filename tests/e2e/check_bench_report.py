@@ -3,7 +3,8 @@
 faster of OpenBLAS and BLIS in each case and the row names which, an errored peer row is never
 the best, the all-threads file adds native / peer and the 1 -> N efficiency, the report fails
 exactly when a ratio misses its bar, and a row drawn from a time faster than the FMA peak measured
-beside it is shown, not judged.
+beside it is shown, not judged; a case with a round (gemm_round) is paired, its ratio the median
+of its repetitions' own.
 Usage: check_bench_report.py BENCH_REPORT_PY"""
 import json
 import os
@@ -13,13 +14,20 @@ import sys
 import tempfile
 
 
-def bench_file(path, times, threads, peaks=None):
+def bench_file(path, times, threads, peaks=None, rounds=None):
     """times: run name -> median seconds, or a list of its repetitions' seconds (written with their
     median aggregate); an entry of None is a row that errored. peaks: dtype -> its FMA peak row's
-    repetitions in GFLOP/s (peak/DTYPE/fma, as minigpu_bench's counter)."""
+    repetitions in GFLOP/s (peak/DTYPE/fma, as minigpu_bench's counter). rounds: a round's name
+    (gemm_round/DTYPE/n:N/SET) -> its repetitions, each {counter: value} (KERNEL_s, PEER_refused)."""
     rows = [{"name": f"peak/{dtype}/fma/real_time", "run_name": f"peak/{dtype}/fma/real_time",
              "run_type": "iteration", "real_time": 1.0, "time_unit": "ms", "GFLOP/s": rate}
             for dtype, rates in (peaks or {}).items() for rate in rates]
+    for name, reps in (rounds or {}).items():
+        run = f"{name}/min_time:3.000/real_time"  # as Google Benchmark names a row with MinTime
+        rows += [{"name": run, "run_name": run, "run_type": "iteration", "real_time": 100.0, "time_unit": "ms",
+                  **rep} for rep in reps]
+        rows.append({"name": run + "_median", "run_name": run, "run_type": "aggregate", "aggregate_name": "median",
+                     "real_time": 100.0, "time_unit": "ms"})
     for name, seconds in times.items():
         for each in seconds if isinstance(seconds, list) else []:
             rows.append({"name": name + "/real_time", "run_name": name + "/real_time", "run_type": "iteration",
@@ -35,11 +43,11 @@ def bench_file(path, times, threads, peaks=None):
                                "minigpu_blis": "BLIS (test)"}, "benchmarks": rows}, f)
 
 
-def report(script, tmp, one, many=None, peaks=None):
-    bench_file(os.path.join(tmp, "one.json"), one, 1, peaks)
+def report(script, tmp, one, many=None, peaks=None, rounds=None, rounds_many=None):
+    bench_file(os.path.join(tmp, "one.json"), one, 1, peaks, rounds)
     args = [sys.executable, script, os.path.join(tmp, "one.json")]
     if many is not None:
-        bench_file(os.path.join(tmp, "many.json"), many, 2)
+        bench_file(os.path.join(tmp, "many.json"), many, 2, rounds=rounds_many)
         args += ["--threads", os.path.join(tmp, "many.json")]
     proc = subprocess.run(args, capture_output=True, text=True)
     return proc.returncode, re.sub(" +", " ", proc.stdout)
@@ -115,6 +123,37 @@ def main():
                            peaks={"float64": [80.0]})
         if "native 1->2 thr eff. float64 n=2048 0.2 0.2 0.500 >=0.90 ----" not in out:
             errors.append(f"an efficiency from a one-thread time above the peak must not be judged:\n{out}")
+        # Rounds: every kernel of a case timed in turn, so a pair's ratio is the median of the
+        # repetitions' own. native / blas at n = 64 over (1.0, 0.97), (2.0, 1.96), (1.2, 0.96) s:
+        # ratios 0.97, 0.98, 0.80, median 0.970, PASS (the medians' ratio, 0.97 / 1.2 = 0.808,
+        # would miss); the sides print their medians, 1.2 and 0.97. OpenBLAS's 0.96 s is 546 GFLOP/s
+        # against a peak of 1: a paired row is judged whatever the clock did.
+        small = [{"blas_s": 0.97e-3, "native_s": 1.0e-3}, {"blas_s": 1.96e-3, "native_s": 2.0e-3},
+                 {"blas_s": 0.96e-3, "native_s": 1.2e-3}]
+        code, out = report(script, tmp, {}, peaks={"float64": [1.0]}, rounds={"gemm_round/float64/n:64/all": small})
+        errors += missing(out, "gemm native / blas float64 n=64 0.0012 0.00097 0.970 >=0.95 PASS")
+        if code != 0:
+            errors.append(f"a paired ratio within its bar must pass, whatever the peak (exit {code}):\n{out}")
+        # The best peer in each repetition: BLIS 0.9 s, then OpenBLAS 0.95 s, then BLIS 0.8 s
+        # against native's 1.0 s each time: ratios 0.90, 0.95, 0.80, median 0.900, BLIS named (the
+        # fastest in 2 of 3); dnnl refused the call and left the round, said on its own line.
+        mixed = [{"blas_s": 1.0, "blis_s": 0.9, "native_s": 1.0, "dnnl_refused": 1},
+                 {"blas_s": 0.95, "blis_s": 1.1, "native_s": 1.0, "dnnl_refused": 1},
+                 {"blas_s": 1.2, "blis_s": 0.8, "native_s": 1.0, "dnnl_refused": 1}]
+        code, out = report(script, tmp, {}, rounds={"gemm_round/float32/n:1024/all": mixed})
+        errors += missing(out, "gemm native / blis float32 n=1024 1 0.9 0.900 >=0.90 PASS",
+                          "dnnl in gemm/float32/n:1024: left the round")
+        # All threads from a `peers` round: native / the best peer paired (0.5 s against 0.45 and
+        # 0.55: 0.900, 1.100, median 1.000), and the efficiency from each file's fastest native
+        # time: 1.0 / (2 x 0.5) = 1.000.
+        many_rounds = {"gemm_round/float32/n:1024/peers": [{"blas_s": 0.45, "native_s": 0.5},
+                                                           {"blas_s": 0.55, "native_s": 0.5}]}
+        code, out = report(script, tmp, {}, {}, rounds={"gemm_round/float32/n:1024/all": mixed},
+                           rounds_many=many_rounds)
+        errors += missing(out, "gemm native / blas, 2 thr float32 n=1024 0.5 0.5 1.000 >=0.90 PASS",
+                          "native 1->2 thr eff. float32 n=1024 0.5 1 1.000 - info")
+        if code != 0:
+            errors.append(f"paired rows within their bars must pass (exit {code}):\n{out}")
     for e in errors:
         print("FAIL", e)
     print("bench_report.py pairs native with the best BLAS as computed by hand" if not errors
