@@ -150,12 +150,13 @@ def pairs(times, peak=None, cases=None):
                 refs, bar, target = ["blas"], 0.95, 1.00
             else:  # against the best BLAS on this CPU (scripts/dev/bench.sh chose OpenBLAS's kernels)
                 refs, (bar, target) = list(PEERS), ((0.90, 1.00) if 512 <= n <= 2048 else (None, None))
-            row = gemm_pair(times, cases, peak, f"gemm {parts[3]} / {{}}", f"{parts[1]} n={n}", name, refs, bar, target)
+            row = gemm_pair(times, cases, peak, f"gemm {parts[3]} / {{}}", f"{parts[1]} n={n}", name, refs,
+                            bar, target)
             rows += [row] if row else []
         elif parts[0] == "gemm" and parts[3] in PEERS[1:]:
             # which peer is the better one here: reported, not a bar
-            row = gemm_pair(times, cases, peak, f"gemm {parts[3]} / openblas", f"{parts[1]} n={parts[2].split(':')[1]}", name,
-                            ["blas"], None, None)
+            row = gemm_pair(times, cases, peak, f"gemm {parts[3]} / openblas",
+                            f"{parts[1]} n={parts[2].split(':')[1]}", name, ["blas"], None, None)
             rows += [row] if row else []
         elif parts[0] == "gemm" and parts[3] == "auto":
             # The faster of vendor and native, both timed in this run: auto must be as fast.
@@ -219,8 +220,8 @@ def thread_rows(one, many, threads, peak_one=None, peak_many=None, cases_many=No
         if parts[0] != "gemm" or parts[3] != "native":
             continue
         n = int(parts[2].split(":")[1])
-        row = gemm_pair(many, cases_many or {}, peak_many, f"gemm native / {{}}, {threads} thr", f"{parts[1]} n={n}",
-                        name, list(PEERS), 0.90 if 512 <= n <= 2048 else None, 1.00)
+        row = gemm_pair(many, cases_many or {}, peak_many, f"gemm native / {{}}, {threads} thr",
+                        f"{parts[1]} n={n}", name, list(PEERS), 0.90 if 512 <= n <= 2048 else None, 1.00)
         rows += [row] if row else []
         if name in one:
             efficiency = one[name] / (threads * many[name])

@@ -59,7 +59,8 @@ def main():
          1, "none could be judged"),
         ([finding("ratio_a", 1.0, False, OVERLAP)], ["--at-most", "1.11"], 1, "none could be judged"),
         # A reliable ratio is judged by its value, whatever its interval.
-        ([finding("ratio_a", 0.85, ci95=[0.8, 0.95])], ["--at-most", "0.9"], 0, "PASS matmul_scaling.ratio_a = 0.85 x (bar"),
+        ([finding("ratio_a", 0.85, ci95=[0.8, 0.95])], ["--at-most", "0.9"], 0,
+         "PASS matmul_scaling.ratio_a = 0.85 x (bar"),
         # Nothing judged, or nothing of that name: a failure, never a silent pass.
         ([finding("ratio_a", 0.5, reliable=False)], ["--at-most", "0.9"], 1, "none could be judged"),
         ([finding("other", 0.5)], ["--at-most", "0.9"], 1, "no such finding"),
