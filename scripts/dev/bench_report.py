@@ -9,9 +9,10 @@ memcpy and triad rows there (node bandwidth, reported beside the 1-thread figure
 The BLAS peer of native is the fastest of OpenBLAS (`blas`), BLIS (`blis`, where installed) and,
 in float32, oneDNN's sgemm (`dnnl`, where the build has oneDNN) in each case, named in the row;
 at n <= 128 it is OpenBLAS, whose AVX-512 small-matrix path skips packing (bar 0.95).
-GEMM pairs are paired where the file holds their round (gemm_round/DTYPE/n:N/{all,peers}: every
-kernel of the case called in turn, each call timed; tests/bench/gemm_rows.hpp): the ratio is the
-median over repetitions of each repetition's ratio, both sides timed in the same seconds.
+GEMM pairs are paired where the file holds their round (gemm_round/DTYPE/n:N/all: every kernel
+of the case called in turn, each call timed; tests/bench/gemm_rows.hpp; one thread only): the
+ratio is the median over repetitions of each repetition's ratio, both sides timed in the same
+seconds.
 A GEMM pair without a round (each kernel's own row, each side's fastest repetition) with a time
 faster than the FMA peak measured in the same file (peak/DTYPE/fma) allows is shown with "----"
 and why, not judged: that repetition met a faster clock than the peak did."""
@@ -40,7 +41,8 @@ def fastest(path):
         else:
             repetitions.setdefault(name, []).append(seconds)
     times = {**median, **{name: min(reps) for name, reps in repetitions.items()}}
-    # A round's kernels as rows of their own, each its fastest repetition's time a call.
+    # A round's kernels as rows of their own, each its fastest repetition's time a call, where the
+    # file has no row of that kernel's own (bench.sh times native alone too: its efficiency).
     cases, refused = rounds(data)
     for case, reps in cases.items():
         for kernel in {k for rep in reps for k in rep}:
@@ -54,19 +56,19 @@ KERNELS = ("blas", "blis", "dnnl", "vendor", "native", "auto")
 
 def rounds(data):
     """({gemm/DTYPE/n:N: its round's repetitions, each {kernel: mean seconds a call}}, the peers
-    that left a round), from the counters KERNEL_s and PEER_refused of gemm_round/DTYPE/n:N/SET
-    (the set `all` where the file has both). A peer whose product differed from OpenBLAS's left
-    the round and has no time there."""
+    that left a round), from the counters KERNEL_s and PEER_refused of gemm_round/DTYPE/n:N/all.
+    A peer whose product differed from OpenBLAS's left the round and has no time there."""
     sets, refused = {}, set()
     for b in data["benchmarks"]:
         parts = b.get("run_name", b["name"]).split("/")
-        if parts[0] != "gemm_round" or b.get("run_type") == "aggregate" or b.get("error_occurred"):
+        if parts[0] != "gemm_round" or parts[3] != "all" or b.get("run_type") == "aggregate" \
+                or b.get("error_occurred"):
             continue
         case = "/".join(["gemm"] + parts[1:3])
         refused |= {f"{k} in {case}" for k in KERNELS if b.get(f"{k}_refused")}
         rep = {k: float(b[f"{k}_s"]) for k in KERNELS if f"{k}_s" in b}
-        sets.setdefault(case, {}).setdefault(parts[3], []).append(rep)
-    return {case: by_set.get("all") or by_set.get("peers") for case, by_set in sets.items()}, sorted(refused)
+        sets.setdefault(case, []).append(rep)
+    return sets, sorted(refused)
 
 
 def paired(reps, ours, refs):
@@ -201,8 +203,9 @@ def human(size):
 def thread_rows(one, many, threads, peak_one=None, peak_many=None, cases_many=None):
     """native / BLAS at `threads` threads, and native's efficiency from 1 thread to `threads`
     (rows as pairs(); peak_one and peak_many: each file's FMA peaks, peaks(); cases_many: the
-    all-threads file's rounds, rounds(), whose pairs are paired). The efficiency compares two
-    processes, so it stays each side's fastest repetition, checked against the peaks."""
+    all-threads file's rounds, rounds(), whose pairs are paired; bench.sh times each kernel in its
+    own row there). The efficiency compares two processes: each side's fastest repetition, checked
+    against the peaks."""
     rows, peak_one, peak_many = [], peak_one or {}, peak_many or {}
     for name in sorted(many):
         parts = name.split("/")

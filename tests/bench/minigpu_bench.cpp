@@ -7,9 +7,9 @@
 //                                             where the build has oneDNN, its product checked first
 //   gemm/<dtype>/n:<n>/auto                    the kernel `kernel: auto` picks, vs the faster of
 //                                             vendor and native timed in this same process
-//   gemm_round/<dtype>/n:<n>/{all,peers}       those kernels (all, or native and the BLAS peers)
-//                                             in turn, each call timed: paired per-call times, the
-//                                             rows bench_report.py judges (gemm_rows.hpp says why)
+//   gemm_round/<dtype>/n:<n>/all               all those kernels in turn, each call timed: paired
+//                                             per-call times, the 1-thread pairs bench_report.py
+//                                             judges (gemm_rows.hpp says why, and why 1 thread)
 //   logging/<dtype>/{minigpu,reference}       one step of the logging experiment vs BLAS gemm +
 //                                             a plain norm loop (per-step time)
 //   stream/<dtype>/{chain_fused,chain_unfused,memcpy,triad}   memory-bound passes (memcpy

@@ -143,17 +143,25 @@ def main():
         code, out = report(script, tmp, {}, rounds={"gemm_round/float32/n:1024/all": mixed})
         errors += missing(out, "gemm native / blis float32 n=1024 1 0.9 0.900 >=0.90 PASS",
                           "dnnl in gemm/float32/n:1024: left the round")
-        # All threads from a `peers` round: native / the best peer paired (0.5 s against 0.45 and
-        # 0.55: 0.900, 1.100, median 1.000), and the efficiency from each file's fastest native
-        # time: 1.0 / (2 x 0.5) = 1.000.
-        many_rounds = {"gemm_round/float32/n:1024/peers": [{"blas_s": 0.45, "native_s": 0.5},
-                                                           {"blas_s": 0.55, "native_s": 0.5}]}
+        # An all-threads file with a round (bench.sh times each kernel alone there, but the report
+        # reads either): native / the best peer paired (0.5 s against 0.45 and 0.55: 0.900, 1.100,
+        # median 1.000), and the efficiency from each file's fastest native time: 1.0 / (2 x 0.5).
+        many_rounds = {"gemm_round/float32/n:1024/all": [{"blas_s": 0.45, "native_s": 0.5},
+                                                         {"blas_s": 0.55, "native_s": 0.5}]}
         code, out = report(script, tmp, {}, {}, rounds={"gemm_round/float32/n:1024/all": mixed},
                            rounds_many=many_rounds)
         errors += missing(out, "gemm native / blas, 2 thr float32 n=1024 0.5 0.5 1.000 >=0.90 PASS",
                           "native 1->2 thr eff. float32 n=1024 0.5 1 1.000 - info")
         if code != 0:
             errors.append(f"paired rows within their bars must pass (exit {code}):\n{out}")
+        # Native's own row beside its round: the efficiency takes the own row (1.0 s, as the
+        # all-threads file's rows are timed: 1.0 / (2 x 0.5) = 1.000), not the round's 1.1 s
+        # (1.100, ABOVE); the pair stays the round's (1.0 / 1.1 = 0.909).
+        round_2048 = {"gemm_round/float64/n:2048/all": [{"blas_s": 1.0, "native_s": 1.1}]}
+        code, out = report(script, tmp, {"gemm/float64/n:2048/native": [1.0]},
+                           {"gemm/float64/n:2048/native": [0.5], "gemm/float64/n:2048/blas": [0.5]}, rounds=round_2048)
+        errors += missing(out, "native 1->2 thr eff. float64 n=2048 0.5 1 1.000 >=0.90 PASS",
+                          "gemm native / blas float64 n=2048 1.1 1 0.909 >=0.90 PASS")
     for e in errors:
         print("FAIL", e)
     print("bench_report.py pairs native with the best BLAS as computed by hand" if not errors
