@@ -169,8 +169,9 @@ void gemm_round(benchmark::State& state, std::int64_t n, std::vector<std::string
 /// Rounds are for one thread only: on several, each library's pool of threads slows the kernel
 /// after it (OpenBLAS's threads spin a while after a call returns), and on the Xeon VM's 2 cores
 /// (float32 n = 2048, 2026-12-06) every kernel ran 9-27 % slower in a round than in its own row
-/// (native 247-284 GFLOP/s against 291-320, oneDNN 234-287 against 314-321). On one thread they
-/// ran 0.3-4 % slower, native most (2-4 %): a bias against miniGPU, never for it.
+/// (native 247-284 GFLOP/s against 291-320, oneDNN 234-287 against 314-321). On one thread, at
+/// n = 1024 (3 repetitions), they ran 0.3-4 % slower, native the most (2-4 %): there the bias
+/// ran against miniGPU.
 /// `automatic`: the kernel `kernel: auto` picks at that n.
 template <class T>
 void register_gemm_rows(const std::string& dt, std::int64_t n, GemmKernel automatic) {
