@@ -10,25 +10,44 @@ unreliable row is unreliable, so it neither passes nor fails a bar. One exceptio
 only because its two medians' 95 % intervals overlap is judged by its own 95 % interval (ci95)
 where that lies wholly on one side of the bar. The flag says its side of 1 is not established,
 which says nothing of a bar elsewhere: SUMMA level with ScaLAPACK at p = 1 (1.000, interval
-[0.97, 1.03]) is within a bar of 1.11 whichever side of 1 it lies on. Exits 1 when a judged finding
+[0.97, 1.03]) is within a bar of 1.11 whichever side of 1 it lies on. The same for an efficiency
+flagged only because its interval reaches above 100 % (its value at or below it): the ideal's side
+is open, and 99.9 % with [99.4, 101] % meets a bar of 90 % whichever side of 100 % it lies on (the
+Xeon VM's multi_gpu_concurrency, 2026-12-06). One above 100 % (superlinear) stays unjudged: a
+share past its ideal is never passed. Exits 1 when a judged finding
 misses its bar, when none matches PREFIX or when none could be judged; 2 on bad arguments."""
 import argparse
 import json
 import os
+import re
 import sys
 
 from run_records import run_json_paths
 
 
-# The one flag a ratio's interval answers for (io::ratio_finding's words).
+# The flags an interval answers for, io::results.hpp's words: a ratio's (its side of 1 is open)
+# and an efficiency's at or below 100 % (its side of the ideal is open). Each is one reason; a
+# second one beside it is joined with "; " and matches neither.
 OVERLAP = "the two medians' 95 % intervals overlap"
+REACHES_IDEAL = re.compile(r"its 95 % interval \[[^;\]]*\] % reaches above 100 %: not told apart from superlinear")
+
+
+def side_open_flag(finding):
+    """The words of the one flag that finding's own interval answers for, or None."""
+    because, value = finding.get("unreliable_because", ""), finding.get("value")
+    if because == OVERLAP:
+        return f"{OVERLAP}: its side of 1 is open"
+    if REACHES_IDEAL.fullmatch(because) and value is not None and value <= 100:
+        return "its interval reaches above 100 %: its side of the ideal is open"
+    return None
 
 
 def interval_verdict(finding, bar, meets):
-    """PASS or FAIL for an unreliable ratio whose only flag is OVERLAP and whose 95 % interval lies
-    wholly within or wholly past the bar; None for every other finding (judged as usual or not at all)."""
+    """PASS or FAIL for an unreliable finding whose only flag is one side_open_flag names and whose
+    95 % interval lies wholly within or wholly past the bar; None for every other finding (judged
+    as usual or not at all)."""
     interval = finding.get("ci95")
-    if finding.get("reliable", True) or finding.get("unreliable_because") != OVERLAP or not interval:
+    if finding.get("reliable", True) or side_open_flag(finding) is None or not interval:
         return None
     low, high = interval
     if meets(low, bar) and meets(high, bar):
@@ -74,7 +93,7 @@ def main():
         if by_interval is not None:
             low, high = f["ci95"]
             head += (f", judged by its 95 % interval [{low:.4g}, {high:.4g}] (flagged only because "
-                     f"{OVERLAP}: its side of 1 is open, its side of the bar is not)")
+                     f"{side_open_flag(f)}, its side of the bar is not)")
             verdict = by_interval
         else:
             verdict = "PASS" if value is not None and meets(value, bar) else "FAIL"

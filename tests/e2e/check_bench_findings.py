@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """scripts/dev/bench_findings.py on hand-made run records: a reliable finding passes or fails its
 bar on either side, an unreliable one is printed "not judged" and neither passes nor fails (but
-a ratio flagged only for its medians' overlapping intervals is judged by its own interval where
-that lies on one side of the bar), and the check fails when no finding matches or none could be judged.
+a ratio flagged only for its medians' overlapping intervals, or an efficiency at or below 100 %
+flagged only for an interval reaching above it, is judged by its own interval where that lies on
+one side of the bar), and the check fails when no finding matches or none could be judged.
 Usage: check_bench_findings.py BENCH_FINDINGS_PY"""
 import os
 import subprocess
@@ -14,6 +15,10 @@ from run_fixture import write_run  # noqa: E402
 
 
 OVERLAP = "the two medians' 95 % intervals overlap"  # io::ratio_finding's words
+
+
+def reaches(low, high):  # io::efficiency_finding's flag for an interval past the ideal
+    return f"its 95 % interval [{low:g}, {high:g}] % reaches above 100 %: not told apart from superlinear"
 
 
 def finding(name, value, reliable=True, because="straggler: rank 0", ci95=None):
@@ -58,6 +63,19 @@ def main():
         ([finding("ratio_a", 1.0, False, OVERLAP + "; straggler: rank 0", [0.97, 1.03])], ["--at-most", "1.11"],
          1, "none could be judged"),
         ([finding("ratio_a", 1.0, False, OVERLAP)], ["--at-most", "1.11"], 1, "none could be judged"),
+        # The same for an efficiency flagged only because its interval reaches above 100 % (its
+        # side of the ideal is open) ...
+        ([finding("ratio_a", 99.91, False, reaches(99.4, 101), [99.4, 100.7])], ["--at-least", "90"], 0,
+         "PASS matmul_scaling.ratio_a = 99.91 x, judged by its 95 % interval [99.4, 100.7]"),
+        ([finding("ratio_a", 95.9, False, reaches(89.6, 111), [89.6, 111.0])], ["--at-least", "90"], 1,
+         "none could be judged"),
+        ([finding("ratio_a", 99.0, False, reaches(98, 102) + "; straggler: rank 0", [98.0, 102.0])],
+         ["--at-least", "90"], 1, "none could be judged"),
+        # ... but never for one above its ideal, whatever its flag says.
+        ([finding("ratio_a", 100.5, False, "superlinear (above 100 %): noise or cache effects, not a real speedup",
+                  [99.0, 102.0])], ["--at-least", "90"], 1, "none could be judged"),
+        ([finding("ratio_a", 100.5, False, reaches(99, 102), [99.0, 102.0])], ["--at-least", "90"], 1,
+         "none could be judged"),
         # A reliable ratio is judged by its value, whatever its interval.
         ([finding("ratio_a", 0.85, ci95=[0.8, 0.95])], ["--at-most", "0.9"], 0,
          "PASS matmul_scaling.ratio_a = 0.85 x (bar"),
