@@ -11,8 +11,8 @@
 # Then the triad against likwid-bench's stream kernels in paired samples (bar >= 0.95; above
 # 1.05 the row is ABOVE, not met), and native GEMM's share of the peak measured in the same run,
 # best of 5 runs as the peaks are best of theirs (OpenBLAS's beside it): n >= 1024 bar >= 85 %,
-# n = 256 bar >= 80 %; the same with the clock paired (peak_paired.py: both interleaved in one
-# minigpu_bench process); and with more cores, the threaded GEMM against 1-thread processes.
+# n = 256 bar >= 80 %; the same with the clock paired (peak_paired.py: both called in turn in one
+# minigpu_bench round); and with more cores, the threaded GEMM against 1-thread processes.
 # Usage: scripts/dev/bench_peak.sh MINIGPU [OUT_DIR]
 set -euo pipefail
 if [ "${1:-}" = -h ] || [ "${1:-}" = --help ] || [ $# -lt 1 ]; then
@@ -292,16 +292,18 @@ for (variant, dtype, n), ((reliable, share), r) in sorted(best.items(), key=lamb
 sys.exit(0 if ok else 1)
 PY
 done
-# The same shares with the clock paired (scripts/dev/peak_paired.py): GEMM and the FMA peak in one
-# minigpu_bench process, 15 repetitions of each randomly interleaved, median over median. Skipped
-# with a note where the bench is not built (it needs Google Benchmark).
+# The same shares with the clock paired (scripts/dev/peak_paired.py): native GEMM and the FMA peak
+# in turn in minigpu_bench's peak_round rows, the median of 15 repetitions' own shares; OpenBLAS's
+# and the peak's own rows beside, for OpenBLAS's share. Skipped with a note where the bench is not
+# built (it needs Google Benchmark).
 bench_bin="$(dirname "$minigpu")/../tests/minigpu_bench"
 if [ -x "$bench_bin" ]; then
   paired=()
+  paired_rows='^(peak_round/float(32|64)/n:(1024|2048)/native|gemm/float(32|64)/n:(1024|2048)/vendor|peak/float(32|64)/fma)/'
   for threads in 1 "$cores"; do
     env -u MINIGPU_EMULATE_GPUS OMP_NUM_THREADS="$threads" OPENBLAS_NUM_THREADS="$threads" "$bench_bin" \
       --kokkos-num-threads="$threads" --benchmark_repetitions=15 --benchmark_enable_random_interleaving=true \
-      --benchmark_min_time=0.05 --benchmark_filter='^(gemm/float(32|64)/n:(1024|2048)/(native|vendor)|peak/float(32|64)/fma)/' \
+      --benchmark_min_time=0.05 --benchmark_filter="$paired_rows" \
       --benchmark_format=json --benchmark_out="$out/paired_$threads.json" >"$out/paired_$threads.txt" 2>&1 || status=1
     paired+=("$threads=$out/paired_$threads.json")
   done

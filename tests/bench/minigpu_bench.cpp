@@ -18,7 +18,10 @@
 //   peak/<dtype>/fma                          the FMA peak (kernels/fma_peak.hpp, host_fma_*'s
 //                                             kernel) on the bench's threads; randomly interleaved
 //                                             with the gemm rows, it meets the same spells of a
-//                                             VM's clock as they do (bench_peak.sh, peak_paired.py)
+//                                             VM's clock as they do (bench_peak.sh)
+//   peak_round/<dtype>/n:<n>/native           native GEMM and the peak in turn, each call timed:
+//                                             its share of the peak from the same seconds
+//                                             (peak_paired.py)
 // scripts/dev/bench_report.py pairs the rows and checks the bars; scripts/dev/bench.sh runs both.
 // Every rate is bytes (or flops) of useful work per second, counted the same way on both sides.
 #include "comm/mpi_session.hpp"
@@ -45,6 +48,8 @@
 #include <omp.h>
 #endif
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -138,23 +143,74 @@ void stream_pass(benchmark::State& state, const std::string& which) {
 // The FMA peak as host_fma_f32/f64 measure it, a few milliseconds a call: short, so that random
 // interleaving puts it between GEMM calls many times in a spell of the clock. Every lane must end
 // at the recurrence's fixed point, or the rate is not reported.
+/// One call of the FMA peak's kernel on the bench's threads, `steps` steps of each chain.
 template <class T>
-void fma_peak(benchmark::State& state) {
+struct PeakCall {
   using Exec = Kokkos::DefaultHostExecutionSpace;
-  const std::int64_t steps = std::int64_t(1) << 18;
-  const int threads = Exec().concurrency();
-  const double lanes = double(threads) * kernels::kFmaChains * kernels::fma_lanes<T>();
+  std::int64_t steps;
+  const double lanes = double(Exec().concurrency()) * kernels::kFmaChains * kernels::fma_lanes<T>();
   double sum = 0;
-  for (auto _ : state) {
+  void operator()() {
     sum = kernels::fma_peak_on_host<Exec, T>(steps);
     benchmark::DoNotOptimize(sum);
   }
-  if (!(std::abs(sum / lanes - kernels::kFmaFixedPoint) <= (sizeof(T) == 4 ? 1e-4 : 1e-10))) {
+  double flops() const { return 2.0 * double(steps) * lanes; }
+  /// Whether every lane ended at the recurrence's fixed point; skips the row when not.
+  bool verified(benchmark::State& state) const {
+    if (std::abs(sum / lanes - kernels::kFmaFixedPoint) <= (sizeof(T) == 4 ? 1e-4 : 1e-10)) return true;
     state.SkipWithError("the FMA chains did not end at their fixed point");
-    return;
+    return false;
   }
+};
+
+template <class T>
+void fma_peak(benchmark::State& state) {
+  PeakCall<T> peak{std::int64_t(1) << 18};
+  for (auto _ : state) peak();
+  if (!peak.verified(state)) return;
   state.counters["GFLOP/s"] =
-      benchmark::Counter(2.0 * double(steps) * lanes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+      benchmark::Counter(peak.flops() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Native GEMM and the FMA peak in one round, peak_round/<dtype>/n:<n>/native: products and peak
+// calls in turn, each call timed alone, and each product's rate set against the faster of the two
+// peak calls on either side of it: share_pct is the median of those shares over the repetition's
+// products (peak_paired.py), so a spell of the clock slows both sides of a share alike, and a peak
+// call cut short by a neighbour (2 threads: 50-96 GFLOP/s against 172) neither inflates one nor
+// moves the median. GEMM_GFLOP/s and peak_GFLOP/s are each side's rate over the repetition.
+// Kokkos's threads only: no library pool sits between them (gemm_rows.hpp: OpenBLAS's slowed
+// whatever ran after it). The peak call is 2^20 steps, about 2.3 ms. On the Xeon VM (float64,
+// n = 1024, 2 threads, 2026-12-06, medians of 5 repetitions, two runs each): 2^18 steps (0.6 ms,
+// the peak row's) read 154.5 and 166.6 GFLOP/s after a product against 159.7 and 171.9 alone in
+// the same runs, which flattered the share; 2^22 (9 ms) slowed the product after it to 141.0 and
+// 147.8 (152-155 alone); 2^20 read the peak as alone (172.8 and 173.2 against 171.8 and 172.1)
+// and the product 0-2 % slower than alone.
+template <class T>
+void peak_round(benchmark::State& state, std::int64_t n) {
+  bench::GemmOperands<T> op(n);
+  PeakCall<T> peak{std::int64_t(1) << 20};
+  const auto seconds = [](auto&& call) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const auto product = [&] { op.multiply("native", GemmKernel::native); };
+  const double gemm_flops = 2.0 * double(n) * n * n;
+  double before = seconds(peak), gemm_s = 0, peak_s = 0;
+  std::vector<double> shares;
+  for (auto _ : state) {
+    const double gemm = seconds(product), after = seconds(peak);
+    gemm_s += gemm;
+    peak_s += after;
+    shares.push_back(100 * (gemm_flops / gemm) / (peak.flops() / std::min(before, after)));
+    before = after;
+  }
+  if (!peak.verified(state) || shares.empty()) return;
+  std::sort(shares.begin(), shares.end());
+  const std::size_t mid = shares.size() / 2;
+  state.counters["share_pct"] = shares.size() % 2 ? shares[mid] : (shares[mid - 1] + shares[mid]) / 2;
+  state.counters["GEMM_GFLOP/s"] = gemm_flops * double(shares.size()) * 1e-9 / gemm_s;
+  state.counters["peak_GFLOP/s"] = peak.flops() * double(shares.size()) * 1e-9 / peak_s;
 }
 
 void copy_pair(benchmark::State& state, std::int64_t bytes, const std::string& which) {
@@ -187,6 +243,13 @@ void register_dtype() {
   benchmark::RegisterBenchmark(("peak/" + dt + "/fma").c_str(), fma_peak<T>)
       ->UseRealTime()
       ->Unit(benchmark::kMillisecond);
+  for (std::int64_t n : {1024, 2048}) {
+    benchmark::RegisterBenchmark(("peak_round/" + dt + "/n:" + std::to_string(n) + "/native").c_str(),
+                                 [n](benchmark::State& s) { peak_round<T>(s, n); })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond)
+        ->MinTime(0.5);  // a few products a repetition, whatever --benchmark_min_time says
+  }
   benchmark::RegisterBenchmark(("logging/" + dt + "/minigpu").c_str(), logging_step<T>)->UseRealTime();
   benchmark::RegisterBenchmark(("logging/" + dt + "/reference").c_str(), logging_reference<T>)->UseRealTime();
   for (const char* which : {"chain_fused", "chain_unfused", "memcpy", "triad"}) {

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""minigpu_bench's GEMM round and bench_report.py's reading of it, end to end: the smallest round
-(gemm_round/float64/n:64/all, 2 repetitions) must give every kernel's time a call in every
-repetition, and the report's pairs must be the medians of the repetitions' own ratios, computed
-here from the file. Not a timing test: what the ratios are is not checked, only that they are the
-paired ones (a renamed counter or run name would leave bench.sh's pairs unpaired, or missing).
-Usage: check_bench_rounds.py MINIGPU_BENCH BENCH_REPORT_PY"""
+"""minigpu_bench's rounds and the scripts' reading of them, end to end, in one bench process. The
+smallest GEMM round (gemm_round/float64/n:64/all, 2 repetitions) must give every kernel's time a
+call in every repetition, and bench_report.py's pairs must be the medians of the repetitions' own
+ratios, computed here from the file. The smallest peak round (peak_round/float64/n:1024/native)
+must give both rates and a share in every repetition, and peak_paired.py's row must be the median
+of those shares. Not a timing test: what the ratios are is not checked, only that they are
+the paired ones (a renamed counter or run name would leave bench.sh's pairs unpaired, or missing).
+Usage: check_bench_rounds.py MINIGPU_BENCH BENCH_REPORT_PY PEAK_PAIRED_PY"""
 import json
 import os
 import re
@@ -14,20 +16,39 @@ import sys
 import tempfile
 
 
+def check_peak_round(reps, peak_paired, path):
+    """The peak round's repetitions carry both rates and a share, and peak_paired.py's row is the
+    median of those shares."""
+    if len(reps) != 2:
+        return [f"expected 2 repetitions of the peak round, found {len(reps)}"]
+    errors = [f"a peak round's repetition without both rates and a share: {rep}" for rep in reps
+              if not all(rep.get(k, 0) > 0 for k in ("GEMM_GFLOP/s", "peak_GFLOP/s", "share_pct"))]
+    if errors:
+        return errors
+    want = statistics.median(r["share_pct"] for r in reps)
+    out = subprocess.run([sys.executable, peak_paired, f"1={path}"], capture_output=True, text=True).stdout
+    found = re.search(r"paired\s+1\s+float64 n=1024\s+([0-9.]+) % ", out)
+    if not found or abs(float(found.group(1)) - want) > 0.051:
+        errors.append(f"peak_paired.py's share is not the median of the repetitions' ({want:.2f} %):\n{out}")
+    return errors
+
+
 def main():
-    bench, script = sys.argv[1], sys.argv[2]
+    bench, script, peak_paired = sys.argv[1], sys.argv[2], sys.argv[3]
     errors = []
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "round.json")
-        run = subprocess.run([bench, "--benchmark_filter=^gemm_round/float64/n:64/all/", "--benchmark_repetitions=2",
+        run = subprocess.run([bench, "--benchmark_filter=^(gemm_round/float64/n:64/all|peak_round/float64/n:1024/native)/", "--benchmark_repetitions=2",
                               f"--benchmark_out={path}", "--benchmark_out_format=json"],
                              capture_output=True, text=True)
         if run.returncode != 0:
             print(f"FAIL minigpu_bench exited {run.returncode}:\n{run.stdout}{run.stderr}")
             return 1
         with open(path, encoding="utf-8") as f:
-            reps = [b for b in json.load(f)["benchmarks"] if b["run_name"].startswith("gemm_round/float64/n:64/all/")
-                    and b["run_type"] == "iteration"]
+            rows = [b for b in json.load(f)["benchmarks"] if b["run_type"] == "iteration"]
+        reps = [b for b in rows if b["run_name"].startswith("gemm_round/float64/n:64/all/")]
+        errors += check_peak_round([b for b in rows if b["run_name"].startswith("peak_round/float64/n:1024/")],
+                                   peak_paired, path)
         if len(reps) != 2:
             errors.append(f"expected 2 repetitions of the round, found {len(reps)}")
         for rep in reps:

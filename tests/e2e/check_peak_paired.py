@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """scripts/dev/peak_paired.py (bench_peak.sh's clock-paired GEMM shares) on hand-made
-minigpu_bench records: each share is the median GEMM rate over the median peak rate of the same
-interleaved repetitions, with its bar and verdict; a peak that skipped with an error, a missing
-native rate or an empty record fails the row; bad usage exits 2, --help 0.
+minigpu_bench records: each share is the median of the peak_round repetitions' paired shares
+(share_pct, not their GEMM rate over their peak rate), with its bar and verdict, never met above 100 % (OpenBLAS's unpaired share beside
+where its rows are there); a round whose peak skipped with an error, or a record without rounds,
+fails the row; bad usage exits 2, --help 0.
 Usage: check_peak_paired.py PEAK_PAIRED_PY"""
 import json
 import os
@@ -13,8 +14,10 @@ import tempfile
 
 
 def record(path, rates):
-    """A Google Benchmark JSON record: rates maps run_name -> GFLOP/s per repetition (None: an
-    error), listed interleaved as --benchmark_enable_random_interleaving writes them."""
+    """A Google Benchmark JSON record: rates maps run_name -> one entry per repetition, a number
+    (GFLOP/s), a (GEMM, peak, share) triple (a peak_round's GEMM_GFLOP/s, peak_GFLOP/s and
+    share_pct; share None: 100 GEMM / peak) or None (an error), listed interleaved as
+    --benchmark_enable_random_interleaving writes them."""
     benchmarks = []
     longest = max(len(v) for v in rates.values())
     for rep in range(longest):
@@ -24,12 +27,17 @@ def record(path, rates):
             b = {"name": name, "run_name": name, "run_type": "iteration", "repetition_index": rep}
             if values[rep] is None:
                 b.update(error_occurred=True, error_message="the FMA chains did not end at their fixed point")
+            elif isinstance(values[rep], tuple):
+                gemm, peak, share = (values[rep] + (None,))[:3]
+                b.update({"GEMM_GFLOP/s": gemm, "peak_GFLOP/s": peak,
+                          "share_pct": 100 * gemm / peak if share is None else share})
             else:
                 b["GFLOP/s"] = values[rep]
             benchmarks.append(b)
     # Aggregates, as --benchmark_repetitions adds them: never read as a repetition.
-    benchmarks.append({"name": "peak/float64/fma/real_time_median", "run_name": "peak/float64/fma/real_time",
-                       "run_type": "aggregate", "aggregate_name": "median", "GFLOP/s": 1e9})
+    benchmarks.append({"name": "peak_round/float64/n:1024/native/real_time_median",
+                       "run_name": "peak_round/float64/n:1024/native/real_time", "run_type": "aggregate",
+                       "aggregate_name": "median", "GEMM_GFLOP/s": 1e9, "peak_GFLOP/s": 1.0, "share_pct": 1e11})
     with open(path, "w", encoding="utf-8") as f:
         json.dump({"context": {}, "benchmarks": benchmarks}, f)
 
@@ -49,49 +57,60 @@ def main(argv):
         sys.exit(__doc__)
     script, failures = argv[0], []
     with tempfile.TemporaryDirectory(prefix="peak_paired_") as tmp:
-        # A clock that swings between 60 and 150: the peak's median is 80 and native's 70, so 87.5 %.
-        # The means (90 and 70) would read 77.8 %, native's best (76) over the peak's worst (60)
-        # 127 %: medians of the same interleaved repetitions, nothing else.
+        # A clock that swings between 60 and 150: the repetitions' paired shares (their products
+        # each against the peak calls beside them) are 83.3, 90, 90, 80 and 86.7 %, so 86.7 %. The
+        # median GEMM rate over the median peak rate (72 / 80) would read 90 %, native's best (130)
+        # over the peak's worst (60) 217 %, and one repetition's GEMM rate over its peak rate 84 %
+        # where its share_pct says 90: the paired shares, nothing else.
         one = os.path.join(tmp, "one.json")
-        record(one, {"peak/float64/fma/real_time": [60, 100, 80, 60, 150],
-                     "gemm/float64/n:1024/native/real_time": [70, 76, 64, 70, 70],
+        record(one, {"peak_round/float64/n:1024/native/real_time": [(50, 60), (84, 100, 90), (72, 80), (60, 75),
+                                                                    (130, 150)],
                      "gemm/float64/n:1024/vendor/real_time": [72, 72, 72, 72, 72],
-                     "peak/float32/fma/real_time": [200, 200, 200],
-                     "gemm/float32/n:2048/native/real_time": [160, 168, 170],
-                     "gemm/float32/n:256/native/real_time": [150, 150, 150]})
+                     "peak/float64/fma/real_time": [80, 80, 80],
+                     "peak_round/float32/n:2048/native/real_time": [(160, 200), (168, 200), (170, 200)],
+                     "peak_round/float32/n:256/native/real_time": [(150, 200), (150, 200), (150, 200)]})
         rc, out, err = run(script, f"1={one}")
         print(out, end="")
-        want = {("float64", 1024): (87.5, 85, "PASS"), ("float32", 2048): (84.0, 85, "FAIL"),
+        want = {("float64", 1024): (86.67, 85, "PASS"), ("float32", 2048): (84.0, 85, "FAIL"),
                 ("float32", 256): (75.0, 80, "FAIL")}
         for (dtype, n), (share, bar, verdict) in want.items():
             got = share_of(out, 1, dtype, n)
             if not got or abs(got[0] - share) > 0.05 or got[1:3] != (bar, verdict):
                 failures.append(f"{dtype} n={n}: want {share} % bar {bar} {verdict}, got {got}")
         f64 = share_of(out, 1, "float64", 1024)
-        if not f64 or "OpenBLAS  90.0 %" not in f64[3] or "peak 60.0-150.0 GFLOP/s" not in f64[3]:
-            failures.append(f"float64 n=1024: OpenBLAS's share (90.0 %) and the peak's range beside it: {f64}")
+        if not f64 or "OpenBLAS  90.0 % (unpaired)" not in f64[3] or "peak 60.0-150.0 GFLOP/s" not in f64[3]:
+            failures.append(f"float64 n=1024: OpenBLAS's unpaired share (90.0 %) and the peak's range: {f64}")
+        f32 = share_of(out, 1, "float32", 2048)
+        if not f32 or "OpenBLAS" in f32[3]:
+            failures.append(f"float32 n=2048: no OpenBLAS share without its rows: {f32}")
         if rc != 1:
             failures.append(f"two rows miss their bars: exit {rc}, want 1")
 
         passing = os.path.join(tmp, "passing.json")
-        record(passing, {"peak/float64/fma/real_time": [100, 100, 100],
-                         "gemm/float64/n:2048/native/real_time": [90, 91, 89]})
+        # Named as minigpu_bench names it, with the round's own MinTime.
+        record(passing, {"peak_round/float64/n:2048/native/min_time:0.500/real_time": [(90, 100), (91, 100),
+                                                                                         (89, 100)]})
         rc, out, _ = run(script, f"2={passing}")
-        if rc != 0 or share_of(out, 2, "float64", 2048)[:3] != (90.0, 85, "PASS"):
+        if rc != 0 or (share_of(out, 2, "float64", 2048) or (0,))[:3] != (90.0, 85, "PASS"):
             failures.append(f"one row at 90 %: exit {rc}, want 0: {out!r}")
 
+        above = os.path.join(tmp, "above.json")
+        record(above, {"peak_round/float32/n:1024/native/real_time": [(101, 100), (102, 100), (99, 100)]})
+        rc, out, _ = run(script, f"2={above}")
+        if rc != 1 or "101.0 % bar >= 85 %  ABOVE 100 %, the peak's ceiling: not met" not in out or "PASS" in out:
+            failures.append(f"a share above the peak is not met: exit {rc}, want 1: {out!r}")
+
         broken = os.path.join(tmp, "broken.json")
-        record(broken, {"peak/float64/fma/real_time": [None, None],
-                        "gemm/float64/n:1024/native/real_time": [90, 90]})
+        record(broken, {"peak_round/float64/n:1024/native/real_time": [None, None]})
         rc, out, _ = run(script, f"1={broken}")
-        if rc != 1 or "not measured (no peak)" not in out:
-            failures.append(f"a peak that skipped with its error is no peak: exit {rc}, {out!r}")
+        if rc != 1 or "no peak_round row measured" not in out:
+            failures.append(f"rounds whose peak skipped with its error are no rounds: exit {rc}, {out!r}")
 
         empty = os.path.join(tmp, "empty.json")
-        record(empty, {"peak/float64/fma/real_time": [100]})
+        record(empty, {"peak/float64/fma/real_time": [100], "gemm/float64/n:1024/native/real_time": [90]})
         rc, out, _ = run(script, f"1={empty}", f"2={os.path.join(tmp, 'absent.json')}")
-        if rc != 1 or "no gemm row measured" not in out or "absent.json" not in out:
-            failures.append(f"no gemm rows, and a record that is not there: exit {rc}, {out!r}")
+        if rc != 1 or "no peak_round row measured" not in out or "absent.json" not in out:
+            failures.append(f"no rounds (rows of their own only), and a record that is not there: exit {rc}, {out!r}")
 
         rc, _, err = run(script, one)
         if rc != 2 or "Usage" not in err:
