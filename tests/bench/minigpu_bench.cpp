@@ -140,10 +140,8 @@ void stream_pass(benchmark::State& state, const std::string& which) {
       benchmark::Counter(moved * double(n) * sizeof(T) * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// The FMA peak as host_fma_f32/f64 measure it, a few milliseconds a call: short, so that random
-// interleaving puts it between GEMM calls many times in a spell of the clock. Every lane must end
-// at the recurrence's fixed point, or the rate is not reported.
-/// One call of the FMA peak's kernel on the bench's threads, `steps` steps of each chain.
+/// One call of the FMA peak's kernel on the bench's threads, `steps` steps of each chain. Every
+/// lane must end at the recurrence's fixed point, or the rate is not reported.
 template <class T>
 struct PeakCall {
   using Exec = Kokkos::DefaultHostExecutionSpace;
@@ -163,6 +161,8 @@ struct PeakCall {
   }
 };
 
+// The FMA peak as host_fma_f32/f64 measure it, 2^18 steps (0.6 ms) a call: short, so that random
+// interleaving puts it between GEMM calls many times in a spell of the clock.
 template <class T>
 void fma_peak(benchmark::State& state) {
   PeakCall<T> peak{std::int64_t(1) << 18};
