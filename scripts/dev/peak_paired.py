@@ -60,7 +60,7 @@ def rows(threads, runs):
             continue
         share = statistics.median(r["share_pct"] for r in reps)
         # Both sides' ranges: a GEMM that swings while the peak holds met contention the peak's
-        # registers do not feel (memory, caches; the Xeon VM's bench of 2026-12-06 at 09:15: float64
+        # registers do not feel (memory, caches; the Xeon VM's bench of 2026-12-06 at 09:17: float64
         # n = 2048 on 2 threads 123-156 GFLOP/s against a peak of 151-171, shares 74-92 %).
         peaks = [r["peak_GFLOP/s"] for r in reps]
         products = [r["GEMM_GFLOP/s"] for r in reps if "GEMM_GFLOP/s" in r]
