@@ -28,9 +28,10 @@ import sys
 from run_records import run_json_paths
 
 
-# The flags an interval answers for, io::results.hpp's words: a ratio's (its side of 1 is open)
-# and an efficiency's at or below 100 % (its side of the ideal is open). Each is one reason; a
-# second one beside it is joined with "; " and matches neither.
+# The flags an interval answers for, io::results.hpp's words: a ratio's (its side of 1 is open),
+# an efficiency's at or below 100 % whose interval reaches above it, and a superlinear one whose
+# interval reaches down to 100 % (for both, its side of the ideal is open). Each is one reason; a
+# second one beside it is joined with "; " and matches none.
 OVERLAP = "the two medians' 95 % intervals overlap"
 REACHES_IDEAL = re.compile(r"its 95 % interval \[[^;\]]*\] % reaches above 100 %: not told apart from superlinear")
 SUPERLINEAR = "superlinear (above 100 %): noise or cache effects, not a real speedup"
