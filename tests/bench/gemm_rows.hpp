@@ -172,6 +172,14 @@ void gemm_round(benchmark::State& state, std::int64_t n, std::vector<std::string
 /// (native 247-284 GFLOP/s against 291-320, oneDNN 234-287 against 314-321). On one thread, at
 /// n = 1024 (3 repetitions), they ran 0.3-4 % slower, native the most (2-4 %): there the bias
 /// ran against miniGPU.
+/// Neither pool can be quieted without a cost (same VM, 2026-12-06 12:00-12:13, n = 512 on 2
+/// threads, GFLOP/s in a round against its own row). With OpenBLAS's threads asleep at once
+/// (OPENBLAS_THREAD_TIMEOUT=4, its own rows level) it still ran at half its rate in a round,
+/// float32 129 against 259 and float64 75 against 134: libgomp's idle workers (Kokkos, oneDNN,
+/// BLIS) spin on the other core for milliseconds after each call. GOMP_SPINCOUNT=1000 gave
+/// OpenBLAS its rate back (240 against 242) but cost native's own float32 row (medians 211
+/// and 261 against 287 and 308). Letting both pools fall asleep before each call (20 ms) cost
+/// every kernel its wake-up on a VM's idle vCPU: native float64 47 against 138.
 /// `automatic`: the kernel `kernel: auto` picks at that n.
 template <class T>
 void register_gemm_rows(const std::string& dt, std::int64_t n, GemmKernel automatic) {
