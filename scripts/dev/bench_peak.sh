@@ -293,8 +293,9 @@ sys.exit(0 if ok else 1)
 PY
 done
 # The same shares with the clock paired (scripts/dev/peak_paired.py): native GEMM and the FMA peak
-# in turn in minigpu_bench's peak_round rows, the median of 15 repetitions' own shares; OpenBLAS's
-# and the peak's own rows beside, for OpenBLAS's share. Skipped with a note where the bench is not
+# in turn in minigpu_bench's peak_round rows, the upper quartile of 15 repetitions' own shares
+# (their median beside, "contended" where the quartiles lie far apart); OpenBLAS's and the peak's
+# own rows beside, for OpenBLAS's share. Skipped with a note where the bench is not
 # built (it needs Google Benchmark).
 bench_bin="$(dirname "$minigpu")/../tests/minigpu_bench"
 if [ -x "$bench_bin" ]; then
