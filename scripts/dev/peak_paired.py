@@ -19,10 +19,10 @@ the median beside it. The pairing cancels the clock's spells, which slow both si
 what slows the products alone while the peak, in registers, runs on: contention for caches and
 memory, most likely from the VM's neighbours. On that VM, 2026-12-06 12:14, 2 threads, the 15
 repetitions' shares fell in two groups, about 67-78 % and 80-94 %, in every row of two runs, and
-the medians read 77.9-86.3 % where the upper quartiles read 86.2-93.3 %. A row whose lower
+the medians read 77.9-86.3 % where the upper quartiles read 85.8-92.2 %. A row whose lower
 quartile lies more than 8 points below its upper one says so ("contended"): their quartiles lay
-13.5-18 points apart (6.3 in one row whose low group held 3 of 15), those of a quiet 1-thread run
-beside them (12:19, load 0.6) 2.7-5.1. The ranges of the repetitions' peak and GEMM rates beside
+9.3-16.7 points apart (5.9 in one row whose low group held 3 of 15), those of a quiet 1-thread
+run beside them (12:19, load 0.6) 0.8-3.9. The ranges of the repetitions' peak and GEMM rates beside
 it say which side moved.
 Bars as bench_peak.sh's: n >= 1024 >= 85 %, n = 256 >= 80 %. OpenBLAS's (vendor) share beside,
 unpaired (its median over the peak row's: OpenBLAS's threads slow whatever runs after them, so it
@@ -73,8 +73,10 @@ def rows(threads, runs):
                           f"a share)  FAIL", False))
             continue
         shares = [r["share_pct"] for r in reps]
-        # statistics.quantiles needs two points; one repetition is its own quartiles.
-        low_q, _, share = statistics.quantiles(shares, n=4) if len(shares) > 1 else shares * 3
+        # Inclusive quartiles: never beyond the shares measured (the default, exclusive, put the
+        # upper quartile of two shares past the larger). One repetition is its own quartiles.
+        low_q, _, share = (statistics.quantiles(shares, n=4, method="inclusive") if len(shares) > 1
+                           else shares * 3)
         median = statistics.median(shares)
         contended = (f": contended, a quarter of them at or below {low_q:.1f} %"
                      if low_q < share - CONTENDED_POINTS else "")

@@ -18,7 +18,7 @@ import tempfile
 
 def check_peak_round(reps, peak_paired, path):
     """The peak round's repetitions carry both rates and a share, and peak_paired.py's row is the
-    upper quartile of those shares (statistics.quantiles' default), their median beside it."""
+    upper quartile of those shares (statistics.quantiles, inclusive), their median beside it."""
     if len(reps) != 2:
         return [f"expected 2 repetitions of the peak round, found {len(reps)}"]
     errors = [f"a peak round's repetition without both rates and a share: {rep}" for rep in reps
@@ -26,7 +26,7 @@ def check_peak_round(reps, peak_paired, path):
     if errors:
         return errors
     shares = [r["share_pct"] for r in reps]
-    want, median = statistics.quantiles(shares, n=4)[2], statistics.median(shares)
+    want, median = statistics.quantiles(shares, n=4, method="inclusive")[2], statistics.median(shares)
     out = subprocess.run([sys.executable, peak_paired, f"1={path}"], capture_output=True, text=True).stdout
     found = re.search(r"paired\s+1\s+float64 n=1024\s+([0-9.]+) % .*, median ([0-9.]+) %", out)
     if (not found or abs(float(found.group(1)) - want) > 0.051
