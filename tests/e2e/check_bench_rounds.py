@@ -4,8 +4,9 @@ smallest GEMM round (gemm_round/float64/n:64/all, 2 repetitions) must give every
 call in every repetition, and bench_report.py's pairs must be the medians of the repetitions' own
 ratios, computed here from the file. The smallest peak round (peak_round/float64/n:1024/native)
 must give both rates and a share in every repetition, and peak_paired.py's row must be the upper
-quartile of those shares, their median beside it. Not a timing test: what the ratios are is not checked, only that they are
-the paired ones (a renamed counter or run name would leave bench.sh's pairs unpaired, or missing).
+quartile of those shares, their median beside it. Not a timing test: what the ratios are is not
+checked, only that they are the paired ones (a renamed counter or run name would leave bench.sh's
+pairs unpaired, or missing).
 Usage: check_bench_rounds.py MINIGPU_BENCH BENCH_REPORT_PY PEAK_PAIRED_PY"""
 import json
 import os

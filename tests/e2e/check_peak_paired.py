@@ -61,10 +61,11 @@ def main(argv):
         # A clock that swings between 60 and 150: the repetitions' paired shares (their products
         # each against the peak calls beside them) are 83.3, 90, 90, 80 and 86.7 %: upper quartile
         # 90 % (inclusive quartiles: the 4th of 5), lower 83.3 (the 2nd; 6.7 points below, not
-        # contended), median 86.7. Native's best (130) over the peak's worst (60) would read 217 %, the median GEMM
-        # rate over the median peak rate (72 / 80) 90 %, and one repetition's GEMM rate over its
-        # peak rate 84 % where its share_pct says 90: the paired shares, nothing else. Float32
-        # n = 2048's shares 80, 82 and 83 %: upper quartile 82.5, under its bar.
+        # contended), median 86.7. Native's best (130) over the peak's worst (60) would read
+        # 217 %, the median GEMM rate over the median peak rate (72 / 80) 90 %, and one
+        # repetition's GEMM rate over its peak rate 84 % where its share_pct says 90: the paired
+        # shares, nothing else. Float32 n = 2048's shares 80, 82 and 83 %: upper quartile 82.5,
+        # under its bar.
         one = os.path.join(tmp, "one.json")
         record(one, {"peak_round/float64/n:1024/native/real_time": [(50, 60), (84, 100, 90), (72, 80), (60, 75),
                                                                     (130, 150)],
@@ -102,8 +103,8 @@ def main(argv):
         rc, out, _ = run(script, f"2={passing}")
         if (rc != 0 or (share_of(out, 2, "float64", 2048) or (0,))[:3] != (90.5, 85, "PASS")
                 or (share_of(out, 2, "float32", 1024) or (0,))[:3] != (90.0, 85, "PASS") or "contended" in out):
-            failures.append(f"rows at 89-91 % and 82-90 % (upper quartiles 90.5 and 90), neither contended: exit {rc}, "
-                            f"want 0: {out!r}")
+            failures.append(f"rows at 89-91 % and 82-90 % (upper quartiles 90.5 and 90), neither contended: "
+                            f"exit {rc}, want 0: {out!r}")
 
         # Two repetitions, 80 and 90 %: the upper quartile lies between them (87.5), never past the
         # larger as the exclusive method would put it (92.5).
