@@ -22,8 +22,8 @@ repetitions' shares fell in two groups, about 67-78 % and 80-94 %, in every row 
 the medians read 77.9-86.3 % where the upper quartiles read 85.8-92.2 %. A row whose lower
 quartile lies more than 8 points below its upper one says so ("contended"): their quartiles lay
 9.3-16.7 points apart (5.9 in one row whose low group held 3 of 15), those of a quiet 1-thread
-run beside them (12:19, load 0.6) 0.8-3.9. The ranges of the repetitions' peak and GEMM rates beside
-it say which side moved.
+run beside them (12:19, load 0.6) 0.8-3.9. The ranges of the repetitions' peak and GEMM rates
+beside it say which side moved.
 Bars as bench_peak.sh's: n >= 1024 >= 85 %, n = 256 >= 80 %. OpenBLAS's (vendor) share beside,
 unpaired (its median over the peak row's: OpenBLAS's threads slow whatever runs after them, so it
 stays out of the rounds), where the record has those rows.
@@ -74,10 +74,10 @@ def rows(threads, runs):
             continue
         shares = [r["share_pct"] for r in reps]
         # Inclusive quartiles: never beyond the shares measured (the default, exclusive, put the
-        # upper quartile of two shares past the larger). One repetition is its own quartiles.
-        low_q, _, share = (statistics.quantiles(shares, n=4, method="inclusive") if len(shares) > 1
-                           else shares * 3)
-        median = statistics.median(shares)
+        # upper quartile of two shares past the larger); the middle one is the median. One
+        # repetition is its own quartiles.
+        low_q, median, share = (statistics.quantiles(shares, n=4, method="inclusive") if len(shares) > 1
+                                else shares * 3)
         contended = (f": contended, a quarter of them at or below {low_q:.1f} %"
                      if low_q < share - CONTENDED_POINTS else "")
         # Both sides' ranges: a GEMM that swings while the peak holds met contention the peak's
