@@ -325,11 +325,12 @@ fi
 # (median 0.904, FAIL), where OpenBLAS's read 0.733 / 0.975 / 0.999 and round 2's threaded
 # repetitions took 53.8-69.3 ms (cv 9 %); from each side's fastest 0.793 / 0.995 / 0.999. A spell
 # over a whole run (round 1, both kernels) moves the fastest too: hence 5 rounds, not 3. Five
-# rounds at 16:12 read float32 0.960-1.176 from the fastest (median 1.011) and 0.931-1.080 from
-# medians (0.969), float64 0.767-1.076 (1.037) and 0.816-1.410 (0.995): no steadier on either
-# count in that spell, but the fastest is what the rows above and STREAM keep. A sum of two
-# processes' fastest leans to the processes (each met its own best moment), never to the threaded
-# kernel.
+# rounds run alone at 16:12 (OpenBLAS on its default kernels beside) read float32 0.960-1.176
+# from the fastest (median 1.011) and 0.931-1.080 from medians (0.969), float64 0.767-1.076
+# (1.037) and 0.816-1.410 (0.995): no steadier on either count in that spell; at 16:17 (with
+# SkylakeX's) 0.979-1.002 and 0.992-1.022 from the fastest. The fastest is what the rows above
+# and STREAM keep. A sum of two processes' fastest leans to the processes (each met its own best
+# moment), never to the threaded kernel.
 if [ "$cores" -gt 1 ]; then
   sed 's/sizes: \[256, 1024, 2048\]/sizes: [2048]/' "$out/gemm_peak.yaml" >"$out/side_by_side.yaml"
   for run in 1 2 3 4 5; do
