@@ -333,7 +333,8 @@ fi
 # moment), never to the threaded kernel.
 if [ "$cores" -gt 1 ]; then
   sed 's/sizes: \[256, 1024, 2048\]/sizes: [2048]/' "$out/gemm_peak.yaml" >"$out/side_by_side.yaml"
-  for run in 1 2 3 4 5; do
+  side_rounds=5
+  for run in $(seq "$side_rounds"); do
     rm -rf "$out/threaded_$run" "$out"/side_"${run}"_*  # an OUT_DIR used before: this run's records only
     env -u MINIGPU_EMULATE_GPUS OMP_NUM_THREADS="$cores" OPENBLAS_NUM_THREADS="$cores" \
       MINIGPU_CEILINGS_DIR="$out/cache_gemm_${cores}_1" "$minigpu" run "$out/side_by_side.yaml" \
@@ -347,16 +348,16 @@ if [ "$cores" -gt 1 ]; then
     done
     for pid in "${pids[@]}"; do wait "$pid" || status=1; done
   done
-  python3 - "$cores" "$out" <<'PY' || status=1
+  python3 - "$cores" "$out" "$side_rounds" <<'PY' || status=1
 import csv, glob, statistics, sys
-cores, out = int(sys.argv[1]), sys.argv[2]
+cores, out, rounds = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 def rates(path):  # GFLOP/s of each row's fastest repetition
     return {(r["variant"], r["dtype"]): float(r["work_flops"]) / float(r["min_s"]) / 1e9
             for r in csv.DictReader(open(glob.glob(path)[0]))}
 # Each round's ratio from runs seconds apart, and the median of the rounds: bests taken from
 # different rounds would set one spell of this VM against another.
 ratios = {}  # (variant, dtype) -> [threaded / sum of the processes, a round each]
-for run in (1, 2, 3, 4, 5):
+for run in range(1, rounds + 1):
     threaded = rates(f"{out}/threaded_{run}/*/results.csv")
     each = [rates(f"{out}/side_{run}_{core}/*/results.csv") for core in range(cores)]
     for key, v in threaded.items():
