@@ -29,7 +29,7 @@ MATCH = {
     "matmul": ("n",),
     "logging": ("n", "steps", "mode"),
     "linear": ("rule", "data", "loss", "batch_size", "samples", "in_features"),
-    "multi_gpu_concurrency": ("mode", "k", "n", "multiplies_per_gpu"),
+    "multi_gpu_concurrency": ("k", "n", "multiplies_per_gpu"),
 }
 LOGGING_BAR, LOGGING_BEST_BAR, LOGGING_GOAL, MATMUL_GOAL = 0.8, 0.75, 0.6, 1.0
 BF16_BAR, BF16_GOAL = 0.5, 0.9  # native bfloat16 GEMM / the best host bfloat16 GEMM (PyTorch's oneDNN)

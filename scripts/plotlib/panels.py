@@ -6,11 +6,16 @@ import matplotlib.ticker as mt
 from .common import finding_text, is_reliable, median_ci, rate_of, series, tag, time_unit
 
 
-def bar_panel(canvas, ax, groups, names, row_of, group_text, context):
+def bar_panel(canvas, ax, groups, names, row_of, group_text, context, phase_of=None):
     """A bar per (group, name) with a row: median time, whisker = the median's 95 % interval,
-    the dtype's marker at the median, hollow and hatched where the row is unreliable."""
+    the dtype's marker at the median, hollow and hatched where the row is unreliable. With
+    phase_of, name n's bar is the row's phase phase_of(n) (run.json's phase_seconds), not its
+    whole repetition."""
+    def stats(r, n):
+        return r["phase_seconds"][phase_of(n)] if phase_of else r["seconds"]
+
     present = [(g, n, r) for g in groups for n in names if (r := row_of(g, n))]
-    factor, unit = time_unit([median_ci(r["seconds"])[2] for _, _, r in present])
+    factor, unit = time_unit([median_ci(stats(r, n))[2] for _, n, r in present])
     xs, ticks, by_series, dtypes = {}, [], defaultdict(list), {r["dtype"] for _, _, r in present}
     for j, g in enumerate(groups):
         for i, n in enumerate(names):
@@ -20,7 +25,7 @@ def bar_panel(canvas, ax, groups, names, row_of, group_text, context):
             x = j * (len(names) + 0.6) + i
             xs[(g, n)] = x
             ticks.append((x, n))
-            m, lo, hi = (factor * v for v in median_ci(r["seconds"]))
+            m, lo, hi = (factor * v for v in median_ci(stats(r, n)))
             colour = canvas.colour(n)
             bar = ax.bar(x, m, 0.8, color=colour, edgecolor=colour, linewidth=1.2, alpha=0.75)[0]
             if not is_reliable(r):
@@ -30,13 +35,15 @@ def bar_panel(canvas, ax, groups, names, row_of, group_text, context):
             by_series[(n, r["dtype"])].append((x, m, lo, hi, r))
             ax.annotate(f"{m:.3g}", (x, hi), ha="center", va="bottom", fontsize=8, xytext=(0, 3),
                         textcoords="offset points")
+    kind = (lambda n: f"phase:{phase_of(n)}") if phase_of else (lambda n: "time")
     for (n, dtype), pts in by_series.items():
-        series(canvas, ax, pts, label=f"{n} {dtype}", colour_key=n, dtype=dtype, dtypes=dtypes, kind="time",
+        series(canvas, ax, pts, label=f"{n} {dtype}", colour_key=n, dtype=dtype, dtypes=dtypes, kind=kind(n),
                linestyle="none", scale=factor)
     ax.set_xticks([t[0] for t in ticks])
     ax.set_xticklabels([t[1] for t in ticks], fontsize=8, rotation=0)
     ax.set_xlim(min(t[0] for t in ticks) - 0.7, max(t[0] for t in ticks) + 0.7)
-    ax.set_ylabel(f"median time per repetition ({unit})\nwhiskers: 95 % interval of the median")
+    per = "of the phase, per repetition" if phase_of else "per repetition"
+    ax.set_ylabel(f"median time {per} ({unit})\nwhiskers: 95 % interval of the median")
     ax.set_ylim(0, ax.get_ylim()[1] * 1.15)
     ax.grid(True, axis="y", alpha=0.3)
     if len(groups) > 1:  # group names as unlabelled-tick minor labels, a line below the bar names

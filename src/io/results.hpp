@@ -48,8 +48,8 @@ struct CaseSpec {
   /// Flops the busiest rank does per repetition, where cheap to know before setup(): for
   /// --dry-run's run-time estimate only (0: estimated from device_bytes alone).
   double flops_estimate = 0;
-  /// False on a rank that sits this case out by design (ranks beyond p in a scaling case, the
-  /// partners of the one rank working in sequence): an idle rank is nobody's yardstick, so
+  /// False on a rank that sits this case out by design (ranks beyond p in a scaling case, a
+  /// rank without a partner in a transfer case): an idle rank is nobody's yardstick, so
   /// stragglers and the spread over ranks are judged among the working ranks alone.
   bool this_rank_works = true;
   /// Bytes moved and flops done by one repetition, all ranks together: the experiment's
@@ -163,10 +163,15 @@ struct CaseResult {
   void mark_unreliable(const std::string& why) { add_unreliable_reason(reliable, unreliable_because, why); }
   /// The median seconds of phase `name`, if the row has that phase.
   std::optional<double> phase_median(const std::string& name) const {
+    const Stats* s = phase(name);
+    return s ? std::optional<double>(s->median) : std::nullopt;
+  }
+  /// Phase `name`'s times, or null if the row has no such phase.
+  const Stats* phase(const std::string& name) const {
     for (const auto& [n, stats] : phases) {
-      if (n == name) return stats.median;
+      if (n == name) return &stats;
     }
-    return std::nullopt;
+    return nullptr;
   }
   /// The derived figure `name` (values), if the row has it and it is known.
   std::optional<double> value(const std::string& name) const {
@@ -257,11 +262,9 @@ inline Finding ratio_finding(const std::string& name, const CaseResult& numerato
 /// above 100 %: superlinear scaling is then not excluded, so the figure cannot be told from
 /// noise or cache effects. Every efficiency finding is made here, so this is the one place
 /// that flags a superlinear one.
-inline Finding efficiency_finding(const std::string& name, const CaseResult& reference_row,
-                                  const CaseResult& measured_row, double work_ratio, std::string note) {
-  const Stats &reference = reference_row.seconds, &measured = measured_row.seconds;
+inline Finding efficiency_finding(const std::string& name, const Stats& reference, const Stats& measured,
+                                  double work_ratio, std::string note) {
   Finding f{"", name, std::nullopt, "%", std::move(note)};
-  f.drawn_from({&reference_row, &measured_row});
   if (reference.median <= 0 || measured.median <= 0) return f;
   f.value = 100 * work_ratio * reference.median / measured.median;
   const double low =
@@ -282,22 +285,40 @@ inline Finding efficiency_finding(const std::string& name, const CaseResult& ref
   }
   return f;
 }
+/// The same of two rows' times, drawn from both.
+inline Finding efficiency_finding(const std::string& name, const CaseResult& reference_row,
+                                  const CaseResult& measured_row, double work_ratio, std::string note) {
+  Finding f =
+      efficiency_finding(name, reference_row.seconds, measured_row.seconds, work_ratio, std::move(note));
+  f.drawn_from({&reference_row, &measured_row});
+  return f;
+}
 
 /// speedup_<suffix> = t(reference)/t(measured) and efficiency_<suffix> (efficiency_finding with
 /// `work_ratio`), in that order. The speedup is the same measurement as the efficiency, so it
 /// stands or falls with it: flagged whenever the efficiency is.
-inline std::pair<Finding, Finding> speedup_and_efficiency(const std::string& suffix,
-                                                          const CaseResult& reference,
-                                                          const CaseResult& measured, double work_ratio,
+inline std::pair<Finding, Finding> speedup_and_efficiency(const std::string& suffix, const Stats& reference,
+                                                          const Stats& measured, double work_ratio,
                                                           std::string speedup_note,
                                                           std::string efficiency_note) {
   Finding efficiency =
       efficiency_finding("efficiency_" + suffix, reference, measured, work_ratio, std::move(efficiency_note));
   Finding speedup{"", "speedup_" + suffix, std::nullopt, "x", std::move(speedup_note)};
-  speedup.drawn_from({&reference, &measured});
-  if (measured.seconds.median > 0) speedup.value = reference.seconds.median / measured.seconds.median;
+  if (measured.median > 0) speedup.value = reference.median / measured.median;
   if (!efficiency.reliable) speedup.mark_unreliable(efficiency.unreliable_because);
   return {speedup, efficiency};
+}
+/// The same of two rows' times, both findings drawn from both rows.
+inline std::pair<Finding, Finding> speedup_and_efficiency(const std::string& suffix,
+                                                          const CaseResult& reference,
+                                                          const CaseResult& measured, double work_ratio,
+                                                          std::string speedup_note,
+                                                          std::string efficiency_note) {
+  auto found = speedup_and_efficiency(suffix, reference.seconds, measured.seconds, work_ratio,
+                                      std::move(speedup_note), std::move(efficiency_note));
+  found.first.drawn_from({&reference, &measured});
+  found.second.drawn_from({&reference, &measured});
+  return found;
 }
 
 }  // namespace minigpu

@@ -15,7 +15,7 @@ import tempfile
 MATCH_COLUMNS = {"transfer": ["direction", "host_memory", "bytes", "chunks"], "lazy": ["variant", "elements"],
                  "matmul": ["n", "variant"], "logging": ["n", "steps", "mode", "kernel"],
                  "linear": ["rule", "data", "loss", "batch_size", "samples", "in_features"],
-                 "multi_gpu_concurrency": ["mode", "k", "n", "multiplies_per_gpu"]}
+                 "multi_gpu_concurrency": ["k", "n", "multiplies_per_gpu"]}
 
 
 def main():

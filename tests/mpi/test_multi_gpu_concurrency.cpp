@@ -1,5 +1,6 @@
-// multi_gpu_concurrency under MPI on each device: both modes verified on every rank, the
-// multiplies each rank really launches counted by Kokkos's tool hooks, speedup reported.
+// multi_gpu_concurrency under MPI on each device: both modes timed as phases of every
+// repetition and verified on every rank, the multiplies each rank really launches counted by
+// Kokkos's tool hooks, the efficiency taken from the phases' medians.
 #include "comm/communicator.hpp"
 #include "core/errors.hpp"
 #include "experiment_harness.hpp"
@@ -26,7 +27,7 @@ TEST(KokkosEventCounterProbe, SeesOneLaunchPerKernel) {
   EXPECT_EQ(KokkosEventCounter::named(), 1) << "one repetition launches the reference kernel once";
 }
 
-TEST_P(MultiGpuConcurrency, BothModesVerifyDoTheirMultipliesAndReportEfficiency) {
+TEST_P(MultiGpuConcurrency, BothModesAsPhasesVerifyDoTheirMultipliesAndReportEfficiency) {
   const int ranks = comm::Communicator::world().size(), rank = comm::Communicator::world().rank();
   const int repetitions = 2, per_gpu = 3;
   // A named kernel: auto would time both kernels while configuring, and the counter see them.
@@ -37,32 +38,34 @@ TEST_P(MultiGpuConcurrency, BothModesVerifyDoTheirMultipliesAndReportEfficiency)
       "native\n"
       "    dtypes: [float32, float64]\n" +
       device_key());
-  // Sequential: rank 0 does all k·m multiplies per repetition and the others none;
-  // concurrent: every rank does its m. Per dtype, repetitions of each mode.
-  const long mine = 2L * repetitions * ((rank == 0 ? ranks * per_gpu : 0) + per_gpu);
+  // Per repetition, in turn: rank 0 does all k·m multiplies and the others none; the warm-up:
+  // one on every rank; at once: every rank its m. Two dtypes, `repetitions` each.
+  const long mine = 2L * repetitions * ((rank == 0 ? ranks * per_gpu : 0) + 1 + per_gpu);
   EXPECT_EQ(KokkosEventCounter::named(), mine) << "rank " << rank << " of " << ranks;
-  for (const auto& r : out.results) EXPECT_EQ(r.spec.device, device());
-  ASSERT_EQ(out.results.size(), 4u);
+  ASSERT_EQ(out.results.size(), 2u);  // one row per dtype, both modes in it
   EXPECT_TRUE(out.all_verified);
-  EXPECT_EQ(out.results[0].spec.params[0].second, "sequential");
-  EXPECT_EQ(out.results[1].spec.params[0].second, "concurrent");
-  // Both modes do the same total work: k multiplies of 2·n³ flops.
-  EXPECT_DOUBLE_EQ(out.results[0].work.flops, ranks * per_gpu * 2.0 * 24 * 24 * 24);
-  EXPECT_DOUBLE_EQ(out.results[1].work.flops, out.results[0].work.flops);
+  for (const auto& r : out.results) {
+    EXPECT_EQ(r.spec.device, device());
+    // Both modes do k·m multiplies of 2·n³ flops, the warm-up one on each of the k ranks.
+    EXPECT_DOUBLE_EQ(r.work.flops, (2.0 * ranks * per_gpu + ranks) * 2.0 * 24 * 24 * 24);
+    std::vector<std::string> phases;
+    for (const auto& [name, stats] : r.phases) phases.push_back(name);
+    EXPECT_EQ(phases, (std::vector<std::string>{"in_turn", "warm_up", "at_once"}));
+  }
   int efficiencies = 0;
   for (const auto& f : out.findings) {
     if (f.name.rfind("efficiency_", 0) != 0) continue;
-    // speedup/k from the two modes' medians (float32 rows first).
-    const std::size_t first = efficiencies == 0 ? 0 : 2;
-    const double speedup = out.results[first].seconds.median / out.results[first + 1].seconds.median;
-    ++efficiencies;
+    const CaseResult& r = out.results.at(static_cast<std::size_t>(efficiencies++));  // float32 first
+    EXPECT_EQ(f.name, "efficiency_" + to_string(r.spec.dtype));
     if (ranks == 1) {  // one multiply alone both ways: no speedup to report, and the note says why
       EXPECT_FALSE(f.value.has_value()) << f.name;
       EXPECT_NE(f.note.find("need 2 or more ranks"), std::string::npos) << f.note;
       continue;
     }
+    // speedup/k from the two modes' phase medians, and drawn from the row
     ASSERT_TRUE(f.value) << f.name;
-    EXPECT_DOUBLE_EQ(*f.value, 100.0 * speedup / ranks) << f.name;
+    EXPECT_DOUBLE_EQ(*f.value, 100.0 * *r.phase_median("in_turn") / *r.phase_median("at_once") / ranks);
+    EXPECT_EQ(f.rows, std::vector<int>{r.case_index}) << f.name;
   }
   EXPECT_EQ(efficiencies, 2);
 }
