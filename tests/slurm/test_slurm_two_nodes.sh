@@ -465,8 +465,8 @@ fi
 # Within the case budget (--case-timeout) plus a few seconds their watchdog ends the job (exit 4,
 # srun's kill-on-bad-exit takes the step down), naming ranks 2 and 3 on n2; with the link back,
 # --resume finishes the run. Only with namespaces: in the 127.0.0.x form there is no link to cut.
-# Slurm pings n2 too, and may be first: in CI on 2026-12-06 (19:14) slurmctld set n2 down 5-6 s
-# after the cut, before the watchdog's 5 s budget had run out, and the job ended NODE_FAIL with
+# Slurm pings n2 too, and may be first: in CI on 2026-12-06 (19:14) slurmctld set n2 down 9 s into
+# the job, within seconds of the cut and before any watchdog line, and the job ended NODE_FAIL with
 # srun's "Node failure on n2". As under mpirun below, whichever notices first ends the job within
 # the bound, and either way the output names n2.
 if [ "$mode" = netns ]; then
