@@ -21,6 +21,7 @@
 #     logging step / (BLAS gemm + norm)                              bar <= 1.10
 #     fused lazy chain / memcpy and / STREAM triad bandwidth         bar >= 0.80
 #     Kokkos::deep_copy / memcpy, host buffers, 1 MiB .. 1 GiB       bar >= 0.90
+#       (both in one round too, in turns between the same buffers: copy_round)
 #   the chapter against PyTorch and numpy on this CPU (scripts/torch_reference.py and
 #   torch_compare.py, Debian's python3-torch and python3-numpy, one thread each and then every
 #   core each; skipped with a message where torch is missing):
@@ -76,7 +77,7 @@ log "kernel pairs: $MINIGPU_BUILD/tests/minigpu_bench -> $out/kernels.json (1 th
 # at n = 512 .. 2048 too, for its 1 -> every-core efficiency against the same rows there (a round
 # slowed it 2-4 %, which would flatter the efficiency).
 "$MINIGPU_BUILD/tests/minigpu_bench" \
-  --benchmark_filter='^(gemm_round/.*/all|gemm/.*/n:(512|1024|2048)/native|peak|logging|stream|copy)/' \
+  --benchmark_filter='^(gemm_round/.*/all|gemm/.*/n:(512|1024|2048)/native|peak|logging|stream|copy_round)/' \
   --benchmark_repetitions="${MINIGPU_BENCH_REPETITIONS:-5}" \
   --benchmark_enable_random_interleaving=true --benchmark_display_aggregates_only=true \
   --benchmark_out="$out/kernels.json" --benchmark_out_format=json >"$out/kernels.txt" || status=1

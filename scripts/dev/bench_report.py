@@ -12,7 +12,8 @@ at n <= 128 it is OpenBLAS, whose AVX-512 small-matrix path skips packing (bar 0
 GEMM pairs are paired where the file holds their round (gemm_round/DTYPE/n:N/all: every kernel
 of the case called in turn, each call timed; tests/bench/gemm_rows.hpp; one thread only): the
 ratio is the median over repetitions of each repetition's ratio, both sides timed in the same
-seconds.
+seconds. So is deep_copy / memcpy where the file holds copy_round/bytes:B/all (both copies in
+turns between the same buffers).
 A GEMM pair without a round (each kernel's own row, each side's fastest repetition) with a time
 faster than the FMA peak measured in the same file (peak/DTYPE/fma) allows is shown with "----"
 and why, not judged: that repetition met a faster clock than the peak did."""
@@ -50,21 +51,23 @@ def fastest(path):
     return data.get("context", {}), {**times, **{name: float("nan") for name in errored}}, cases, refused
 
 
-# The kernels a GEMM case compares: OpenBLAS called directly, the peers, miniGPU's three.
-KERNELS = ("blas", "blis", "dnnl", "vendor", "native", "auto")
+# The kernels a GEMM case compares: OpenBLAS called directly, the peers, miniGPU's three; and the
+# two sides of a copy round.
+KERNELS = ("blas", "blis", "dnnl", "vendor", "native", "auto", "deep_copy", "memcpy")
 
 
 def rounds(data):
-    """({gemm/DTYPE/n:N: its round's repetitions, each {kernel: mean seconds a call}}, the peers
-    that left a round), from the counters KERNEL_s and PEER_refused of gemm_round/DTYPE/n:N/all.
-    A peer whose product differed from OpenBLAS's left the round and has no time there."""
+    """({gemm/DTYPE/n:N or copy/bytes:B: its round's repetitions, each {kernel: mean seconds a
+    call}}, the peers that left a round), from the counters KERNEL_s and PEER_refused of
+    gemm_round/DTYPE/n:N/all and copy_round/bytes:B/all. A peer whose product differed from
+    OpenBLAS's left the round and has no time there."""
     sets, refused = {}, set()
     for b in data["benchmarks"]:
-        parts = b.get("run_name", b["name"]).split("/")
-        if parts[0] != "gemm_round" or parts[3] != "all" or b.get("run_type") == "aggregate" \
-                or b.get("error_occurred"):
+        parts = b.get("run_name", b["name"]).split("/")  # .../all[/min_time:S][/real_time]
+        if parts[0] not in ("gemm_round", "copy_round") or "all" not in parts \
+                or b.get("run_type") == "aggregate" or b.get("error_occurred"):
             continue
-        case = "/".join(["gemm"] + parts[1:3])
+        case = "/".join([parts[0].removesuffix("_round")] + parts[1:parts.index("all")])
         refused |= {f"{k} in {case}" for k in KERNELS if b.get(f"{k}_refused")}
         rep = {k: float(b[f"{k}_s"]) for k in KERNELS if f"{k}_s" in b}
         sets.setdefault(case, []).append(rep)
@@ -180,9 +183,14 @@ def pairs(times, peak=None, cases=None):
                                  None, ""))
         elif parts[0] == "copy" and parts[2] == "deep_copy":
             size = int(parts[1].split(":")[1])
+            bar = 0.90 if size >= 1 << 20 else None
+            # Paired where the file has the round (copy_round: both in turns); else each side's row.
+            found = paired(cases.get("/".join(parts[:2])), "deep_copy", ["memcpy"])
             ref = times.get("/".join(parts[:2] + ["memcpy"]))
-            if ref is not None:
-                bar = 0.90 if size >= 1 << 20 else None
+            if found:
+                rows.append(("deep_copy vs memcpy", human(size), found[0], found[1], found[2], bar, bar, ">=",
+                             None, ""))
+            elif ref is not None:
                 rows.append(("deep_copy vs memcpy", human(size), times[name], ref, ref / times[name], bar, bar, ">=",
                              None, ""))
     return rows
@@ -260,7 +268,7 @@ def main():
     for key in ("minigpu_cpu", "minigpu_vector_isa", "minigpu_flags", "minigpu_blas", "minigpu_blis",
                 "minigpu_dnnl", "minigpu_threads", "OPENBLAS_CORETYPE"):
         print(f"{key.removeprefix('minigpu_')}: {context.get(key, '?')}")
-    print("times: a GEMM pair with a round (gemm_round): each side's median time a call over the round's "
+    print("times: a GEMM or copy pair with a round (gemm_round, copy_round): each side's median time a call over the round's "
           "repetitions, the ratio the median of the repetitions' own ratios; every other row: its fastest of "
           "its repetitions, interleaved at random (its median where the file holds none)")
     header = ["benchmark", "case", "ours (s)", "reference (s)", "ratio", "bar", "verdict"]
