@@ -3,9 +3,9 @@ repetition: a bar per phase, speedup, efficiency."""
 from .common import Canvas, finding_text, param
 from .panels import bar_panel, findings_panel
 
-# The phases a repetition runs, in order; the warm-up is no mode of the exercise (it readies the
-# waiting ranks for the at-once phase) and gets no bar.
-MODES = {"in_turn": "in turn", "at_once": "at once"}
+# A bar's label -> the phase it draws, in the order a repetition runs them; the warm-up is no mode
+# of the exercise (it readies the waiting ranks for the at-once phase) and gets no bar.
+PHASES = {"in turn": "in_turn", "at once": "at_once"}
 
 
 def draw(plt, run, rows):
@@ -16,8 +16,8 @@ def draw(plt, run, rows):
     context = f"n={param(first, 'n')}, {param(first, 'multiplies_per_gpu')} multiply per GPU"
     if all("in_turn" in (r.get("phase_seconds") or {}) for r in rows):
         by = {r["dtype"]: r for r in rows}
-        bar_panel(canvas, ax_t, dtypes, list(MODES.values()), lambda g, _: by.get(g), lambda g: g, context,
-                  phase_of=lambda mode: next(p for p, name in MODES.items() if name == mode))
+        bar_panel(canvas, ax_t, dtypes, list(PHASES), lambda g, _: by.get(g), lambda g: g, context,
+                  phase_of=PHASES.get)
     else:  # a run from before 2026-12-06 timed each mode as a row of its own
         by = {(r["dtype"], param(r, "mode")): r for r in rows}
         bar_panel(canvas, ax_t, dtypes, ["sequential", "concurrent"], lambda g, s: by.get((g, s)), lambda g: g,
