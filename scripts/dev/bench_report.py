@@ -268,9 +268,9 @@ def main():
     for key in ("minigpu_cpu", "minigpu_vector_isa", "minigpu_flags", "minigpu_blas", "minigpu_blis",
                 "minigpu_dnnl", "minigpu_threads", "OPENBLAS_CORETYPE"):
         print(f"{key.removeprefix('minigpu_')}: {context.get(key, '?')}")
-    print("times: a GEMM or copy pair with a round (gemm_round, copy_round): each side's median time a call over the round's "
-          "repetitions, the ratio the median of the repetitions' own ratios; every other row: its fastest of "
-          "its repetitions, interleaved at random (its median where the file holds none)")
+    print("times: a GEMM or copy pair with a round (gemm_round, copy_round): each side's median time a call "
+          "over the round's repetitions, the ratio the median of the repetitions' own ratios; every other row: "
+          "its fastest of its repetitions, interleaved at random (its median where the file holds none)")
     header = ["benchmark", "case", "ours (s)", "reference (s)", "ratio", "bar", "verdict"]
     if markdown:
         print("| " + " | ".join(header) + " |")
