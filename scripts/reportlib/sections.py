@@ -119,7 +119,9 @@ def share(row):
     if not c:
         return None
     above = (c.get("percent") or 0) > 100
-    return tag("span", f"{number_apart(c.get('percent'), 100)} % of {c.get('name')}" +
+    scale = c.get("scale") or 1  # counted k times (k ranks, each on its own device): said so
+    name = f"{scale} x {c.get('name')}" if scale > 1 else c.get("name")
+    return tag("span", f"{number_apart(c.get('percent'), 100)} % of {name}" +
                (f" (! above its ceiling: {c.get('above_because')})" if above else ""),
                title=c.get("of"), class_="bad" if above else None)
 

@@ -189,6 +189,10 @@ def table_problems(page, record):
                     and (float(share.group()) == 100) == (ceiling["percent"] == 100)):
                 p.append(f"row {r['experiment']} {r['case']}: {ceiling['percent']} % of its ceiling, shown "
                          f"{row[10]!r} (a share is never rounded onto 100 %)")
+            # A ceiling counted k times (k ranks each on its own device) is named as k x it.
+            named = (f"{ceiling['scale']} x " if (ceiling.get("scale") or 1) > 1 else "") + str(ceiling.get("name"))
+            if ceiling.get("percent") is not None and f" % of {named}" not in row[10]:
+                p.append(f"row {r['experiment']} {r['case']}: shown {row[10]!r}, not as a share of {named!r}")
             if (ceiling.get("percent") or 0) > 100 and f"above its ceiling: {ceiling.get('above_because')}" not in row[10]:
                 p.append(f"row {r['experiment']} {r['case']}: {ceiling.get('percent')} % of its ceiling, "
                          f"shown {row[10]!r} without its reason {ceiling.get('above_because')!r}")

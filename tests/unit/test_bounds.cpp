@@ -7,11 +7,13 @@
 #include "distributed/calibration.hpp"
 #include "engine/ceiling_share.hpp"
 #include "io/ceiling_table.hpp"
+#include "io/console_writer.hpp"
 #include "kernels/fma_peak.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <sstream>
 #include <vector>
 
 namespace minigpu {
@@ -85,6 +87,31 @@ TEST(Ceilings, ARateAboveItsBandwidthCeilingNamesTheSizes) {
 
 // More threads measurably below one thread is a busy machine, not the machine: such a table is
 // doubtful, and never cached.
+// A ceiling counted k times (k ranks, each on a device of its own) is named as k x it where the
+// console prints the share: a p = 2 row of 301.6 GFLOP/s had read "86.6% host_sgemm" beside a
+// host_sgemm of 174 GFLOP/s.
+TEST(Ceilings, AShareOfACeilingCountedTwiceSaysSo) {
+  CaseResult row;
+  row.experiment = "matmul_scaling";
+  row.check.passed = true;
+  row.spec.ceiling = "host_sgemm";
+  row.spec.ceiling_scale = 2;
+  row.gflops = 304;  // 80 % of 2 x 190
+  attach_ceiling(row, memcpy_family());
+  ASSERT_TRUE(row.ceiling);
+  EXPECT_DOUBLE_EQ(row.ceiling->percent, 80);
+  std::ostringstream out;
+  io::ConsoleWriter(out, false).case_finished(row, 1, 1, 0.0);
+  EXPECT_NE(out.str().find("80.0% 2 x host_sgemm "), std::string::npos) << out.str();
+  row.spec.ceiling_scale = 1;  // counted once: its name alone
+  row.gflops = 152;
+  attach_ceiling(row, memcpy_family());
+  std::ostringstream once;
+  io::ConsoleWriter(once, false).case_finished(row, 1, 1, 0.0);
+  EXPECT_NE(once.str().find("% host_sgemm "), std::string::npos) << once.str();
+  EXPECT_EQ(once.str().find(" x host_sgemm"), std::string::npos) << once.str();
+}
+
 TEST(Ceilings, ThreadsBelowOneThreadAreAContradiction) {
   CeilingTable t;
   t.ceilings = {{"host_sgemm", "best host sgemm, 2 threads", 96.1, "GFLOP/s", "", 0},
