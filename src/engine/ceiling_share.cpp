@@ -36,11 +36,10 @@ void attach_ceiling(CaseResult& r, const CeilingTable& table) {
   const double rate = bandwidth ? r.gbps : r.gflops;
   if (rate <= 0) return;
   const int scale = std::max(1, r.spec.ceiling_scale);
-  const std::string of = (scale > 1 ? std::to_string(scale) + " x " : "") + c->label;
-  r.ceiling = CeilingShare{c->name, of, 100 * rate / (scale * c->value), scale};
+  r.ceiling = CeilingShare{c->name, counted_times(scale, c->label), 100 * rate / (scale * c->value), scale};
   if (const Ceiling* peak = table.find(r.spec.peak); peak && peak->value > 0) {
-    r.peak = CeilingShare{peak->name, (scale > 1 ? std::to_string(scale) + " x " : "") + peak->label,
-                          100 * rate / (scale * peak->value), scale};
+    r.peak = CeilingShare{peak->name, counted_times(scale, peak->label), 100 * rate / (scale * peak->value),
+                          scale};
     if (r.peak->percent > 100) {
       const std::string& doubt = table.doubt_about(*peak);
       r.peak->above_because = !doubt.empty()

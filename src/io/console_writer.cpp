@@ -107,9 +107,7 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
                                        : formatted("%6.1f%%", r.ceiling->percent);
   // A ceiling counted k times (k ranks each on a device of its own; both directions) is named so:
   // a p = 2 row of 301.6 GFLOP/s read "86.6% host_sgemm" beside a host_sgemm of 174 GFLOP/s.
-  const std::string of = !r.ceiling             ? ""
-                         : r.ceiling->scale > 1 ? std::to_string(r.ceiling->scale) + " x " + r.ceiling->name
-                                                : r.ceiling->name;
+  const std::string of = r.ceiling ? counted_times(r.ceiling->scale, r.ceiling->name) : "";
   std::snprintf(row, sizeof(row), "%s %-42s %-18s %-8s %12.4e %s %12.4e %s %s %s %-15s %s",
                 r.reliable ? " " : "!", r.spec.label.c_str(), describe(r.spec.device).c_str(),
                 to_string(r.spec.dtype).c_str(), r.seconds.median, spread.c_str(), r.seconds.max,

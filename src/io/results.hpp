@@ -120,6 +120,11 @@ inline void add_unreliable_reason(bool& reliable, std::string& because, const st
   reliable = false;
 }
 
+/// A ceiling as a row counting it `scale` times names it: "2 x host memcpy"; counted once, `what`.
+inline std::string counted_times(int scale, const std::string& what) {
+  return scale > 1 ? std::to_string(scale) + " x " + what : what;
+}
+
 /// A row's rate against the machine's own bound for it ("of host memcpy").
 struct CeilingShare {
   std::string name;   ///< the ceiling's key in run.json's "ceilings"
