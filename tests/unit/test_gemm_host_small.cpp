@@ -114,7 +114,8 @@ TEST(GemmHostSmall, RunsOfRowsGiveOneThreadsCToTheBit) {
 TEST(GemmHostSmall, SplitsOnlyProductsThatRepayASecondThread) {
   using Exec = Kokkos::DefaultHostExecutionSpace;
   const auto workers = [](std::int64_t m, std::int64_t n) {
-    return kernels::detail::small_product_workers<Exec, float>(dense_gemm(m, n, n), 2.0 * m * n * n);
+    return kernels::detail::small_product_workers<Exec, float>(dense_gemm(m, n, n),
+                                                               2.0 * static_cast<double>(m * n * n));
   };
   const std::int64_t threads = Exec().concurrency();
   EXPECT_EQ(workers(100, 100), cpu_is_intel() ? 1 : std::min<std::int64_t>(threads, 2));

@@ -227,9 +227,9 @@ TEST(LowPrecision, Tf32BoundTellsTf32InputsFromBFloat16Inputs) {
 
 // C's worst error against α·A·B + C0 summed exactly in double, over float summation's bound
 // γ(k+1)·(|C0| + |α|·Σ|a||b|): at most 1 where C was summed in float from exact products; NaN
-// where an element of C is.
-double error_over_float_bound(const bfloat16* a, const bfloat16* b, const float* c, const float* c0,
-                              const GemmDims& d, float alpha) {
+// where an element of C is. Unused where no bfloat16 GEMM builds (no AVX512_BF16 and no AMX).
+[[maybe_unused]] double error_over_float_bound(const bfloat16* a, const bfloat16* b, const float* c,
+                                               const float* c0, const GemmDims& d, float alpha) {
   const double u = std::ldexp(1.0, -24), ku = static_cast<double>(d.k + 1) * u, gamma = ku / (1 - ku);
   double worst = 0;
   for (std::int64_t i = 0; i < d.m; ++i)

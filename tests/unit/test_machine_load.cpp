@@ -80,7 +80,8 @@ TEST(CpuWait, SeesAProcessThatSharesItsCpu) {
   const CpuWaitSample after = sample_cpu_wait();
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ran_after);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double ran = (ran_after.tv_sec - ran_before.tv_sec) + 1e-9 * (ran_after.tv_nsec - ran_before.tv_nsec);
+  const double ran = static_cast<double>(ran_after.tv_sec - ran_before.tv_sec) +
+                     1e-9 * static_cast<double>(ran_after.tv_nsec - ran_before.tv_nsec);
   kill(hog, SIGKILL);
   waitpid(hog, nullptr, 0);
   sched_setaffinity(0, sizeof saved, &saved);
