@@ -100,7 +100,15 @@ void expect_runs_of_rows_give_one_threads_c() {
       }
     }
   }
-  EXPECT_GE(taken, 20) << "too few shapes took the small path in runs";
+  // Every shape fits the small path's caches on CI's CPUs. Whole panels (n = NR) take it on any
+  // CPU: 10 (m, workers) cases. A ragged last panel of 4 columns takes it only where the grouped
+  // tile serves one (gemm_host_grouped.hpp: AVX-512), 20 more; an AVX2 build refuses those.
+#if defined(MINIGPU_HOST_VECTOR_TYPES) && defined(__AVX512F__)
+  constexpr int expected = 30;
+#else
+  constexpr int expected = 10;
+#endif
+  EXPECT_GE(taken, expected) << "too few shapes took the small path in runs";
 }
 
 TEST(GemmHostSmall, RunsOfRowsGiveOneThreadsCToTheBit) {
