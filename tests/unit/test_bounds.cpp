@@ -85,8 +85,6 @@ TEST(Ceilings, ARateAboveItsBandwidthCeilingNamesTheSizes) {
   EXPECT_TRUE(within.ceiling->above_because.empty());
 }
 
-// More threads measurably below one thread is a busy machine, not the machine: such a table is
-// doubtful, and never cached.
 // A ceiling counted k times (k ranks, each on a device of its own) is named as k x it where the
 // console prints the share: a p = 2 row of 301.6 GFLOP/s had read "86.6% host_sgemm" beside a
 // host_sgemm of 174 GFLOP/s.
@@ -112,6 +110,8 @@ TEST(Ceilings, AShareOfACeilingCountedTwiceSaysSo) {
   EXPECT_EQ(once.str().find(" x host_sgemm"), std::string::npos) << once.str();
 }
 
+// More threads measurably below one thread is a busy machine, not the machine: such a table is
+// doubtful, and never cached.
 TEST(Ceilings, ThreadsBelowOneThreadAreAContradiction) {
   CeilingTable t;
   t.ceilings = {{"host_sgemm", "best host sgemm, 2 threads", 96.1, "GFLOP/s", "", 0},
