@@ -41,6 +41,7 @@ void inherit_unreliable_rows(Finding& f, const std::vector<CaseResult>& rows) {
   if (!f.value) return;
   if (f.rows.empty())
     throw std::logic_error("finding " + f.experiment + "." + f.name + " names no row it is drawn from");
+  const CaseResult *earlier = nullptr, *now = nullptr;  // a row of each run, where a --resume mixes two
   for (int index : f.rows) {
     const auto row =
         std::find_if(rows.begin(), rows.end(), [&](const CaseResult& r) { return r.case_index == index; });
@@ -49,12 +50,20 @@ void inherit_unreliable_rows(Finding& f, const std::vector<CaseResult>& rows) {
                              " names a row its experiment did not run");
     if (!row->reliable)
       f.mark_unreliable("drawn from row '" + row->spec.label + "': " + row->unreliable_because);
+    const CaseResult*& of_its_run = row->resumed() ? earlier : now;
+    if (!of_its_run) of_its_run = &*row;
     const bool quoted = std::count(f.quoted_shares.begin(), f.quoted_shares.end(), index) > 0;
     if (quoted && row->ceiling && row->ceiling->percent > 100) {
       f.mark_unreliable("quotes " + io::significant_apart(row->ceiling->percent, 100, 3) + " % of " +
                         row->ceiling->label +
                         ", a bound the row cannot pass: " + row->ceiling->above_because);
     }
+  }
+  // Rows of two processes, minutes or days apart, compare two states of the machine (clock,
+  // neighbours, caches), not two cases: a 144 % efficiency after a resume was no cache effect.
+  if (earlier && now) {
+    f.mark_unreliable("compares rows of two runs: '" + earlier->spec.label + "' carried over by --resume, '" +
+                      now->spec.label + "' measured in this one");
   }
 }
 

@@ -132,7 +132,8 @@ Crossover find_crossover(const ResultRows& rows, SizeOf size_of, SecondSide seco
 }
 
 /// A finding is only as good as the rows it is drawn from (Finding::rows): flagged unreliable,
-/// with each row's reason, when any of them is. The runner applies it to every finding, so a
+/// with each row's reason, when any of them is, and when its rows come from two runs (some
+/// carried over by --resume, some measured now). The runner applies it to every finding, so a
 /// new experiment inherits the rule. Throws std::logic_error for a finding with a value that
 /// names no row, or a row not among `rows`: an experiment's bug.
 void inherit_unreliable_rows(Finding& f, const std::vector<CaseResult>& rows);

@@ -291,7 +291,7 @@ RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& ob
         measured = earlier->second;
         measured->experiment = planned.name;
         measured->spec = spec;
-        measured->check.detail += " [resumed]";
+        measured->check.detail += CaseResult::kResumedMark;
       } else {
         measured = measure_case(planned, spec, ctx, stop, hosts);
       }

@@ -114,7 +114,7 @@ void ConsoleWriter::case_finished(const CaseResult& r, int index, int total, dou
                 rate(r.gbps).c_str(), rate(r.gflops).c_str(), share.c_str(), of.c_str(),
                 r.check.passed ? "PASS" : "FAIL");
   os_ << row;
-  const bool resumed = r.check.detail.find("[resumed]") != std::string::npos;
+  const bool resumed = r.resumed();
   if (resumed) os_ << " (resumed)";
   if (!r.check.passed) os_ << " (" << r.check.detail << ')';
   if (!r.reliable) os_ << "  [" << r.unreliable_because << ']';

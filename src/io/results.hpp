@@ -166,6 +166,10 @@ struct CaseResult {
   std::string unreliable_because{};
 
   void mark_unreliable(const std::string& why) { add_unreliable_reason(reliable, unreliable_because, why); }
+  /// What the runner appends to the check of a row carried over by --resume.
+  static constexpr const char* kResumedMark = " [resumed]";
+  /// Whether an earlier process measured this row (a --resume carried it over).
+  bool resumed() const { return check.detail.find(kResumedMark) != std::string::npos; }
   /// The median seconds of phase `name`, if the row has that phase.
   std::optional<double> phase_median(const std::string& name) const {
     const Stats* s = phase(name);

@@ -2,7 +2,9 @@
 """A resumed matmul_scaling run keeps its model: every row, carried over or measured, has the
 model's prediction (model_s, and the model_error_pct that it and the row's own median give), and
 run.json has its scaling_model. Carried-over rows had lost their prediction, and a resume whose
-rows were all carried over had lost the scaling_model as well.
+rows were all carried over had lost the scaling_model as well. A finding drawn from a carried-over
+row and a fresh one says it compares two runs (a 144 % efficiency read "cache effects" after a
+Ctrl-C and resume); findings from one run's rows do not.
 
 Usage: check_resume_model.py MINIGPU MPIEXEC
 Two runs of one small input on 2 ranks: a complete one, and a copy of it cut to its first row
@@ -43,6 +45,23 @@ def model_problems(run_dir, carried_over):
         want = 100 * (v["model_s"] - median) / median
         if abs(want - v["model_error_pct"]) > 1e-6 * max(1.0, abs(want)):
             problems.append(f"{r['case']}: model_error_pct {v['model_error_pct']}, its model_s and median give {want}")
+    return problems + across_runs_problems(record, 0 < carried_over < len(rows))
+
+
+def across_runs_problems(record, some_carried_over):
+    """A finding drawn from a carried-over row and a row measured now compares two processes: it must
+    say so, and no other finding may. Where some rows were carried over, some finding mixes them."""
+    results, problems, mixed = record["results"], [], 0
+    for f in record["findings"]:
+        if f["value"] is None:
+            continue
+        carried = {results[i - 1]["check"].endswith("[resumed]") for i in f["drawn_from"]}
+        says = "compares rows of two runs" in f["unreliable_because"]
+        mixed += carried == {True, False}
+        if says != (carried == {True, False}):
+            problems.append(f"finding {f['name']} (rows {f['drawn_from']}): '{f['unreliable_because']}'")
+    if some_carried_over and not mixed:
+        problems.append("no finding drawn from both a carried-over row and a fresh one")
     return problems
 
 

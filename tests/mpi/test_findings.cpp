@@ -82,7 +82,8 @@ TEST(Findings, EfficiencyCarriesItsIntervalAndFlagsWhatMayBeSuperlinear) {
 }
 
 // A finding drawn from a flagged row is flagged with that row's reason; one drawn from other
-// rows is not; a finding with a value that names no row is an experiment's bug.
+// rows is not, unless they come from two runs; a finding with a value that names no row is an
+// experiment's bug.
 TEST(Findings, InheritTheFlagsOfTheirRows) {
   std::vector<CaseResult> rows(3);
   for (int i = 0; i < 3; ++i) {
@@ -104,6 +105,19 @@ TEST(Findings, InheritTheFlagsOfTheirRows) {
   EXPECT_THROW(inherit_unreliable_rows(nameless, rows), std::logic_error);
   Finding no_value{"e", "none_here", std::nullopt, "x", "no GPU"};
   EXPECT_NO_THROW(inherit_unreliable_rows(no_value, rows));
+  // A --resume's row beside one measured now: two processes, flagged whatever the rows say.
+  rows[0].check.detail += CaseResult::kResumedMark;
+  Finding across_runs{"e", "a_over_c", 0.3, "x", ""};
+  across_runs.drawn_from({&rows[2], &rows[0]});
+  inherit_unreliable_rows(across_runs, rows);
+  EXPECT_FALSE(across_runs.reliable);
+  EXPECT_EQ(across_runs.unreliable_because,
+            "compares rows of two runs: 'row1' carried over by --resume, 'row3' measured in this one");
+  rows[2].check.detail += CaseResult::kResumedMark;  // both carried over: one earlier run
+  Finding both_earlier{"e", "a_over_c", 0.3, "x", ""};
+  both_earlier.drawn_from({&rows[0], &rows[2]});
+  inherit_unreliable_rows(both_earlier, rows);
+  EXPECT_TRUE(both_earlier.reliable) << both_earlier.unreliable_because;
   // The ratio helpers name their rows themselves.
   const Finding ratio = ratio_finding("r", rows[1], rows[2], "");
   EXPECT_EQ(ratio.rows, (std::vector<int>{2, 3}));
