@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <stdexcept>
 #include <tuple>
 
@@ -41,7 +42,8 @@ void inherit_unreliable_rows(Finding& f, const std::vector<CaseResult>& rows) {
   if (!f.value) return;
   if (f.rows.empty())
     throw std::logic_error("finding " + f.experiment + "." + f.name + " names no row it is drawn from");
-  const CaseResult *earlier = nullptr, *now = nullptr;  // a row of each run, where a --resume mixes two
+  // A row of each run the rows come from, by resumes since (CaseResult::resumes_since_measured).
+  std::map<int, const CaseResult*> by_run;
   for (int index : f.rows) {
     const auto row =
         std::find_if(rows.begin(), rows.end(), [&](const CaseResult& r) { return r.case_index == index; });
@@ -50,8 +52,7 @@ void inherit_unreliable_rows(Finding& f, const std::vector<CaseResult>& rows) {
                              " names a row its experiment did not run");
     if (!row->reliable)
       f.mark_unreliable("drawn from row '" + row->spec.label + "': " + row->unreliable_because);
-    const CaseResult*& of_its_run = row->resumed() ? earlier : now;
-    if (!of_its_run) of_its_run = &*row;
+    by_run.emplace(row->resumes_since_measured(), &*row);
     const bool quoted = std::count(f.quoted_shares.begin(), f.quoted_shares.end(), index) > 0;
     if (quoted && row->ceiling && row->ceiling->percent > 100) {
       f.mark_unreliable("quotes " + io::significant_apart(row->ceiling->percent, 100, 3) + " % of " +
@@ -61,9 +62,17 @@ void inherit_unreliable_rows(Finding& f, const std::vector<CaseResult>& rows) {
   }
   // Rows of two processes, minutes or days apart, compare two states of the machine (clock,
   // neighbours, caches), not two cases: a 144 % efficiency after a resume was no cache effect.
-  if (earlier && now) {
-    f.mark_unreliable("compares rows of two runs: '" + earlier->spec.label + "' carried over by --resume, '" +
-                      now->spec.label + "' measured in this one");
+  if (by_run.size() > 1) {
+    const auto when = [](int resumes) {
+      return resumes == 0   ? std::string("measured in this one")
+             : resumes == 1 ? std::string("carried over by --resume")
+                            : "carried over by " + std::to_string(resumes) + " resumes";
+    };
+    const auto& [earliest, earlier_row] = *by_run.rbegin();
+    const auto& [latest, later_row] = *by_run.begin();
+    f.mark_unreliable("compares rows of " + std::to_string(by_run.size()) + " runs: '" +
+                      earlier_row->spec.label + "' " + when(earliest) + ", '" + later_row->spec.label + "' " +
+                      when(latest));
   }
 }
 

@@ -169,7 +169,16 @@ struct CaseResult {
   /// What the runner appends to the check of a row carried over by --resume.
   static constexpr const char* kResumedMark = " [resumed]";
   /// Whether an earlier process measured this row (a --resume carried it over).
-  bool resumed() const { return check.detail.find(kResumedMark) != std::string::npos; }
+  bool resumed() const { return resumes_since_measured() > 0; }
+  /// How many resumes ago this row was measured: 0 in this run, 1 carried over by this --resume,
+  /// 2 by the one before it too (each resume appends the mark to the check it carries over).
+  int resumes_since_measured() const {
+    int marks = 0;
+    for (auto at = check.detail.find(kResumedMark); at != std::string::npos;
+         at = check.detail.find(kResumedMark, at + 1))
+      ++marks;
+    return marks;
+  }
   /// The median seconds of phase `name`, if the row has that phase.
   std::optional<double> phase_median(const std::string& name) const {
     const Stats* s = phase(name);

@@ -112,12 +112,20 @@ TEST(Findings, InheritTheFlagsOfTheirRows) {
   inherit_unreliable_rows(across_runs, rows);
   EXPECT_FALSE(across_runs.reliable);
   EXPECT_EQ(across_runs.unreliable_because,
-            "compares rows of two runs: 'row1' carried over by --resume, 'row3' measured in this one");
+            "compares rows of 2 runs: 'row1' carried over by --resume, 'row3' measured in this one");
   rows[2].check.detail += CaseResult::kResumedMark;  // both carried over: one earlier run
   Finding both_earlier{"e", "a_over_c", 0.3, "x", ""};
   both_earlier.drawn_from({&rows[0], &rows[2]});
   inherit_unreliable_rows(both_earlier, rows);
   EXPECT_TRUE(both_earlier.reliable) << both_earlier.unreliable_because;
+  // A second resume marks row1 again: it and row3 now come from two earlier runs.
+  rows[0].check.detail += CaseResult::kResumedMark;
+  EXPECT_EQ(rows[0].resumes_since_measured(), 2);
+  Finding two_earlier{"e", "a_over_c", 0.3, "x", ""};
+  two_earlier.drawn_from({&rows[2], &rows[0]});
+  inherit_unreliable_rows(two_earlier, rows);
+  EXPECT_EQ(two_earlier.unreliable_because,
+            "compares rows of 2 runs: 'row1' carried over by 2 resumes, 'row3' carried over by --resume");
   // The ratio helpers name their rows themselves.
   const Finding ratio = ratio_finding("r", rows[1], rows[2], "");
   EXPECT_EQ(ratio.rows, (std::vector<int>{2, 3}));
