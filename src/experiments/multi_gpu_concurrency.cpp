@@ -92,8 +92,7 @@ class MultiGpuConcurrencyExperiment : public CaseList<ConcurrencyCase>, public A
       // At most k devices work at once: k times the ceiling bounds the row's mixed rate.
       c.ceiling_scale = ctx_.ranks();
       const std::int64_t all = per_gpu_ * ctx_.ranks();  // in each mode, by all ranks together
-      const double multiplies =
-          2.0 * static_cast<double>(all) + ctx_.ranks();  // both modes' and the warm-up's
+      const double multiplies = 2.0 * static_cast<double>(all) + ctx_.ranks();    // both modes', warm-up's
       c.device_bytes = 3 * static_cast<std::uint64_t>(n_ * n_) * size_of(dtype);  // A, B, C
       c.work = {multiplies * static_cast<double>(c.device_bytes), multiplies * gemm_flops(n_, n_, n_)};
       c.flops_estimate = static_cast<double>(all + 1 + per_gpu_) * gemm_flops(n_, n_, n_);  // rank 0's
