@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -50,16 +51,18 @@ HookedProduct multiply_both_ways(std::int64_t m, std::int64_t n, std::int64_t k,
 
 // Products with several blocks of A's rows, each followed by the hook: a 4096 × 512 A (16 MiB in
 // double, packed in blocks that no cache holds whole) whose 64 columns the threads share by
-// rows, and 1024 × 1024 × 512, whose columns they take in slabs, each looping over its own
-// blocks. The hook runs only on this thread, and C is the same to the bit. It runs more than
-// once wherever this thread has blocks of its own: on one thread, and in its slab. Shared rows
-// go to whichever thread comes free, so on a loaded machine the other may take them all: CI of
-// e9ccd52 (2026-12-07) read 0 calls for 4096 × 64 on 2 threads, as two busy loops beside the
-// test reproduced on its second run (and a failure seen once on the Xeon VM before).
+// rows, and 1024 × 512 times 512 × n, n = 1024 or kMinSlabColumns a thread where there are more
+// than 2, whose columns they take in slabs, each looping over its own blocks. The hook runs only on this
+// thread, and C is the same to the bit. It runs more than once wherever this thread has blocks of its own: on
+// one thread, and in its slab. Shared rows go to whichever thread comes free, so on a loaded machine the
+// other may take them all: CI of e9ccd52 (2026-12-07) read 0 calls for 4096 × 64 on 2 threads, as two busy
+// loops beside the test reproduced on its second run (and a failure seen once on the Xeon VM before).
 TEST(GemmBetweenBlocks, RunsBetweenBlocksOnTheCallingThreadAndLeavesCAsItWas) {
-  const bool one_thread = Kokkos::DefaultHostExecutionSpace().concurrency() == 1;
-  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{4096, 64, 512}, {1024, 1024, 512}}) {
-    const bool own_blocks = one_thread || n == 1024;  // n = 1024: a slab each
+  const std::int64_t threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+  // gemm_host gives each thread a slab where C has kMinSlabColumns columns a thread.
+  const std::int64_t slab_n = std::max<std::int64_t>(1024, threads * kernels::detail::kMinSlabColumns);
+  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{4096, 64, 512}, {1024, slab_n, 512}}) {
+    const bool own_blocks = threads == 1 || n >= threads * kernels::detail::kMinSlabColumns;
     for (const bool accumulate : {false, true}) {
       const std::string shape = std::to_string(m) + "x" + std::to_string(k) + " times " + std::to_string(k) +
                                 "x" + std::to_string(n) + (accumulate ? ", C +=" : ", C =");
