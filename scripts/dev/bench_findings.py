@@ -16,13 +16,21 @@ while its interval reaches down to 100 % or below: either way the ideal's side i
 with [99.4, 101] % (or 100.01 % with [98.2, 101] %) meets a bar of 90 % whichever side of 100 % it
 lies on (the Xeon VM's multi_gpu_concurrency, 2026-12-06: two ranks each alone on its core, whose
 ideal is noise's midpoint). One whose whole interval lies above 100 % is superlinear beyond noise,
-a cache effect or a miscount that may move its interval too, and stays unjudged. Exits 1 when a
-judged finding misses its bar, when none matches PREFIX or when none could be judged; 2 on bad
-arguments."""
+a cache effect or a miscount that may move its interval too, and stays unjudged.
+
+Where RUN_DIR holds several runs (launches of one input, bench.sh's paired launches), each finding
+is judged once, by the median of the launches' values: a spell over one launch's case (the
+cases of a job run one after the other, so a slow minute lands on one side of a ratio) moves one
+value of three, not the verdict. A launch's value counts where its run judged it or would by its
+interval (reliable, or flagged only as above); one flagged for anything else is set aside and
+named. The median is judged where the launches that count are more than half of them, else not.
+Exits 1 when a judged finding misses its bar, when none matches PREFIX or when none could be
+judged; 2 on bad arguments."""
 import argparse
 import json
 import os
 import re
+import statistics
 import sys
 
 from run_records import run_json_paths
@@ -65,6 +73,46 @@ def interval_verdict(finding, bar, meets):
     return None
 
 
+def goal_text(value, goal, sign, meets):
+    if goal is None:
+        return ""
+    return "; goal met" if value is not None and meets(value, goal) else f"; goal {sign} {goal:g} not met"
+
+
+def median_of_launches(launches, paths, args, bar, sign, meets):
+    """The verdicts of several launches' findings, one per name, by the median of the values that
+    count (see the module's notes); 0 when every judged median meets the bar."""
+    ok, judged = True, 0
+    for name in sorted({f["name"] for run in launches for f in run}):
+        counted, set_aside = [], []
+        for path, run in zip(paths, launches):
+            f = next((g for g in run if g["name"] == name), None)
+            launch = os.path.basename(os.path.dirname(path))
+            if f is None or f.get("value") is None:
+                set_aside.append(f"{launch}: no value")
+            elif f.get("reliable", True) or side_open_flag(f) is not None:
+                counted.append(f["value"])
+            else:
+                set_aside.append(f"{launch}: {f.get('unreliable_because')}")
+        values = ", ".join(f"{v:.4g}" for v in counted)
+        head = f"{name}: the median of {len(counted)} of {len(paths)} launches"
+        aside = f"; set aside: {'; '.join(set_aside)}" if set_aside else ""
+        if 2 * len(counted) <= len(paths):
+            print(f"---- {head} (not judged: fewer than half of the launches count{aside}) [{values}]")
+            continue
+        judged += 1
+        median = statistics.median(counted)
+        verdict = "PASS" if meets(median, bar) else "FAIL"
+        ok = ok and verdict == "PASS"
+        print(f"{verdict} {head} = {median:.4g} (bar {sign} {bar:g}{goal_text(median, args.goal, sign, meets)}"
+              f"{aside}) [{values}]")
+    if not judged:
+        print(f"FAIL {args.prefix} in {os.path.basename(os.path.normpath(args.run_dir))}: no finding had "
+              "more than half of its launches counted")
+        return 1
+    return 0 if ok else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir", help="a run directory, or a directory holding one")
@@ -78,16 +126,20 @@ def main():
     if not paths:
         print(f"FAIL {args.prefix}: no run.json in {args.run_dir}")
         return 1
-    with open(paths[0], encoding="utf-8") as f:
-        record = json.load(f)
-    found = [f for f in record.get("findings", []) if f["name"].startswith(args.prefix)]
-    if not found:
-        print(f"FAIL {args.prefix}: no such finding in {paths[0]}")
+    launches = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            launches.append([g for g in json.load(f).get("findings", []) if g["name"].startswith(args.prefix)])
+    found = launches[0]
+    if not any(launches):
+        print(f"FAIL {args.prefix}: no such finding in {' or '.join(paths)}")
         return 1
     at_least = args.at_least is not None
     bar = args.at_least if at_least else args.at_most
     sign = ">=" if at_least else "<="
     meets = (lambda v, b: v >= b) if at_least else (lambda v, b: v <= b)
+    if len(launches) > 1:
+        return median_of_launches(launches, paths, args, bar, sign, meets)
     ok, judged = True, 0
     for f in found:
         value = f.get("value")
@@ -106,10 +158,7 @@ def main():
         else:
             verdict = "PASS" if value is not None and meets(value, bar) else "FAIL"
         ok = ok and verdict == "PASS"
-        goal = ""
-        if args.goal is not None:
-            goal = "; goal met" if value is not None and meets(value, args.goal) else f"; goal {sign} {args.goal:g} not met"
-        print(f"{verdict} {head} (bar {sign} {bar:g}{goal}) [{f['note']}]")
+        print(f"{verdict} {head} (bar {sign} {bar:g}{goal_text(value, args.goal, sign, meets)}) [{f['note']}]")
     if not judged:
         # Named by its run: bench.sh checks one prefix in several runs, and a bare prefix read
         # as if it undid the PASS lines of the run printed just above it.

@@ -7,10 +7,13 @@
       exposed, comm_exposed_s / comm_s (bar <= 50 %), each beside the model's prediction
   bench_scaling.py model RUN_DIR...    every row's model_error_pct (bar |error| <= 20 %) where
       n >= 1024 and the row is reliable (rows with more ranks than cores are flagged unreliable
-      and are reported, not judged)
+      and are reported, not judged); where a RUN_DIR holds several launches of one input, each
+      row once, by the median of its launches' errors (each launch calibrates its own model),
+      judged where its reliable launches are more than half of them
 
 Prints one PASS/FAIL line per figure ("----" and why where it is not judged) and exits 1 when
 any misses its bar."""
+import statistics
 import sys
 
 from run_records import records
@@ -83,21 +86,31 @@ def overlap(run_dir):
 
 def model(run_dirs):
     ok, judged = True, 0
-    for path, record in records(run_dirs):
-        for r in scaling_rows(record):
-            error = (r.get("values") or {}).get("model_error_pct")
-            if error is None:
-                continue
-            where = f"{r['case']} {r['dtype']}"
-            if int(r["params"]["n"]) < MODEL_MIN_N or not r["reliable"]:
-                why = f"n < {MODEL_MIN_N}" if int(r["params"]["n"]) < MODEL_MIN_N else r["unreliable_because"]
-                print(f"---- model error, {where} = {error:+.1f} % (not judged: {why})")
+    for run_dir in run_dirs:
+        launches = {}  # (case, dtype) -> that row in each launch, in launch order
+        for path, record in records([run_dir]):
+            for r in scaling_rows(record):
+                if (r.get("values") or {}).get("model_error_pct") is not None:
+                    launches.setdefault((r["case"], r["dtype"]), []).append(r)
+        for (case, dtype), rows in launches.items():
+            errors = [r["values"]["model_error_pct"] for r in rows]
+            where = f"{case} {dtype}" + (f", the median of {len(rows)} launches" if len(rows) > 1 else "")
+            counted = [r for r in rows if r["reliable"]]
+            if int(rows[0]["params"]["n"]) < MODEL_MIN_N or 2 * len(counted) <= len(rows):
+                why = (f"n < {MODEL_MIN_N}" if int(rows[0]["params"]["n"]) < MODEL_MIN_N else
+                       "; ".join(sorted({r["unreliable_because"] for r in rows if not r["reliable"]})))
+                print(f"---- model error, {where} = {statistics.median(errors):+.1f} % (not judged: {why})")
                 continue
             judged += 1
+            error = statistics.median(r["values"]["model_error_pct"] for r in counted)
             verdict = "PASS" if abs(error) <= MODEL_BAR else "FAIL"
             ok = ok and verdict == "PASS"
-            print(f"{verdict} model error, {where} = {error:+.1f} % (bar |error| <= {MODEL_BAR:g} %) "
-                  f"[model {r['values']['model_s']:.4g} s, measured {r['seconds']['median']:.4g} s]")
+            r = rows[0]
+            each = [f"{x['values']['model_error_pct']:+.1f}" +
+                    ("" if x["reliable"] else f" (set aside: {x['unreliable_because']})") for x in rows]
+            figures = (f"[launches: {', '.join(each)} %]" if len(rows) > 1 else
+                       f"[model {r['values']['model_s']:.4g} s, measured {r['seconds']['median']:.4g} s]")
+            print(f"{verdict} model error, {where} = {error:+.1f} % (bar |error| <= {MODEL_BAR:g} %) {figures}")
     if not judged:
         print("FAIL model: no reliable matmul_scaling row with n >= 1024 to judge")
         return False

@@ -4,6 +4,8 @@ bar on either side, an unreliable one is printed "not judged" and neither passes
 a ratio flagged only for its medians' overlapping intervals, or an efficiency flagged only for
 an interval reaching above 100 % or a value above 100 % with an interval reaching down to it, is
 judged by its own interval where that lies on one side of the bar), and the check fails when no finding matches or none could be judged.
+Several launches in one directory: each finding judged once, by the median of the launches' values
+that count (reliable, or flagged only as above), where those are more than half of the launches.
 Usage: check_bench_findings.py BENCH_FINDINGS_PY"""
 import os
 import subprocess
@@ -37,8 +39,51 @@ def run(script, findings, *bar):
         return proc.returncode, proc.stdout
 
 
+def run_launches(script, launches, *bar):
+    """bench_findings.py over one directory holding a run per entry of LAUNCHES (its findings)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, findings in enumerate(launches):
+            write_run(os.path.join(tmp, f"launch{i + 1}"), "hand_made", findings=findings)
+        proc = subprocess.run([sys.executable, script, tmp, "ratio_", *bar], capture_output=True, text=True)
+        return proc.returncode, proc.stdout
+
+
+def ratios(*values, **flags):
+    return [[finding("ratio_a", v, **flags)] for v in values]
+
+
 def main():
     script, errors = sys.argv[1], []
+    launch_cases = [
+        # (launches, bar, expected exit, text the output must hold): the median, not the first
+        # launch and not the best, is judged on either side of the bar.
+        (ratios(0.95, 0.85, 0.88), ["--at-most", "0.9", "--goal", "0.6"], 0,
+         "PASS ratio_a: the median of 3 of 3 launches = 0.88 (bar <= 0.9; goal <= 0.6 not met) [0.95, 0.85, 0.88]"),
+        (ratios(0.85, 0.95, 0.92), ["--at-most", "0.9"], 1, "FAIL ratio_a: the median of 3 of 3 launches = 0.92"),
+        (ratios(85.0, 95.0, 91.0), ["--at-least", "90"], 0, "PASS ratio_a: the median of 3 of 3 launches = 91"),
+        # A launch flagged for anything but its side of 1 is set aside and named; the rest judged.
+        ([[finding("ratio_a", 2.0, reliable=False)]] + ratios(0.85, 0.87), ["--at-most", "0.9"], 0,
+         "PASS ratio_a: the median of 2 of 3 launches = 0.86 (bar <= 0.9; set aside: launch1: straggler: rank 0)"),
+        ([[finding("ratio_a", 0.5, reliable=False)]] + ratios(0.95, 0.97), ["--at-most", "0.9"], 1,
+         "FAIL ratio_a: the median of 2 of 3 launches = 0.96"),
+        # A launch flagged only because its side of 1 is open counts: the bar is elsewhere.
+        ([[finding("ratio_a", 1.0, False, OVERLAP, [0.95, 1.05])]] + ratios(1.02, 1.3), ["--at-most", "1.11"], 0,
+         "PASS ratio_a: the median of 3 of 3 launches = 1.02"),
+        # Half of the launches or fewer counted: not judged, and the check fails.
+        ([[finding("ratio_a", 0.5, reliable=False)], [finding("ratio_a", 0.5, reliable=False)]] + ratios(0.85),
+         ["--at-most", "0.9"], 1, "no finding had more than half of its launches counted"),
+        ([[finding("ratio_a", 0.5, reliable=False)]] + ratios(0.85), ["--at-most", "0.9"], 1,
+         "---- ratio_a: the median of 1 of 2 launches (not judged: fewer than half"),
+        # A launch without the finding (or without a value) is set aside, not read as a pass.
+        (ratios(0.85) + [[finding("other", 0.1)]] + ratios(0.86), ["--at-most", "0.9"], 0,
+         "set aside: launch2: no value"),
+        (ratios(0.85, None, None), ["--at-most", "0.9"], 1, "no finding had more than half"),
+    ]
+    for launches, bar, expected, text in launch_cases:
+        code, out = run_launches(script, launches, *bar)
+        if code != expected or text not in out:
+            errors.append(f"launches {[[(f['name'], f['value']) for f in run] for run in launches]} {bar}: "
+                          f"expected exit {expected} and '{text}', got exit {code}:\n{out}")
     cases = [
         # (findings, bar, expected exit, text the output must hold)
         ([finding("ratio_a", 0.85)], ["--at-most", "0.9", "--goal", "0.6"], 0, "PASS"),
@@ -98,7 +143,8 @@ def main():
             errors.append(f"an unreliable finding was passed:\n{out}")
     for e in errors:
         print("FAIL", e)
-    print(f"{len(cases) - len(errors)} of {len(cases)} cases as expected")
+    total = len(cases) + len(launch_cases)
+    print(f"{total - len(errors)} of {total} cases as expected")
     return 1 if errors else 0
 
 

@@ -29,6 +29,15 @@ def run(script, mode, rows):
         return proc.returncode, proc.stdout
 
 
+def run_launches(script, launches):
+    """bench_scaling.py model over one directory holding a run per entry of LAUNCHES (its rows)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, rows in enumerate(launches):
+            write_run(os.path.join(tmp, f"launch{i + 1}"), "matmul_vs_scalapack", rows)
+        proc = subprocess.run([sys.executable, script, "model", tmp], capture_output=True, text=True)
+        return proc.returncode, proc.stdout
+
+
 def main():
     script, errors = sys.argv[1], []
     model = {"model_s": 1.0, "model_comm_s": 0.1, "model_comm_exposed_s": 0.01}
@@ -72,6 +81,23 @@ def main():
     code, out = run(script, "model", [good, bad])
     if code != 1 or "FAIL model error, bad" not in out:
         errors.append(f"a 25 % model error did not fail (exit {code}):\n{out}")
+    # Several launches of one input: each row judged once, by the median of its launches' errors
+    # (one launch's -25 % does not fail it, two do), and not where its reliable launches are half or fewer.
+    def launch(error, reliable=True):
+        return [row("true", 1.0, {"model_s": 1.0 + error / 100, "model_error_pct": error}, case="scalapack",
+                    reliable=reliable)]
+    for launch_errors, reliable, expected, text in (
+            ((-25.0, 5.0, 10.0), (True,) * 3, 0, "PASS model error, scalapack float32, the median of 3 launches "
+                                                 "= +5.0 % (bar |error| <= 20 %) [launches: -25.0, +5.0, +10.0 %]"),
+            ((-25.0, -22.0, 5.0), (True,) * 3, 1, "FAIL model error, scalapack float32, the median of 3 launches "
+                                                  "= -22.0 %"),
+            ((-25.0, -50.0, 5.0), (True, False, True), 0, "= -10.0 % (bar |error| <= 20 %) [launches: -25.0, "
+                                                          "-50.0 (set aside: oversubscribed), +5.0 %]"),
+            ((-25.0, -50.0, 5.0), (False, False, True), 1, "---- model error, scalapack float32, the median of 3 "
+                                                           "launches = -25.0 % (not judged: oversubscribed)")):
+        code, out = run_launches(script, [launch(e, ok) for e, ok in zip(launch_errors, reliable)])
+        if code != expected or text not in out or out.count("model error, scalapack") != 1:
+            errors.append(f"launches {launch_errors} reliable {reliable}: expected exit {expected} and '{text}' once, got exit {code}:\n{out}")
     print("\n".join(errors) or "bench_scaling.py: bars and figures as the records give them")
     return 1 if errors else 0
 
