@@ -84,9 +84,10 @@ def median_of_launches(launches, paths, args, bar, sign, meets):
     count (see the module's notes); 0 when every judged median meets the bar."""
     ok, judged = True, 0
     for name in sorted({f["name"] for run in launches for f in run}):
-        counted, set_aside = [], []
+        counted, set_aside, notes = [], [], []
         for path, run in zip(paths, launches):
             f = next((g for g in run if g["name"] == name), None)
+            notes += [f["note"]] if f is not None and f.get("note") else []
             launch = os.path.basename(os.path.dirname(path))
             if f is None or f.get("value") is None:
                 set_aside.append(f"{launch}: no value")
@@ -94,7 +95,9 @@ def median_of_launches(launches, paths, args, bar, sign, meets):
                 counted.append(f["value"])
             else:
                 set_aside.append(f"{launch}: {f.get('unreliable_because')}")
-        values = ", ".join(f"{v:.4g}" for v in counted)
+        # The launches' values, then the note that says which case (n, grid): one name is checked
+        # in several jobs (n = 2048 and 4096).
+        values = ", ".join(f"{v:.4g}" for v in counted) + (f"] [{notes[0]}" if notes else "")
         head = f"{name}: the median of {len(counted)} of {len(paths)} launches"
         aside = f"; set aside: {'; '.join(set_aside)}" if set_aside else ""
         if 2 * len(counted) <= len(paths):

@@ -58,7 +58,8 @@ def main():
         # (launches, bar, expected exit, text the output must hold): the median, not the first
         # launch and not the best, is judged on either side of the bar.
         (ratios(0.95, 0.85, 0.88), ["--at-most", "0.9", "--goal", "0.6"], 0,
-         "PASS ratio_a: the median of 3 of 3 launches = 0.88 (bar <= 0.9; goal <= 0.6 not met) [0.95, 0.85, 0.88]"),
+         "PASS ratio_a: the median of 3 of 3 launches = 0.88 (bar <= 0.9; goal <= 0.6 not met) [0.95, 0.85, 0.88] "
+         "[hand-made]"),
         (ratios(0.85, 0.95, 0.92), ["--at-most", "0.9"], 1, "FAIL ratio_a: the median of 3 of 3 launches = 0.92"),
         (ratios(85.0, 95.0, 91.0), ["--at-least", "90"], 0, "PASS ratio_a: the median of 3 of 3 launches = 91"),
         # A launch flagged for anything but its side of 1 is set aside and named; the rest judged.
