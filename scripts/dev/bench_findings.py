@@ -18,7 +18,7 @@ lies on (the Xeon VM's multi_gpu_concurrency, 2026-12-06: two ranks each alone o
 ideal is noise's midpoint). One whose whole interval lies above 100 % is superlinear beyond noise,
 a cache effect or a miscount that may move its interval too, and stays unjudged.
 
-Where RUN_DIR holds several runs (launches of one input, bench.sh's paired launches), each finding
+Where RUN_DIR holds several runs (launches of one job: bench.sh's SUMMA / ScaLAPACK rows), each finding
 is judged once, by the median of the launches' values: a spell over one launch's case (the
 cases of a job run one after the other, so a slow minute lands on one side of a ratio) moves one
 value of three, not the verdict. A launch's value counts where its run judged it or would by its
