@@ -24,6 +24,7 @@ cases of a job run one after the other, so a slow minute lands on one side of a 
 value of three, not the verdict. A launch's value counts where its run judged it or would by its
 interval (reliable, or flagged only as above); one flagged for anything else is set aside and
 named. The median is judged where the launches that count are more than half of them, else not.
+Runs without any finding that starts with PREFIX (other inputs' runs) are not launches.
 Exits 1 when a judged finding misses its bar, when none matches PREFIX or when none could be
 judged; 2 on bad arguments."""
 import argparse
@@ -129,20 +130,24 @@ def main():
     if not paths:
         print(f"FAIL {args.prefix}: no run.json in {args.run_dir}")
         return 1
-    launches = []
+    # The launches: the runs with such a finding (a results/ directory may hold other inputs' runs).
+    launches, launch_paths = [], []
     for path in paths:
         with open(path, encoding="utf-8") as f:
-            launches.append([g for g in json.load(f).get("findings", []) if g["name"].startswith(args.prefix)])
-    found = launches[0]
-    if not any(launches):
+            mine = [g for g in json.load(f).get("findings", []) if g["name"].startswith(args.prefix)]
+        if mine:
+            launches.append(mine)
+            launch_paths.append(path)
+    if not launches:
         print(f"FAIL {args.prefix}: no such finding in {' or '.join(paths)}")
         return 1
+    found = launches[0]
     at_least = args.at_least is not None
     bar = args.at_least if at_least else args.at_most
     sign = ">=" if at_least else "<="
     meets = (lambda v, b: v >= b) if at_least else (lambda v, b: v <= b)
     if len(launches) > 1:
-        return median_of_launches(launches, paths, args, bar, sign, meets)
+        return median_of_launches(launches, launch_paths, args, bar, sign, meets)
     ok, judged = True, 0
     for f in found:
         value = f.get("value")

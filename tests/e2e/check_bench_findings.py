@@ -75,9 +75,16 @@ def main():
          ["--at-most", "0.9"], 1, "no finding had more than half of its launches counted"),
         ([[finding("ratio_a", 0.5, reliable=False)]] + ratios(0.85), ["--at-most", "0.9"], 1,
          "---- ratio_a: the median of 1 of 2 launches (not judged: fewer than half"),
-        # A launch without the finding (or without a value) is set aside, not read as a pass.
-        (ratios(0.85) + [[finding("other", 0.1)]] + ratios(0.86), ["--at-most", "0.9"], 0,
-         "set aside: launch2: no value"),
+        # A launch without a value, or without that one of its findings, is set aside, not read as
+        # a pass; a run without any finding of the prefix (another input's, in a results/
+        # directory) is no launch at all.
+        (ratios(0.85, None, 0.86), ["--at-most", "0.9"], 0, "the median of 2 of 3 launches = 0.855 (bar <= 0.9; "
+                                                           "set aside: launch2: no value)"),
+        ([[finding("ratio_a", 0.85), finding("ratio_b", 0.5)], [finding("ratio_a", 0.86)]], ["--at-most", "0.9"],
+         0, "---- ratio_b: the median of 1 of 2 launches (not judged: fewer than half of the launches count; "
+            "set aside: launch2: no value)"),
+        (ratios(0.85) + [[finding("other", 0.1)]] + ratios(0.87), ["--at-most", "0.9"], 0,
+         "PASS ratio_a: the median of 2 of 2 launches = 0.86"),
         (ratios(0.85, None, None), ["--at-most", "0.9"], 1, "no finding had more than half"),
     ]
     for launches, bar, expected, text in launch_cases:
