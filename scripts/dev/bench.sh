@@ -191,6 +191,7 @@ check_at_most() {  # check_at_most LABEL INPUT FINDING_PREFIX BAR GOAL [minigpu 
 # five sittings that day (Xeon VM, 2026-12-06). So each ratio is the median over launches, the
 # two cases' order swapped between launches (bench_findings.py: one value per launch).
 launches="${MINIGPU_BENCH_LAUNCHES:-3}"
+# (INPUT is a matmul_scaling input: each launch sets its decompositions to summa and scalapack.)
 check_at_most_on() {  # check_at_most_on RANKS LABEL INPUT FINDING_PREFIX BAR GOAL [minigpu run args...]
   local on="$1" label="$2" input="$3" prefix="$4" bar="$5" goal="$6" launch order
   shift 6

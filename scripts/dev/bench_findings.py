@@ -31,10 +31,9 @@ import argparse
 import json
 import os
 import re
-import statistics
 import sys
 
-from run_records import run_json_paths
+from run_records import launches_median, run_json_paths
 
 
 # The flags an interval answers for, io::results.hpp's words: a ratio's (its side of 1 is open),
@@ -101,11 +100,11 @@ def median_of_launches(launches, paths, args, bar, sign, meets):
         values = ", ".join(f"{v:.4g}" for v in counted) + (f"] [{notes[0]}" if notes else "")
         head = f"{name}: the median of {len(counted)} of {len(paths)} launches"
         aside = f"; set aside: {'; '.join(set_aside)}" if set_aside else ""
-        if 2 * len(counted) <= len(paths):
+        median = launches_median(counted, len(paths))
+        if median is None:
             print(f"---- {head} (not judged: fewer than half of the launches count{aside}) [{values}]")
             continue
         judged += 1
-        median = statistics.median(counted)
         verdict = "PASS" if meets(median, bar) else "FAIL"
         ok = ok and verdict == "PASS"
         print(f"{verdict} {head} = {median:.4g} (bar {sign} {bar:g}{goal_text(median, args.goal, sign, meets)}"

@@ -16,7 +16,7 @@ any misses its bar."""
 import statistics
 import sys
 
-from run_records import records
+from run_records import launches_median, records
 
 RATIO_BAR, EXPOSED_BAR, MODEL_BAR, MODEL_MIN_N = 1.0, 50.0, 20.0, 1024
 
@@ -95,14 +95,13 @@ def model(run_dirs):
         for (case, dtype), rows in launches.items():
             errors = [r["values"]["model_error_pct"] for r in rows]
             where = f"{case} {dtype}" + (f", the median of {len(rows)} launches" if len(rows) > 1 else "")
-            counted = [r for r in rows if r["reliable"]]
-            if int(rows[0]["params"]["n"]) < MODEL_MIN_N or 2 * len(counted) <= len(rows):
+            error = launches_median([r["values"]["model_error_pct"] for r in rows if r["reliable"]], len(rows))
+            if int(rows[0]["params"]["n"]) < MODEL_MIN_N or error is None:
                 why = (f"n < {MODEL_MIN_N}" if int(rows[0]["params"]["n"]) < MODEL_MIN_N else
                        "; ".join(sorted({r["unreliable_because"] for r in rows if not r["reliable"]})))
                 print(f"---- model error, {where} = {statistics.median(errors):+.1f} % (not judged: {why})")
                 continue
             judged += 1
-            error = statistics.median(r["values"]["model_error_pct"] for r in counted)
             verdict = "PASS" if abs(error) <= MODEL_BAR else "FAIL"
             ok = ok and verdict == "PASS"
             r = rows[0]

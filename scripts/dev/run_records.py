@@ -3,6 +3,7 @@ directories inside one (bench.sh passes either: a run's own directory or its --o
 import glob
 import json
 import os
+import statistics
 
 
 def run_json_paths(run_dir):
@@ -18,3 +19,9 @@ def records(run_dirs):
         for path in run_json_paths(run_dir):
             with open(path, encoding="utf-8") as f:
                 yield path, json.load(f)
+
+
+def launches_median(counted, launches):
+    """The median of COUNTED, the values of the launches that count, where they are more than half
+    of LAUNCHES (how many there were); None where they are not, and the figure is not judged."""
+    return statistics.median(counted) if 2 * len(counted) > launches else None
