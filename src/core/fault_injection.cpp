@@ -38,11 +38,16 @@ FaultInjection FaultInjection::from_environment() {
 void FaultInjection::at(const char* point, int rank) {
   if (spec_.empty()) return;
   const std::string here = std::to_string(rank) + ":" + point;
-  if (spec_.rfind(here + ":hang", 0) == 0) {
-    // ":hang@K": the K-th time this point is reached, so earlier cases can finish first.
+  const bool hang = spec_.rfind(here + ":hang", 0) == 0, stop = spec_.rfind(here + ":stop", 0) == 0;
+  if (hang || stop) {
+    // ":hang@K", ":stop@K": the K-th time this point is reached, so earlier cases can finish first.
     const std::string rest = spec_.substr(here.size() + 5);
     const int at = rest.size() > 1 && rest[0] == '@' ? std::atoi(rest.c_str() + 1) : 1;
     if (++hang_points_reached_ < at) return;
+    if (stop) {
+      std::raise(SIGSTOP);  // the whole process, watchdog thread too, until a SIGCONT
+      return;
+    }
     for (;;) pause();  // signals still end the process; nothing else does
   }
   if (spec_ == here + ":sigint") {

@@ -13,7 +13,8 @@ namespace minigpu {
 /// std::runtime_error naming the rank and point when the variable asks for exactly this rank and point, and
 /// does nothing otherwise (the variable unset, as always in use). "RANK:POINT:hang" instead never returns
 /// there (":hang@K": the K-th time it gets there, counted by this object, which the run owns):
-/// a kernel, fence or write that never comes back, for the watchdog's tests. "RANK:POINT:sigint"
+/// a kernel, fence or write that never comes back, for the watchdog's tests; "RANK:POINT:stop@K"
+/// stops the whole process there (SIGSTOP: a frozen node, its watchdog silent). "RANK:POINT:sigint"
 /// raises SIGINT there the first time, as a Ctrl-C reaching that rank at that moment.
 class FaultInjection {
  public:

@@ -70,7 +70,16 @@ StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double sile
   const progress::Snapshot& mine = ranks.at(me).now;
   // Never before a stopped rank can have fallen silent: with a budget shorter than the silence
   // threshold, a stopped rank would be taken for one waiting like the others.
-  if (mine.budget_s <= 0 || mine.idle_s <= std::max(mine.budget_s, silence_s + 1)) return v;
+  if (mine.idle_s <= std::max(mine.budget_s, silence_s + 1)) return v;
+  // Outside a case nothing bounds how long a phase may take, but a rank waiting on the others
+  // while one of them is silent waits for ever: rank 0 stopped in its write of a case, the
+  // others in the next case's stop agreement (CI, 2026-12-07: 298 s, until the test's timeout).
+  // Only a rank heard before counts: one never heard may sit behind a network that drops UDP.
+  const bool unwatched = mine.budget_s <= 0;
+  const bool any_silent = std::any_of(ranks.begin(), ranks.end(), [&](const RankNews& n) {
+    return n.rank != me && n.heard && n.silent_s > silence_s;
+  });
+  if (unwatched && (mine.waiting_in.empty() || !any_silent)) return v;
   v.stalled = true;
   std::vector<int> silent, stuck;
   for (const auto& n : ranks) {
@@ -96,8 +105,10 @@ StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double sile
     for (const auto& n : ranks) v.culprits.push_back(n.rank);
     what = "waits on another rank";
   }
-  std::string text = "no progress for " + seconds(mine.idle_s) + ", past the case's " +
-                     seconds(mine.budget_s) + " budget (run.case_timeout): ";
+  std::string text =
+      "no progress for " + seconds(mine.idle_s) +
+      (unwatched ? ", waiting on the others outside any case: "
+                 : ", past the case's " + seconds(mine.budget_s) + " budget (run.case_timeout): ");
   for (std::size_t i = 0; i < v.culprits.size(); ++i) {
     const RankNews& n = ranks.at(v.culprits[i]);
     text += (i ? "; " : "") + who(n) + " " + what;

@@ -1,11 +1,12 @@
 // No run hangs silently. Every rank runs a watchdog thread that reads what its rank is doing
 // (core/progress.hpp: the profiling regions, the repetition, the collective waited in) and
 // tells the other ranks over the heartbeat (comm/heartbeat.hpp). When its own rank has made no
-// progress for longer than the running case's budget, the job is stuck: the lowest rank still
-// answering names the ranks that stopped (silent ones first, else ones stuck outside any
-// collective), the case, repetition and phase, and every live rank exits kExitStalled, which
-// ends the job under mpirun and srun alike. Finished cases are on disk already (rank 0 rewrites
-// the run directory after each), so `--resume` finishes the rest.
+// progress for longer than the running case's budget (or, between cases, waits on a rank gone
+// silent), the job is stuck: the lowest rank still answering names the ranks that stopped
+// (silent ones first, else ones stuck outside any collective), the case, repetition and phase,
+// and every live rank exits kExitStalled, which ends the job under mpirun and srun alike.
+// Finished cases are on disk already (rank 0 rewrites the run directory after each), so
+// `--resume` finishes the rest.
 #pragma once
 
 #include "comm/communicator.hpp"
@@ -43,7 +44,9 @@ struct StallVerdict {
 /// A rank silent for more than `silence_s` stopped answering; when none is silent, the ranks
 /// idle outside any collective for over half their budget (they stopped before the ranks that
 /// wait on them) stopped progressing: a kernel or write that never returns; when every rank
-/// waits in a collective, they all do (mismatched collectives).
+/// waits in a collective, they all do (mismatched collectives). Outside a case (no budget), only
+/// a rank waiting in a collective for over `silence_s` + 1 s on one heard before and silent
+/// since: between cases nothing says how long a live rank may take.
 StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double silence_s,
                          const std::string& kept_in);
 

@@ -140,6 +140,40 @@ TEST(Watchdog, RanksAllWaitingOnEachOtherAreAllNamed) {
   EXPECT_TRUE(has(v.message, "waits on another rank")) << v.message;
 }
 
+TEST(Watchdog, BetweenCasesAWaitOnASilentRankIsAStall) {
+  // Rank 0 stopped inside its write of a case (its last news); rank 1 finished that case and
+  // waits for rank 0 in the next one's stop agreement, outside any case: no budget of its own.
+  RankNews writer = rank_doing(0, 0.2, 6, "", 4.2);
+  writer.now.where = "minigpu/matmul/write";
+  RankNews waiter = rank_doing(1, 4.5, 0, "MPI_Allreduce");
+  waiter.now.case_label = "";
+  const StallVerdict v = judge_stall(1, {writer, waiter}, 3, "results/run.partial-abc");
+  ASSERT_TRUE(v.stalled);
+  EXPECT_EQ(v.reporter, 1);
+  EXPECT_EQ(v.culprits, std::vector<int>{0});
+  EXPECT_TRUE(has(v.message, "waiting on the others outside any case")) << v.message;
+  EXPECT_FALSE(has(v.message, "budget")) << v.message;
+  EXPECT_TRUE(has(v.message, "rank 0 (n1) stopped answering (silent for 4.2 s) last heard in matmul_scaling"))
+      << v.message;
+  EXPECT_TRUE(has(v.message, "in minigpu/matmul/write")) << v.message;
+  EXPECT_TRUE(has(v.message, "waiting for them: rank 1 in MPI_Allreduce")) << v.message;
+  // Not before the silence threshold and a second more have passed.
+  waiter.now.idle_s = 3.9;
+  EXPECT_FALSE(judge_stall(1, {writer, waiter}, 3, "").stalled);
+}
+
+TEST(Watchdog, BetweenCasesALiveOrUnheardRankIsWaitedFor) {
+  // Rank 0 plots or writes for minutes between cases but answers: no verdict, however long.
+  RankNews waiter = rank_doing(1, 500, 0, "MPI_Allreduce");
+  EXPECT_FALSE(judge_stall(1, {rank_doing(0, 500, 0, "", 0.4), waiter}, 3, "").stalled);
+  // A rank never heard may sit behind a network that drops UDP: no verdict without a budget.
+  RankNews unheard = rank_doing(0, 0, 0, "", 500);
+  unheard.heard = false;
+  EXPECT_FALSE(judge_stall(1, {unheard, waiter}, 3, "").stalled);
+  // A rank busy outside any collective between cases is not waiting on anyone.
+  EXPECT_FALSE(judge_stall(1, {rank_doing(0, 0, 0, "", 500), rank_doing(1, 500, 0, "")}, 3, "").stalled);
+}
+
 TEST(Watchdog, ABudgetShorterThanTheSilenceWaitsForIt) {
   // 2 s idle past a 1 s budget: a stopped peer may not look silent yet, so no verdict.
   const std::vector<RankNews> ranks = {rank_doing(0, 2, 1, "MPI_Barrier"), rank_doing(1, 2, 1, "", 2)};
@@ -191,6 +225,14 @@ TEST(FaultInjection, ThrowsOnlyAtTheRankAndPointAskedAndIsReadWhenMade) {
   EXPECT_NO_THROW(later.at("run", 0));
   EXPECT_NO_THROW(later.at("run", 0));
   EXPECT_NO_THROW(later.at("setup", 0));
+  // ":stop@K" is counted as ":hang@K" is: the first K-1 times pass (the K-th stops the process,
+  // which check_stall.sh's root_stopped_writing checks).
+  ::setenv("MINIGPU_INJECT_FAULT", "0:write:stop@3", 1);
+  FaultInjection stopping = FaultInjection::from_environment();
+  ::unsetenv("MINIGPU_INJECT_FAULT");
+  EXPECT_NO_THROW(stopping.at("write", 0));
+  EXPECT_NO_THROW(stopping.at("write", 0));
+  EXPECT_NO_THROW(stopping.at("write", 1));
 }
 
 }  // namespace
