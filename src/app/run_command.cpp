@@ -12,6 +12,7 @@
 #include "core/fault_injection.hpp"
 #include "core/machine_load.hpp"
 #include "core/profile_region.hpp"
+#include "core/progress.hpp"
 #include "core/stopwatch.hpp"
 #include "engine/plan_estimate.hpp"
 #include "engine/plan_loading.hpp"
@@ -191,8 +192,16 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   std::string dir;
   if (mpi.is_root()) {
     record_outcome(record, outcome);
-    save(outcome.results, outcome.findings, record.status);
-    dir = outcome.stop_signal != 0 ? directory->mark_interrupted() : directory->finish();
+    {
+      // Watched as each case's write is, under the longest case budget: a write that never
+      // returns (a hung file system) ends the job, not the other ranks' wait for rank 0.
+      double budget_s = 0;
+      for (const auto& e : plan.experiments)
+        for (const auto& spec : e.cases) budget_s = std::max(budget_s, case_budget_s(e, spec, plan.ceilings));
+      const progress::Case watched("the run's last write", budget_s);
+      save(outcome.results, outcome.findings, record.status);
+      dir = outcome.stop_signal != 0 ? directory->mark_interrupted() : directory->finish();
+    }
     console.findings(outcome.findings);
     if (record.machine_load && record.machine_load->loaded())
       console.warnings({"the machine was loaded while this run ran: " + record.machine_load->describe() +

@@ -2,10 +2,10 @@
 # No hung jobs (docs/robustness.md): a rank that stops answering (SIGSTOP of rank 1, then of
 # rank 0, whose partner must then report; rank 0 stopped in its write, with MINIGPU_INJECT_FAULT=
 # 0:write:stop@2, while rank 1 waits between cases) or progressing (a phase that never returns:
-# MINIGPU_INJECT_FAULT=RANK:POINT:hang@K, at a run or at rank 0's write) ends a 2-rank job
-# within its case budget (--case-timeout) plus a few seconds, with
-# exit 4 and a line naming the rank, the case and the phase; the finished cases stay in the
-# run's .partial-* (or .interrupted) directory and --resume completes it in place, every case verified.
+# MINIGPU_INJECT_FAULT=RANK:POINT:hang@K, at a run or at rank 0's write of a case or of the
+# run's end) ends a 2-rank job within its case budget (--case-timeout) plus a few seconds, with
+# exit 4 and a line naming the rank, the case and the phase; the finished cases stay in the run's
+# .partial-* (or .interrupted) directory and --resume completes it in place, every case verified.
 # And no false alarm: the 2-rank quickstart beside four busy loops, with the default budgets.
 # Usage: check_stall.sh MPIEXEC MINIGPU INPUT QUICKSTART
 set -u
@@ -47,12 +47,13 @@ hydra_cleanup_status() {
   { [ "$rc" -eq 1 ] || [ "$rc" -eq 9 ]; } && grep -qE "^=   EXIT CODE: (1|9)\$" "$log"
 }
 
-# stall NAME RANK_TO_STOP|- [ENV=VALUE]: runs the input on 2 ranks, stops a rank once a case is on
-# disk (or lets an injected hang do it), and checks the end, the message and what was kept.
+# stall NAME RANK_TO_STOP|- [FAULT [OPTION...]]: runs the input on 2 ranks, stops a rank once a case
+# is on disk (or lets an injected fault do it), and checks the end, the message and what was kept.
 stall() {
   local name="$1" stop="$2" fault="${3:-}"
+  shift $(($# < 3 ? $# : 3))
   env ${fault:+MINIGPU_INJECT_FAULT=$fault} timeout 300 "$mpiexec" -np 2 \
-    "$minigpu" run "$input" --case-timeout "$budget" --output-dir "$out/$name" >"$out/$name.log" 2>&1 &
+    "$minigpu" run "$input" --case-timeout "$budget" --output-dir "$out/$name" "$@" >"$out/$name.log" 2>&1 &
   local job=$! waited=0
   until compgen -G "$out/$name/*/results.csv" >/dev/null; do
     sleep 0.1
@@ -146,6 +147,10 @@ stall hang_run - "1:run:hang@3"
 kept hang_run "rank 1 (" "stopped progressing" "waiting for them: rank 0 in MPI_"
 stall hang_write - "0:write:hang@2"
 kept hang_write "rank 0 (" "stopped progressing" "/write"
+# The run's last write (after the 6 cases' own, each case short here) never returns: rank 0's
+# watchdog ends the job.
+stall hang_last_write - "0:write:hang@7" --set run.max_time_s=0.2
+kept hang_last_write "minigpu: rank 0: error" "rank 0 (" "stopped progressing" "the run's last write"
 # Rank 0 stopped inside its write of a case, as sigstop_root's SIGSTOP can land (CI,
 # 2026-12-07): rank 1 waits for it between cases, with no case budget of its own, and reports.
 stall root_stopped_writing - "0:write:stop@2"
