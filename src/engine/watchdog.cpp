@@ -131,6 +131,23 @@ StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double sile
   return v;
 }
 
+void Absence::tick(double now_s, double expected_s, std::uint64_t marks, double idle_s) {
+  if (marks != marks_) away_since_mark_s_ = 0;
+  marks_ = marks;
+  const double away_s = last_tick_s_ < 0 ? 0 : now_s - last_tick_s_ - expected_s;
+  last_tick_s_ = now_s;
+  if (away_s <= kLateS) return;
+  back_at_s_ = now_s;
+  // A mark made since the process came back is younger than the time away: none of it counts.
+  if (idle_s >= away_s) away_since_mark_s_ += away_s;
+}
+
+double Absence::idle_s(double idle_s) const { return std::max(0.0, idle_s - away_since_mark_s_); }
+
+double Absence::silent_s(double silent_s, double now_s) const {
+  return back_at_s_ < 0 ? silent_s : std::min(silent_s, now_s - back_at_s_);
+}
+
 Watchdog::Watchdog(const comm::Communicator& comm, const std::string& kept_in)
     : heartbeat_(comm), kept_in_(comm::allgather_strings(kept_in, comm).at(0)) {
   thread_ = std::thread([this] { watch(); });
@@ -142,10 +159,15 @@ Watchdog::~Watchdog() {
 }
 
 void Watchdog::watch() {
-  auto last_beat = Clock::now() - std::chrono::seconds(1);
+  const auto start = Clock::now();
+  auto last_beat = start - std::chrono::seconds(1);
+  Absence absence;
   while (!stopping_) {
     std::this_thread::sleep_for(std::chrono::duration<double>(kTickS));
-    const progress::Snapshot mine = board_.snapshot();
+    progress::Snapshot mine = board_.snapshot();
+    const double now = seconds_since(start);
+    absence.tick(now, kTickS, mine.marks, mine.idle_s);
+    mine.idle_s = absence.idle_s(mine.idle_s);
     if (seconds_since(last_beat) >= kBeatS) {
       heartbeat_.send(encode_news(mine));
       last_beat = Clock::now();
@@ -158,7 +180,8 @@ void Watchdog::watch() {
       if (rank == heartbeat_.rank()) {
         ranks.push_back({rank, peers[r].host, 0, true, mine});
       } else {
-        ranks.push_back(decode_news(rank, peers[r].host, peers[r].silent_s, peers[r].news));
+        ranks.push_back(
+            decode_news(rank, peers[r].host, absence.silent_s(peers[r].silent_s, now), peers[r].news));
       }
     }
     const StallVerdict v = judge_stall(heartbeat_.rank(), ranks, kSilenceS, kept_in_);

@@ -14,6 +14,7 @@
 #include "core/progress.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -49,6 +50,26 @@ struct StallVerdict {
 /// since: between cases nothing says how long a live rank may take.
 StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double silence_s,
                          const std::string& kept_in);
+
+/// The time this rank's watchdog was itself away (its process stopped: SIGSTOP, a job suspended
+/// by `scontrol suspend`; its ticks then come late), which neither this rank's idleness nor the
+/// others' silence may count: a job stopped and resumed as a whole is not stuck, and a rank
+/// resumed alone has heard nothing while away. Pure; fed by the watchdog's ticks.
+class Absence {
+ public:
+  /// A tick at `now_s`, `expected_s` after the last one; `marks` and `idle_s` are this rank's
+  /// progress counter and seconds since its last mark then.
+  void tick(double now_s, double expected_s, std::uint64_t marks, double idle_s);
+  /// `idle_s` less the time away since this rank's last mark.
+  double idle_s(double idle_s) const;
+  /// A rank's silence, counted only since this one was last back.
+  double silent_s(double silent_s, double now_s) const;
+  static constexpr double kLateS = 1.0;  ///< a tick this late: the watchdog was away
+
+ private:
+  double last_tick_s_ = -1, back_at_s_ = -1, away_since_mark_s_ = 0;
+  std::uint64_t marks_ = 0;
+};
 
 class Watchdog {
  public:

@@ -6,7 +6,8 @@
 # run's end) ends a 2-rank job within its case budget (--case-timeout) plus a few seconds, with
 # exit 4 and a line naming the rank, the case and the phase; the finished cases stay in the run's
 # .partial-* (or .interrupted) directory and --resume completes it in place, every case verified.
-# And no false alarm: the 2-rank quickstart beside four busy loops, with the default budgets.
+# And no false alarm: the 2-rank quickstart beside four busy loops, with the default budgets, and
+# a job whose ranks are all stopped past the budget and continued (a suspended job).
 # Usage: check_stall.sh MPIEXEC MINIGPU INPUT QUICKSTART
 set -u
 export OMPI_MCA_rmaps_base_oversubscribe=1  # Open MPI's --oversubscribe; MPICH's mpiexec refuses that flag and needs none
@@ -136,6 +137,33 @@ contention() {
   echo "busy: the quickstart beside 4 busy loops finished, exit $rc, no watchdog line"
 }
 contention
+
+# No false alarm after a suspension: both ranks stopped together for longer than the case budget
+# and the silence threshold (a job suspended and resumed, as Slurm's `scontrol suspend` does),
+# then continued, finish the run verified, without a watchdog line.
+suspended() {
+  timeout 300 "$mpiexec" -np 2 "$minigpu" run "$input" --case-timeout "$budget" --output-dir "$out/suspended" \
+    >"$out/suspended.log" 2>&1 &
+  local job=$! waited=0 pids
+  until compgen -G "$out/suspended/*/results.csv" >/dev/null; do
+    sleep 0.1
+    waited=$((waited + 1))
+    if [ "$waited" -gt 1200 ] || ! kill -0 "$job" 2>/dev/null; then fail suspended "no finished case on disk"; return; fi
+  done
+  pids="$(rank_pid 0 "$out/suspended") $(rank_pid 1 "$out/suspended")"
+  kill -STOP $pids
+  leftovers+=($pids)
+  sleep $((budget + 4))  # the suspension itself, past the budget and the silence threshold
+  kill -CONT $pids
+  wait "$job"
+  local rc=$?
+  if [ "$rc" -ne 0 ] || grep -q "no progress for" "$out/suspended.log"; then
+    fail suspended "exit $rc after a suspension of $((budget + 4)) s: the watchdog took it for a stall?"
+  else
+    echo "suspended: both ranks stopped $((budget + 4)) s and continued; exit 0, no watchdog line"
+  fi
+}
+suspended
 
 stall sigstop 1
 kept sigstop "rank 1 (" "stopped answering" "matmul tiled n="

@@ -174,6 +174,36 @@ TEST(Watchdog, BetweenCasesALiveOrUnheardRankIsWaitedFor) {
   EXPECT_FALSE(judge_stall(1, {rank_doing(0, 0, 0, "", 500), rank_doing(1, 500, 0, "")}, 3, "").stalled);
 }
 
+TEST(Absence, TimeAwayCountsNeitherAsIdleNorAsSilence) {
+  Absence a;
+  a.tick(10.0, 0.25, 7, 2.0);  // the first tick has nothing to be late against
+  a.tick(10.3, 0.25, 7, 2.3);
+  EXPECT_EQ(a.idle_s(2.3), 2.3) << "on time: nothing away";
+  EXPECT_EQ(a.silent_s(40, 10.3), 40);
+  // Stopped 60 s with no mark since 2.3 s before: a job suspended and resumed as a whole.
+  a.tick(70.55, 0.25, 7, 62.55);
+  EXPECT_NEAR(a.idle_s(62.55), 2.55, 1e-9) << "the rank's own idleness without the 60 s away";
+  EXPECT_EQ(a.silent_s(60.5, 70.55), 0) << "a peer heard last before the stop is not silent yet";
+  EXPECT_NEAR(a.silent_s(60.5, 74.55), 4.0, 1e-9) << "silence counts from the return";
+  a.tick(70.8, 0.25, 7, 62.8);
+  EXPECT_NEAR(a.idle_s(62.8), 2.8, 1e-9) << "still idle since the same mark";
+  a.tick(71.05, 0.25, 8, 0.1);
+  EXPECT_EQ(a.idle_s(0.1), 0.1) << "a new mark: the time away lies before it";
+}
+
+TEST(Absence, AMarkMadeAfterTheReturnKeepsItsIdleness) {
+  Absence a;
+  a.tick(0.0, 0.25, 1, 0);
+  // Away 30 s; the main thread came back first and marked 0.1 s before this tick.
+  a.tick(30.25, 0.25, 2, 0.1);
+  EXPECT_EQ(a.idle_s(0.1), 0.1);
+  a.tick(30.5, 0.25, 2, 0.35);
+  EXPECT_EQ(a.idle_s(0.35), 0.35);
+  // A tick under a second late is scheduling, not absence.
+  a.tick(31.6, 0.25, 2, 1.45);
+  EXPECT_EQ(a.idle_s(1.45), 1.45);
+}
+
 TEST(Watchdog, ABudgetShorterThanTheSilenceWaitsForIt) {
   // 2 s idle past a 1 s budget: a stopped peer may not look silent yet, so no verdict.
   const std::vector<RankNews> ranks = {rank_doing(0, 2, 1, "MPI_Barrier"), rank_doing(1, 2, 1, "", 2)};
