@@ -3,7 +3,7 @@
 # scripts/slurm/minigpu.sbatch with 2 tasks (srun with the cluster's MpiDefault, pmix) on inputs/quickstart.yaml, and checks
 # that the job COMPLETED with exit code 0:0 and that every result row verified; signals a second
 # job as its time limit would (SIGTERM to the script and its tasks) and checks it exits 143 with
-# its finished cases kept. Then runs scripts/slurm/sweep.sh on 1 and 2 ranks (mpirun launcher)
+# its finished cases kept; suspends a third past its case budget and resumes it (it completes). Then runs scripts/slurm/sweep.sh on 1 and 2 ranks (mpirun launcher)
 # and checks its merged table.
 #
 #   test_slurm_cluster.sh MINIGPU_BINARY REPO_ROOT
@@ -134,6 +134,24 @@ PY
 }
 sigterm_job time_limit --signal=TERM -- --batch --signal=TERM
 sigterm_job script_only --batch --signal=TERM
+# --- a suspended job: `scontrol suspend` (SIGSTOP to every task) past the case budget and the
+# watchdog's silence threshold, then `scontrol resume`: the job completes, every case verified,
+# without a watchdog line. (Before: it ended with exit 4 as soon as it was resumed.)
+suspend_started=$SECONDS
+job="$(env "$tag" MINIGPU_BIN="$bin" MINIGPU_OUTPUT_DIR="$tmp/submit/suspended" sbatch --parsable --ntasks=2 \
+  "${overcommit[@]}" --output="$tmp/submit/job-%j.out" "$root/scripts/slurm/minigpu.sbatch" \
+  "$root/tests/inputs/stallable.yaml" --case-timeout 6)" || fail "sbatch refused the suspended job"
+job="${job%%;*}"
+suspended_case_on_disk() { compgen -G "$tmp/submit/suspended/*/results.csv" >/dev/null; }
+wait_for 120 "job $job's first finished case" suspended_case_on_disk
+scontrol suspend "$job" || fail "scontrol suspend refused job $job"
+sleep 10  # the suspension itself: past the 6 s budget and the 3 s silence
+[ "$(job_field "$job" JobState)" = SUSPENDED ] || fail "job $job is $(job_field "$job" JobState), not SUSPENDED"
+scontrol resume "$job" || fail "scontrol resume refused job $job"
+job_completed "$job" "$suspend_started"
+if grep -q "no progress for" "$tmp/submit/job-$job.out"; then fail "the watchdog took job $job's suspension for a stall"; fi
+python3 "$root/tests/e2e/check_run.py" --check-dir "$tmp/submit/suspended" --ranks 2 ||
+  fail "the suspended job's results do not check out"
 # --- the sweep: 1 and 2 ranks, mpirun launcher, small input ------------------------------------------
 sweep_started=$SECONDS
 env "$tag" MINIGPU_BIN="$bin" MINIGPU_LAUNCHER=mpirun MINIGPU_SWEEP_POLL=1 MINIGPU_SWEEP_TIMEOUT=100 \
