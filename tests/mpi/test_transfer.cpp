@@ -25,9 +25,11 @@ TEST(TransferPattern, FillMatchesDefinitionAndCheckFindsACorruptByte) {
   for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(buf(i), kernels::pattern_byte(42, i)) << "at " << i;
   EXPECT_EQ(kernels::find_pattern_mismatch(buf.data(), n, 42), -1);
   EXPECT_EQ(kernels::find_pattern_mismatch(buf.data(), n, 43), 0) << "another seed is another pattern";
-  buf(777) ^= 0x10;
-  EXPECT_EQ(kernels::find_pattern_mismatch(buf.data(), n, 42), 777);
-  buf(777) ^= 0x10;
+  for (std::int64_t bad : {777, 400, 407}) {  // inside a word, and each end of one (8·50, 8·50 + 7)
+    buf(bad) ^= 0x10;
+    EXPECT_EQ(kernels::find_pattern_mismatch(buf.data(), n, 42), bad);
+    buf(bad) ^= 0x10;
+  }
   buf(n - 1) = static_cast<unsigned char>(buf(n - 1) + 1);
   EXPECT_EQ(kernels::find_pattern_mismatch(buf.data(), n, 42), n - 1);
 }
@@ -41,6 +43,15 @@ TEST(TransferPattern, ShiftedDataDoesNotMatch) {
   for (std::int64_t shift : {1, 8, 256}) {
     EXPECT_NE(kernels::find_pattern_mismatch(buf.data() + shift, n, 7), -1) << "shift " << shift;
   }
+}
+
+TEST(TransferPattern, HostCopiesSitOnHugePagesAsTheirCeilingDoes) {
+  using Host = Kokkos::HostSpace;
+  const std::int64_t n = std::int64_t(1) << 20;
+  const auto buf = kernels::copy_buffer<Host, Host, Host>("test::huge", n);
+  ASSERT_EQ(buf.extent(0), static_cast<std::size_t>(n));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buf.data()) % kHugePageBytes, 0u) << "not at a 2 MiB boundary";
+  EXPECT_EQ(std::count(buf.data(), buf.data() + n, 0), n) << "not zeroed";
 }
 
 TEST(TransferPattern, ChunkedCopyCopiesEveryByteOnce) {

@@ -1,7 +1,7 @@
 // The case states of the `transfer` experiment. Within one rank, CopyState: `bytes` from a
 // source to a destination buffer in fixed memory spaces (host pageable or pinned, device), as
-// `chunks` deep_copies; the source holds a position-dependent byte pattern and verify() checks
-// every destination byte on the host.
+// `chunks` deep_copies (buffers as kernels::copy_buffer says); the source holds a position-
+// dependent byte pattern and verify() checks every destination byte on the host.
 // Between ranks: buffers in one device's memory on each rank, moved by MPI, directly
 // (GPU-aware MPI, or host memory) or staged through the host. Ranks pair up as
 // comm/rank_pairs.hpp says; a rank without a partner idles in point-to-point cases. Host
@@ -39,8 +39,8 @@ class CopyState : public CaseState {
  public:
   CopyState(std::int64_t bytes, std::int64_t chunks)
       : chunks_(chunks),
-        dst_("minigpu::transfer::dst", bytes),
-        src_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "minigpu::transfer::src"), bytes) {
+        dst_(kernels::copy_buffer<DstSpace, DstSpace, SrcSpace>("minigpu::transfer::dst", bytes)),
+        src_(kernels::copy_buffer<SrcSpace, DstSpace, SrcSpace>("minigpu::transfer::src", bytes)) {
     kernels::fill_pattern(src_, kTransferPatternSeed);
     Kokkos::fence();
   }
