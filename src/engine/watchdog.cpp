@@ -108,7 +108,7 @@ StallVerdict judge_stall(int me, const std::vector<RankNews>& ranks, double sile
   std::string text =
       "no progress for " + seconds(mine.idle_s) +
       (unwatched ? ", waiting on the others outside any case: "
-                 : ", past the case's " + seconds(mine.budget_s) + " budget (run.case_timeout): ");
+                 : ", past the " + seconds(mine.budget_s) + " budget (run.case_timeout): ");
   for (std::size_t i = 0; i < v.culprits.size(); ++i) {
     const RankNews& n = ranks.at(v.culprits[i]);
     text += (i ? "; " : "") + who(n) + " " + what;

@@ -239,27 +239,29 @@ TEST(Stragglers, OnlyWorkingRanksAreCompared) {
   EXPECT_NEAR(s->ratio, 0.30 / 0.11, 1e-12);
 }
 
-TEST(FaultInjection, ThrowsOnlyAtTheRankAndPointAskedAndIsReadWhenMade) {
-  ::setenv("MINIGPU_INJECT_FAULT", "1:verify", 1);
+/// The faults MINIGPU_INJECT_FAULT=`spec` asks for, read while it is set (and unset after).
+FaultInjection injected(const char* spec) {
+  ::setenv("MINIGPU_INJECT_FAULT", spec, 1);
   FaultInjection faults = FaultInjection::from_environment();
   ::unsetenv("MINIGPU_INJECT_FAULT");
+  return faults;
+}
+
+TEST(FaultInjection, ThrowsOnlyAtTheRankAndPointAskedAndIsReadWhenMade) {
+  FaultInjection faults = injected("1:verify");
   EXPECT_NO_THROW(faults.at("verify", 0));
   EXPECT_NO_THROW(faults.at("run", 1));
   EXPECT_THROW(faults.at("verify", 1), std::runtime_error) << "the variable is read when the run starts";
   FaultInjection none = FaultInjection::from_environment();
   EXPECT_NO_THROW(none.at("verify", 1));
   // A hang asked for the 3rd time a point is reached lets the first two pass.
-  ::setenv("MINIGPU_INJECT_FAULT", "0:run:hang@3", 1);
-  FaultInjection later = FaultInjection::from_environment();
-  ::unsetenv("MINIGPU_INJECT_FAULT");
+  FaultInjection later = injected("0:run:hang@3");
   EXPECT_NO_THROW(later.at("run", 0));
   EXPECT_NO_THROW(later.at("run", 0));
   EXPECT_NO_THROW(later.at("setup", 0));
   // ":stop@K" is counted as ":hang@K" is: the first K-1 times pass (the K-th stops the process,
   // which check_stall.sh's root_stopped_writing checks).
-  ::setenv("MINIGPU_INJECT_FAULT", "0:write:stop@3", 1);
-  FaultInjection stopping = FaultInjection::from_environment();
-  ::unsetenv("MINIGPU_INJECT_FAULT");
+  FaultInjection stopping = injected("0:write:stop@3");
   EXPECT_NO_THROW(stopping.at("write", 0));
   EXPECT_NO_THROW(stopping.at("write", 0));
   EXPECT_NO_THROW(stopping.at("write", 1));
