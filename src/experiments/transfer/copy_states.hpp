@@ -144,8 +144,8 @@ class AllreduceState : public CaseState {
  public:
   AllreduceState(const RankTransferCase& c, const comm::Communicator& comm)
       : comm_(comm),
-        send_("minigpu::transfer::allreduce_send", c.bytes / 4),
-        recv_("minigpu::transfer::allreduce_recv", c.bytes / 4),
+        send_(huge_page_view<float, Mem>("minigpu::transfer::allreduce_send", c.bytes / 4)),
+        recv_(huge_page_view<float, Mem>("minigpu::transfer::allreduce_recv", c.bytes / 4)),
         transport_(c.path, 2 * (c.bytes / 4), "minigpu::transfer::allreduce_stage") {
     kernels::fill_small_integers(send_, rank_seed(comm.rank()), kRadius);
     Kokkos::fence();
