@@ -53,9 +53,10 @@ void fill_pattern(const View& out, std::uint64_t seed) {
 }
 
 /// A zeroed buffer in Space of a copy from SrcSpace to DstSpace. A copy within host memory (the
-/// cpu device) is shared against host_memcpy, whose buffers sit on huge pages: so do its own
-/// (1 GiB on 4 KiB pages took 2-3 s of page faults to set up, on 2 MiB ones 0.2 s). A copy to or
-/// from a GPU keeps ordinary pageable memory, as its reference (tests/gpu/cuda_reference.cpp's
+/// cpu device) is shared against host_memcpy, whose buffers sit on huge pages: so do its own.
+/// Two 1 GiB cases on 4 KiB pages ran 11.8-14.1 s, 6.9-8.0 s of it in the kernel, mostly page
+/// faults; on 2 MiB ones, with the pattern a word at a time, 1.8-2.0 s (2-core Zen 5 VM). A copy
+/// to or from a GPU keeps ordinary pageable memory, as its reference (tests/gpu/cuda_reference.cpp's
 /// std::vector) and PyTorch have it.
 template <class Space, class DstSpace, class SrcSpace>
 Kokkos::View<unsigned char*, Space> copy_buffer(const std::string& label, std::int64_t bytes) {
