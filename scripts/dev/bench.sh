@@ -185,7 +185,13 @@ launches="${MINIGPU_BENCH_LAUNCHES:-3}"
 check() {  # check INPUT FINDING_PREFIX TARGET_PERCENT
   local input="$1" prefix="$2" target="$3" launch
   for launch in $(seq "$launches"); do
-    mpirun_n "$ranks" "$MINIGPU_BUILD/src/minigpu" run "$MINIGPU_ROOT/inputs/$input" --output-dir "$out/$input" >/dev/null
+    # A failed launch leaves no complete run, and the median would be taken over fewer: failed.
+    if ! mpirun_n "$ranks" "$MINIGPU_BUILD/src/minigpu" run "$MINIGPU_ROOT/inputs/$input" \
+      --output-dir "$out/$input" >>"$out/$input.txt" 2>&1; then
+      log "FAIL $prefix ($input): launch $launch failed; see $out/$input.txt"
+      status=1
+      return
+    fi
   done
   # A finding its run flagged unreliable is printed "not judged" (scripts/dev/bench_findings.py).
   python3 "$MINIGPU_ROOT/scripts/dev/bench_findings.py" "$out/$input" "$prefix" --at-least "$target" || status=1

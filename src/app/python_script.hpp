@@ -8,8 +8,15 @@
 
 namespace minigpu {
 
+/// What run_python_script returns when the script outlived its time and was ended.
+inline constexpr int kScriptTimedOut = -2;
+
 /// `python3 script args...`'s exit code, once it has ended; -1 when python3 could not be
-/// started or was ended by a signal.
-int run_python_script(const std::filesystem::path& script, const std::vector<std::string>& args);
+/// started or was ended by a signal. With `timeout_s` > 0, a script still running after that
+/// many seconds is ended (SIGTERM, then SIGKILL 2 s later) and kScriptTimedOut returned: under
+/// MPI the other ranks wait for the one that runs it, and a script that never returns (a hung
+/// file system, a stuck font cache) would hold the whole job.
+int run_python_script(const std::filesystem::path& script, const std::vector<std::string>& args,
+                      double timeout_s = 0);
 
 }  // namespace minigpu

@@ -3,6 +3,7 @@
 
 #include "app/ceilings_command.hpp"
 #include "app/job_setup.hpp"
+#include "app/python_script.hpp"
 #include "app/run_output.hpp"
 #include "app/stop_signals.hpp"
 #include "comm/collectives.hpp"
@@ -19,6 +20,7 @@
 #include "engine/runner.hpp"
 #include "engine/watchdog.hpp"
 #include "io/console_writer.hpp"
+#include "io/format.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -190,15 +192,16 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   // 4. Rank 0 completes the record and gives the directory the name of how the run ended;
   //    every rank agrees on the exit code.
   std::string dir;
+  double longest_budget_s = 0;
+  for (const auto& e : plan.experiments)
+    for (const auto& spec : e.cases)
+      longest_budget_s = std::max(longest_budget_s, case_budget_s(e, spec, plan.ceilings));
   if (mpi.is_root()) {
     record_outcome(record, outcome);
     {
       // Watched as each case's write is, under the longest case budget: a write that never
       // returns (a hung file system) ends the job, not the other ranks' wait for rank 0.
-      double budget_s = 0;
-      for (const auto& e : plan.experiments)
-        for (const auto& spec : e.cases) budget_s = std::max(budget_s, case_budget_s(e, spec, plan.ceilings));
-      const progress::Case watched("the run's last write", budget_s);
+      const progress::Case watched("the run's last write", longest_budget_s);
       save(outcome.results, outcome.findings, record.status);
       dir = outcome.stop_signal != 0 ? directory->mark_interrupted() : directory->finish();
     }
@@ -215,11 +218,21 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   }
   if (outcome.stop_signal != 0) return kExitSignalBase + outcome.stop_signal;
   // 5. Figures, if asked for; a plotting failure is reported but leaves the results intact.
+  //    The other ranks wait for rank 0's plot.py, so it has a budget too: the longest case's,
+  //    at least the 60 s floor of a case's (a plot takes seconds, a case budget may be fewer).
   bool plotted = true;
   if (options.plot && mpi.is_root()) {
     std::cout.flush();
-    plotted = plot_results(dir);
-    if (!plotted) std::cerr << "minigpu: error: scripts/plot.py failed on " << dir << '\n';
+    const double budget_s = std::max(kCaseBudgetFloorS, longest_budget_s);
+    const int code = plot_results(dir, budget_s);
+    plotted = code == 0;
+    if (code == kScriptTimedOut) {
+      std::cerr << "minigpu: error: scripts/plot.py had not finished after " << io::significant(budget_s, 3)
+                << " s (the longest case budget, at least " << io::significant(kCaseBudgetFloorS, 2)
+                << " s) and was ended; the results in " << dir << " are complete\n";
+    } else if (!plotted) {
+      std::cerr << "minigpu: error: scripts/plot.py failed on " << dir << '\n';
+    }
   }
   if (!outcome.all_verified) return kExitVerifyFailed;
   return comm::all_ranks(plotted, ctx.comm) ? kExitOk : kExitRuntimeError;

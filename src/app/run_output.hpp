@@ -40,7 +40,8 @@ int plan_case_count(const RunPlan& plan);
 /// Whether the console may redraw a status line in place (MINIGPU_PROGRESS, a terminal).
 bool live_progress();
 
-/// Runs the project's plotting script on `dir`; false when it fails.
-bool plot_results(const std::string& dir);
+/// Runs the project's plotting script on `dir`, ended past `budget_s` seconds: its exit code
+/// (0: drawn), -1, or kScriptTimedOut (app/python_script.hpp).
+int plot_results(const std::string& dir, double budget_s);
 
 }  // namespace minigpu

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Stands up a private single-node Slurm cluster on localhost (Debian's slurm-wlm and munge), submits
-# scripts/slurm/minigpu.sbatch with 2 tasks (srun with the cluster's MpiDefault, pmix) on inputs/quickstart.yaml, and checks
-# that the job COMPLETED with exit code 0:0 and that every result row verified; signals a second
-# job as its time limit would (SIGTERM to the script and its tasks) and checks it exits 143 with
-# its finished cases kept; suspends a third past its case budget and resumes it (it completes). Then runs scripts/slurm/sweep.sh on 1 and 2 ranks (mpirun launcher)
-# and checks its merged table.
+# Stands up a private single-node Slurm cluster on localhost (Debian's slurm-wlm and munge),
+# submits scripts/slurm/minigpu.sbatch with 2 tasks (srun with the cluster's MpiDefault, pmix) on
+# inputs/quickstart.yaml, and checks that the job COMPLETED with exit code 0:0 and that every
+# result row verified; signals a second job as its time limit would (SIGTERM to the script and its
+# tasks) and checks it exits 143 with its finished cases kept; suspends a third past its case
+# budget and resumes it (it completes). Then runs scripts/slurm/sweep.sh on 1 and 2 ranks (mpirun
+# launcher) and checks its merged table.
 #
 #   test_slurm_cluster.sh MINIGPU_BINARY REPO_ROOT
 #
