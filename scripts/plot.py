@@ -160,5 +160,14 @@ def main(argv):
     return 0
 
 
+def main_until_interrupted(main_of, argv):
+    """main_of(argv), or 130 on Ctrl-C without a traceback (as a shell tool ends): under `minigpu
+    run --plot` the run says what an interrupted drawing leaves, and figures drawn stay."""
+    try:
+        return main_of(argv)
+    except KeyboardInterrupt:
+        return 130
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main_until_interrupted(main, sys.argv[1:]))

@@ -11,7 +11,8 @@ import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from plot import DPI, import_pyplot  # noqa: E402  (matplotlib through Debian's python if need be)
+# matplotlib through Debian's python if need be
+from plot import DPI, import_pyplot, main_until_interrupted  # noqa: E402
 
 STYLES = {"row": ("#1f77b4", "o", "-"), "summa": ("#ff7f0e", "s", "-"),
           "summa_overlap": ("#2ca02c", "^", "--"), "2.5d_bound": ("#7f7f7f", "D", ":")}
@@ -55,4 +56,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main_until_interrupted(main, sys.argv[1:]))

@@ -127,4 +127,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(plot.main_until_interrupted(main, sys.argv[1:]))

@@ -15,19 +15,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Waits up to `for_s` seconds (forever when <= 0) for `pid` to end: true once it has (its wait
-// status in `status`) or cannot be waited for (`failed` set), false while it still runs.
-bool wait_for(pid_t pid, double for_s, int& status, bool& failed) {
+// Waits up to `for_s` seconds (forever when <= 0) for `pid` to end, or until `stopped()`: true
+// once it has ended (its wait status in `status`) or cannot be waited for (`failed` set), false
+// while it still runs.
+bool wait_for(pid_t pid, double for_s, const std::function<bool()>& stopped, int& status, bool& failed) {
   const auto until = Clock::now() + std::chrono::duration<double>(for_s);
+  const bool polled = for_s > 0 || stopped;
   for (;;) {
-    const pid_t done = waitpid(pid, &status, for_s > 0 ? WNOHANG : 0);
+    const pid_t done = waitpid(pid, &status, polled ? WNOHANG : 0);
     if (done == pid) return true;
     if (done < 0 && errno != EINTR) {
       failed = true;
       return true;
     }
     if (done == 0) {
-      if (Clock::now() >= until) return false;
+      if ((for_s > 0 && Clock::now() >= until) || (stopped && stopped())) return false;
       // A plot takes seconds; 20 ms of polling costs it nothing and keeps no signal handler.
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -37,7 +39,7 @@ bool wait_for(pid_t pid, double for_s, int& status, bool& failed) {
 }  // namespace
 
 int run_python_script(const std::filesystem::path& script, const std::vector<std::string>& args,
-                      double timeout_s) {
+                      double timeout_s, const std::function<bool()>& stopped) {
   std::vector<std::string> words = {"python3", script.string()};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -47,15 +49,16 @@ int run_python_script(const std::filesystem::path& script, const std::vector<std
   if (posix_spawnp(&pid, "python3", nullptr, nullptr, argv.data(), environ) != 0) return -1;
   int status = 0;
   bool failed = false;
-  if (!wait_for(pid, timeout_s, status, failed)) {
+  if (!wait_for(pid, timeout_s, stopped, status, failed)) {
+    const bool was_stopped = stopped && stopped();
     // Asked to end first, as Ctrl-C would; then killed. A child stuck in the kernel (an NFS
     // mount gone) may outlive even SIGKILL for a while: it is not waited for past 1 s more.
     kill(pid, SIGTERM);
-    if (!wait_for(pid, 2.0, status, failed)) {
+    if (!wait_for(pid, 2.0, {}, status, failed)) {
       kill(pid, SIGKILL);
-      wait_for(pid, 1.0, status, failed);
+      wait_for(pid, 1.0, {}, status, failed);
     }
-    return kScriptTimedOut;
+    return was_stopped ? kScriptStopped : kScriptTimedOut;
   }
   if (failed) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -118,8 +118,8 @@ bool live_progress() {
 }
 
 // The figures come from the project's own plotting script, installed or in the source tree.
-int plot_results(const std::string& dir, double budget_s) {
-  return run_python_script(data_paths().scripts / "plot.py", {dir}, budget_s);
+int plot_results(const std::string& dir, double budget_s, const std::function<bool()>& stopped) {
+  return run_python_script(data_paths().scripts / "plot.py", {dir}, budget_s, stopped);
 }
 
 }  // namespace minigpu

@@ -7,6 +7,7 @@
 #include "io/run_directory.hpp"
 #include "io/run_record.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,8 +41,9 @@ int plan_case_count(const RunPlan& plan);
 /// Whether the console may redraw a status line in place (MINIGPU_PROGRESS, a terminal).
 bool live_progress();
 
-/// Runs the project's plotting script on `dir`, ended past `budget_s` seconds: its exit code
-/// (0: drawn), -1, or kScriptTimedOut (app/python_script.hpp).
-int plot_results(const std::string& dir, double budget_s);
+/// Runs the project's plotting script on `dir`, ended past `budget_s` seconds or once
+/// `stopped()`: its exit code (0: drawn), -1, kScriptTimedOut or kScriptStopped
+/// (app/python_script.hpp).
+int plot_results(const std::string& dir, double budget_s, const std::function<bool()>& stopped);
 
 }  // namespace minigpu

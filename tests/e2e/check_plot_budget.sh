@@ -2,7 +2,10 @@
 # `minigpu run --plot` under MPI cannot hang the job on its plot: rank 0 runs scripts/plot.py
 # while the other ranks wait for it, so a plot that never returns (here a "python3" first on
 # PATH that sleeps) is ended after its budget (the longest case budget, at least 60 s) with one
-# line saying so and exit 3, the results complete and kept, and nothing left running.
+# line saying so and exit 3, the results complete and kept, and nothing left running. And a
+# SIGINT to minigpu alone while it plots (as Open MPI's mpirun and scripts/run.sh signal the
+# ranks, not their children) ends the plot at once: exit 130, a line saying the results are
+# complete, nothing left running.
 # Usage: check_plot_budget.sh MPIEXEC MINIGPU INPUT
 set -u
 export OMPI_MCA_rmaps_base_oversubscribe=1  # Open MPI's --oversubscribe; MPICH's mpiexec refuses that flag and needs none
@@ -39,4 +42,26 @@ if [ -z "$run_json" ]; then
 elif ! grep -q '"status": *"complete"' "$run_json"; then
   fail "run.json does not say the run completed"
 fi
+# SIGINT to the rank alone, once the plot runs.
+rm -f "$out/fake/plot.pid"
+PATH="$out/fake:$PATH" "$minigpu" run "$input" --only lazy --output-dir "$out/stopped" --plot >"$out/log" 2>&1 &
+job=$! waited=0
+until [ -s "$out/fake/plot.pid" ]; do
+  sleep 0.1
+  waited=$((waited + 1))
+  if [ "$waited" -gt 600 ] || ! kill -0 "$job" 2>/dev/null; then fail "the plot step was never reached"; break; fi
+done
+start=$SECONDS
+kill -INT "$job"
+for _ in $(seq 100); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
+kill -KILL "$job" 2>/dev/null  # still running 10 s on: failed below (exit 137)
+wait "$job"
+rc=$? took=$((SECONDS - start))
+echo "SIGINT while plotting: exit $rc after $took s"
+[ "$rc" -eq 130 ] || fail "SIGINT while plotting: exit code $rc, expected 130"
+[ "$took" -le 5 ] || fail "SIGINT while plotting: took $took s to end"
+grep -q "^minigpu: interrupted by SIGINT .* while drawing the figures; the results in .* are complete" "$out/log" ||
+  fail "SIGINT while plotting: no line saying the results are complete"
+pid="$(cat "$out/fake/plot.pid" 2>/dev/null)"
+if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then fail "SIGINT while plotting: the plot ($pid) was left running"; fi
 exit "$status"

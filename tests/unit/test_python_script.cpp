@@ -1,6 +1,7 @@
-// run_python_script's budget: a script that never returns is ended and reported, so `minigpu
-// run --plot` cannot hold the other ranks forever. The "python3" here is a shell script put
-// first on PATH, which writes its pid beside the script it was given and then sleeps.
+// run_python_script's budget and stop: a script that never returns is ended and reported, so
+// `minigpu run --plot` cannot hold the other ranks forever, and a Ctrl-C ends it. The "python3"
+// here is a shell script put first on PATH, which writes its pid beside the script it was given
+// and then sleeps.
 #include "app/python_script.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 namespace minigpu {
@@ -39,9 +41,9 @@ class PythonScript : public ::testing::Test {
     fs::permissions(exe, fs::perms::owner_all);
   }
   // Runs it with `timeout_s`: its code, and the seconds it took in `took_s`.
-  int run(double timeout_s, double& took_s) {
+  int run(double timeout_s, double& took_s, const std::function<bool()>& stopped = {}) {
     const auto start = std::chrono::steady_clock::now();
-    const int code = run_python_script(dir_ / "plot.py", {"results/x"}, timeout_s);
+    const int code = run_python_script(dir_ / "plot.py", {"results/x"}, timeout_s, stopped);
     took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return code;
   }
@@ -80,6 +82,17 @@ TEST_F(PythonScript, ScriptIgnoringSigtermIsKilled) {
   EXPECT_EQ(run(0.5, took), kScriptTimedOut);
   EXPECT_GE(took, 2.5) << "SIGTERM was ignored: 2 s go by before SIGKILL";
   EXPECT_LT(took, 5.0);
+  EXPECT_FALSE(still_there()) << "the script was left running";
+}
+
+// A Ctrl-C that reached minigpu and not the script (a launcher signals its ranks alone).
+TEST_F(PythonScript, StopEndsTheScript) {
+  fake_python("exec sleep 60");
+  const auto asked_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  double took = 0;
+  EXPECT_EQ(run(30, took, [&] { return std::chrono::steady_clock::now() >= asked_at; }), kScriptStopped);
+  EXPECT_GE(took, 0.3);
+  EXPECT_LT(took, 2.0);
   EXPECT_FALSE(still_there()) << "the script was left running";
 }
 
