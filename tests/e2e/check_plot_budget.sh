@@ -10,7 +10,7 @@
 set -u
 export OMPI_MCA_rmaps_base_oversubscribe=1  # Open MPI's --oversubscribe; MPICH's mpiexec refuses that flag and needs none
 mpiexec="$1" minigpu="$2" input="$3"
-budget=60 bound=20  # seconds: the plot's budget here, and the most the job may outlive it
+budget=60 bound=15  # seconds: the plot's budget here, and the most the job may outlive it
 out="$(mktemp -d)"
 cleanup() {
   [ -s "$out/fake/plot.pid" ] && kill -KILL "$(cat "$out/fake/plot.pid")" 2>/dev/null
@@ -23,14 +23,22 @@ chmod +x "$out/fake/python3"
 status=0
 fail() { echo "FAIL: $1"; cat "$out/log"; status=1; }
 
-start=$SECONDS
+# Timed from the plot's start (the fake's pid file), not the launch: a fresh machine measures its
+# ceilings first, for as long as its load makes that take.
 timeout 300 "$mpiexec" -np 2 env PATH="$out/fake:$PATH" \
-  "$minigpu" run "$input" --only lazy --output-dir "$out/results" --plot >"$out/log" 2>&1
+  "$minigpu" run "$input" --only lazy --output-dir "$out/results" --plot >"$out/log" 2>&1 &
+job=$! waited=0
+until [ -s "$out/fake/plot.pid" ] || ! kill -0 "$job" 2>/dev/null || [ "$waited" -gt 1200 ]; do
+  sleep 0.1
+  waited=$((waited + 1))
+done
+start=$SECONDS
+wait "$job"
 rc=$? took=$((SECONDS - start))
-echo "exit $rc after $took s"
+echo "exit $rc after $took s of plotting"
 [ "$rc" -eq 3 ] || fail "exit code $rc, expected 3 (124: the job hung on its plot)"
-[ "$took" -ge "$budget" ] || fail "ended after $took s, before the plot's $budget s budget"
-[ "$took" -le $((budget + bound)) ] || fail "took $took s, more than the $budget s budget + $bound s"
+[ "$took" -ge $((budget - 2)) ] || fail "ended $took s into the plot, before its $budget s budget"
+[ "$took" -le $((budget + bound)) ] || fail "plotted $took s, more than the $budget s budget + $bound s"
 grep -q "^minigpu: error: scripts/plot.py had not finished after $budget s .* and was ended; the results in .* are complete\$" "$out/log" ||
   fail "no line saying the plot was ended"
 [ -s "$out/fake/plot.pid" ] || fail "the fake python3 never ran: the plot step was not reached"
