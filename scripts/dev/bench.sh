@@ -182,16 +182,22 @@ log "BLAS/CPU environment: OpenBLAS ${BLAS_KERNEL_SET} kernels (OPENBLAS_CORETYP
 # a bar of 75, its p = 2 SUMMA row 22.5 % over its model, where the three launches of the same
 # product just after ran within 3.3 % of it (Zen 5 VM, 2026-12-07).
 launches="${MINIGPU_BENCH_LAUNCHES:-3}"
+# launch_run FINDING_PREFIX LABEL LAUNCH RANKS [minigpu run args...]: one launch, its output
+# appended to $out/LABEL.txt. A failed launch leaves no complete run, and the median would be
+# taken over fewer: it fails the row (status=1) and returns 1.
+launch_run() {
+  local prefix="$1" label="$2" launch="$3" on="$4"
+  shift 4
+  mpirun_n "$on" "$MINIGPU_BUILD/src/minigpu" run "$@" >>"$out/$label.txt" 2>&1 && return 0
+  log "FAIL $prefix ($label): launch $launch failed; see $out/$label.txt"
+  status=1
+  return 1
+}
 check() {  # check INPUT FINDING_PREFIX TARGET_PERCENT
   local input="$1" prefix="$2" target="$3" launch
   for launch in $(seq "$launches"); do
-    # A failed launch leaves no complete run, and the median would be taken over fewer: failed.
-    if ! mpirun_n "$ranks" "$MINIGPU_BUILD/src/minigpu" run "$MINIGPU_ROOT/inputs/$input" \
-      --output-dir "$out/$input" >>"$out/$input.txt" 2>&1; then
-      log "FAIL $prefix ($input): launch $launch failed; see $out/$input.txt"
-      status=1
-      return
-    fi
+    launch_run "$prefix" "$input" "$launch" "$ranks" "$MINIGPU_ROOT/inputs/$input" \
+      --output-dir "$out/$input" || return
   done
   # A finding its run flagged unreliable is printed "not judged" (scripts/dev/bench_findings.py).
   python3 "$MINIGPU_ROOT/scripts/dev/bench_findings.py" "$out/$input" "$prefix" --at-least "$target" || status=1
@@ -210,13 +216,8 @@ check_at_most_on() {  # check_at_most_on RANKS LABEL INPUT FINDING_PREFIX BAR GO
   for launch in $(seq "$launches"); do
     order='[summa, scalapack]'
     ((launch % 2 == 0)) && order='[scalapack, summa]'
-    if ! mpirun_n "$on" "$MINIGPU_BUILD/src/minigpu" run "$MINIGPU_ROOT/inputs/$input" \
-      --output-dir "$out/$label" "$@" --set "experiments.matmul_scaling.decompositions=$order" \
-      >>"$out/$label.txt" 2>&1; then
-      log "FAIL $prefix ($label): launch $launch failed; see $out/$label.txt"
-      status=1
-      return
-    fi
+    launch_run "$prefix" "$label" "$launch" "$on" "$MINIGPU_ROOT/inputs/$input" --output-dir "$out/$label" \
+      "$@" --set "experiments.matmul_scaling.decompositions=$order" || return
   done
   python3 "$MINIGPU_ROOT/scripts/dev/bench_findings.py" "$out/$label" "$prefix" --at-most "$bar" --goal "$goal" ||
     status=1

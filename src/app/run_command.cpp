@@ -221,23 +221,23 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
   //    The other ranks wait for rank 0's plot.py, so it has a budget too: the longest case's,
   //    at least the 60 s floor of a case's (a plot takes seconds, a case budget may be fewer).
   //    A Ctrl-C ends it: under a launcher it may reach the ranks and not the script.
-  int plotted = 0;  // plot.py's exit code
+  int plot_code = 0;  // plot.py's exit code
   if (options.plot && mpi.is_root()) {
     std::cout.flush();
     const double budget_s = std::max(kCaseBudgetFloorS, longest_budget_s);
-    plotted = plot_results(dir, budget_s, [] { return stop_signal_received() != 0; });
-    if (plotted == kScriptTimedOut) {
+    plot_code = plot_results(dir, budget_s, [] { return stop_signal_received() != 0; });
+    if (plot_code == kScriptTimedOut) {
       std::cerr << "minigpu: error: scripts/plot.py had not finished after " << io::significant(budget_s, 3)
                 << " s (the longest case budget, at least " << io::significant(kCaseBudgetFloorS, 2)
                 << " s) and was ended; the results in " << dir << " are complete\n";
-    } else if (plotted != 0 && stop_signal_received() == 0) {
+    } else if (plot_code != 0 && stop_signal_received() == 0) {
       std::cerr << "minigpu: error: scripts/plot.py failed on " << dir << '\n';
     }
   }
   // Every rank agrees on the exit code: a stop signal any rank took while the figures were
   // drawn, then the verification, then the figures.
-  const std::vector<double> agreed =
-      comm::max_over_ranks({static_cast<double>(stop_signal_received()), plotted != 0 ? 1.0 : 0.0}, ctx.comm);
+  const std::vector<double> agreed = comm::max_over_ranks(
+      {static_cast<double>(stop_signal_received()), plot_code != 0 ? 1.0 : 0.0}, ctx.comm);
   const int stop = static_cast<int>(agreed[0]);
   if (stop != 0 && agreed[1] != 0) {
     if (mpi.is_root()) {
