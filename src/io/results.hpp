@@ -314,7 +314,8 @@ inline Finding efficiency_finding(const std::string& name, const CaseResult& ref
 
 /// speedup_<suffix> = t(reference)/t(measured) and efficiency_<suffix> (efficiency_finding with
 /// `work_ratio`), in that order. The speedup is the same measurement as the efficiency, so it
-/// stands or falls with it: flagged whenever the efficiency is.
+/// stands or falls with it: flagged whenever the efficiency is, naming it (the efficiency's
+/// reason speaks of its own interval, in %, not of the speedup's).
 inline std::pair<Finding, Finding> speedup_and_efficiency(const std::string& suffix, const Stats& reference,
                                                           const Stats& measured, double work_ratio,
                                                           std::string speedup_note,
@@ -323,7 +324,8 @@ inline std::pair<Finding, Finding> speedup_and_efficiency(const std::string& suf
       efficiency_finding("efficiency_" + suffix, reference, measured, work_ratio, std::move(efficiency_note));
   Finding speedup{"", "speedup_" + suffix, std::nullopt, "x", std::move(speedup_note)};
   if (measured.median > 0) speedup.value = reference.median / measured.median;
-  if (!efficiency.reliable) speedup.mark_unreliable(efficiency.unreliable_because);
+  if (!efficiency.reliable)
+    speedup.mark_unreliable(efficiency.name + " is flagged: " + efficiency.unreliable_because);
   return {speedup, efficiency};
 }
 /// The same of two rows' times, both findings drawn from both rows.
