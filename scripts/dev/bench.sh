@@ -173,10 +173,12 @@ if ! "$MINIGPU_BUILD/src/minigpu" devices | grep -q 'num_gpus()      = [1-9]'; t
 fi
 log "BLAS/CPU environment: OpenBLAS ${BLAS_KERNEL_SET} kernels (OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-unset}); compare only runs from one environment"
 
-# A job runs its cases one after the other, each case's repetitions together (3 here), so a slow
-# minute of this VM lands on one side of a ratio: at p = 1 SUMMA's repetitions once spread over
+# A job in one round runs its cases one after the other, each case's repetitions together, so a
+# slow minute of this VM lands on one side of a ratio: at p = 1 SUMMA's repetitions once spread over
 # 0.455-0.587 s against ScaLAPACK's 0.422-0.447 s and the row read 1.128, against 0.985-1.063 in
-# five sittings that day (Xeon VM, 2026-12-06). So each ratio is the median over launches, the
+# five sittings that day (Xeon VM, 2026-12-06). The inputs below now take their cases in turn, in 3
+# rounds (run.rounds), and a spell shorter than a round spreads over every case; a longer one, or
+# a slow launch as a whole, does not. So each ratio is still the median over launches, the
 # two cases' order swapped between launches (bench_findings.py: one value per launch). The
 # efficiencies too: one launch of matmul_strong_scaling_2048.yaml read 70.3 % [64.5, 83.2] against
 # a bar of 75, its p = 2 SUMMA row 22.5 % over its model, where the three launches of the same

@@ -48,8 +48,9 @@ void read_repetition_keys(ConfigNode& node, const Defaults& defaults, Out& out, 
   out.target_cv = node.get_number("target_cv", defaults.target_cv, 0, 1, false, /*open_max=*/true);
   out.max_time_s = node.get_number("max_time_s", defaults.max_time_s, 0, 86400);
   out.case_timeout_s = node.get_number("case_timeout", defaults.case_timeout_s, 0, 7 * 86400);
+  out.rounds = static_cast<int>(node.get_int("rounds", defaults.rounds, 1, kMaxRounds));
   if (inherited) {
-    for (const char* key : {"warmups", "repetitions", "target_cv", "max_time_s", "case_timeout"})
+    for (const char* key : {"warmups", "repetitions", "target_cv", "max_time_s", "case_timeout", "rounds"})
       node.default_from(key, std::string("run.") + key);
   }
 }

@@ -16,6 +16,19 @@
 
 namespace minigpu {
 
+/// A case's repetitions, warm-ups and budgets apply per round: a case in `rounds` rounds takes
+/// its warm-ups in each and its repetitions and wall-time budget in equal shares (rounded up).
+inline constexpr int kMaxRounds = 1000;
+/// The wall-time budget of target_cv without max_time_s.
+inline constexpr double kDefaultAdaptiveBudgetS = 10;
+
+/// When one round of a case stops repeating (runner.hpp's repetition_stop_reason).
+struct RoundRule {
+  int repetitions = 5;    ///< the minimum, and the count unless target_cv or max_time_s is set
+  double target_cv = 0;   ///< > 0: repeat past `repetitions` until the round's cv is this small
+  double max_time_s = 0;  ///< > 0: the round's wall-time budget (0: none, no repeating past)
+};
+
 struct RunSettings {
   std::string name;
   std::string output_dir = "results";
@@ -25,6 +38,7 @@ struct RunSettings {
   double target_cv = 0;       ///< > 0: repeat past `repetitions` until the times' cv is this small
   double max_time_s = 0;      ///< > 0: repeat past `repetitions` while timed seconds are below this
   double case_timeout_s = 0;  ///< > 0: a case may go this long without progress (else: from its estimate)
+  int rounds = 1;             ///< > 1: each experiment's cases timed in turn, this many times over
   DType dtype = DType::f32;
   int emulate_gpus = -1;     ///< -1: leave MINIGPU_EMULATE_GPUS in charge
   bool require_gpu = false;  ///< a real GPU or exit 2: no emulated GPU, no cpu fallback
@@ -37,10 +51,22 @@ struct PlannedExperiment {
   double target_cv = 0;
   double max_time_s = 0;
   double case_timeout_s = 0;
+  /// Rounds over the experiment's cases: each round sets every case up, warms it up, times its
+  /// share of the repetitions, verifies it and tears it down, case after case, so that a slow
+  /// spell of the machine falls on every case alike (as BabelStream's kernels take turns in each
+  /// of its iterations, and RAJAPerf's passes go over every kernel).
+  int rounds = 1;
   std::unique_ptr<Experiment> experiment;
   std::vector<CaseSpec> cases;
   /// "file:line:col: key '…'" of each case's size_key, for errors about a case's size.
   std::map<std::string, std::string> key_locations;
+
+  /// One round's share: the repetitions and the wall-time budget divided among the rounds,
+  /// rounded up (the default 10 s of a target_cv alone too); target_cv as it is.
+  RoundRule round_rule() const {
+    const double budget = max_time_s > 0 ? max_time_s : (target_cv > 0 ? kDefaultAdaptiveBudgetS : 0);
+    return {(repetitions + rounds - 1) / rounds, target_cv, budget / rounds};
+  }
 };
 
 struct RunPlan {

@@ -9,7 +9,6 @@ namespace minigpu {
 namespace {
 
 constexpr double kLaunchSeconds = 20e-6;  // per repetition: fences, a barrier, a kernel launch
-constexpr double kAdaptiveDefaultS = 10;  // target_cv without max_time_s, as the runner has it
 // Where no ceiling was measured: slow enough not to promise too much on a small machine.
 constexpr double kFallbackBytesPerS = 5e9, kFallbackFlopsPerS = 5e9;
 
@@ -20,16 +19,16 @@ double rate_of(const CeilingTable& t, const std::string& name, double fallback) 
 
 }  // namespace
 
-double estimate_case_seconds(const PlannedExperiment& planned, const CaseSpec& spec, const CeilingTable& ceilings) {
+double estimate_case_seconds(const PlannedExperiment& planned, const CaseSpec& spec,
+                             const CeilingTable& ceilings) {
   const double bytes_per_s = rate_of(ceilings, copy_ceiling(spec.device, false, false),
                                      rate_of(ceilings, "host_memcpy", kFallbackBytesPerS));
   const double flops_per_s = rate_of(ceilings, gemm_ceiling(spec.device, spec.dtype), kFallbackFlopsPerS);
   const double one = kLaunchSeconds + std::max(2.0 * static_cast<double>(spec.device_bytes) / bytes_per_s,
                                                spec.flops_estimate / flops_per_s);
-  double timed = one * planned.repetitions;
-  if (planned.target_cv > 0 || planned.max_time_s > 0)
-    timed = std::max(timed, planned.max_time_s > 0 ? planned.max_time_s : kAdaptiveDefaultS);
-  return one * planned.warmups + timed;
+  const RoundRule round = planned.round_rule();
+  const double timed = std::max(one * round.repetitions, round.max_time_s);  // a budget fills its time
+  return planned.rounds * (one * planned.warmups + timed);
 }
 
 double case_budget_s(const PlannedExperiment& planned, const CaseSpec& spec, const CeilingTable& ceilings) {

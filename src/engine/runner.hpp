@@ -38,6 +38,10 @@ using StopPoll = std::function<int()>;
 /// max_time_s (10 s for a target_cv alone); "max_repetitions" at 10^6.
 std::optional<std::string> repetition_stop_reason(const PlannedExperiment& planned,
                                                   const std::vector<double>& times, double elapsed_s);
+/// The same for one round of a case (PlannedExperiment::round_rule; `times` the round's own):
+/// max_time_s is then the round's whole budget, the default for a target_cv alone included.
+std::optional<std::string> repetition_stop_reason(const RoundRule& rule, const std::vector<double>& times,
+                                                  double elapsed_s);
 
 /// Times one repetition the runner's way (fence, barrier, clock; fence unless the case is
 /// the unfenced lesson) and returns this rank's seconds; `clock`, if given, splits it in phases.
@@ -45,7 +49,9 @@ double time_one_repetition(Experiment& experiment, bool fence_after, const comm:
                            PhaseClock* clock);
 
 /// Runs every case of the plan, or those before the boundary where `stop` asked to stop
-/// (findings then come from the experiments that ran all their cases).
+/// (findings then come from the experiments that ran all their cases). An experiment of several
+/// rounds takes its cases in turn in each; their rows come in the last round (a stop before it
+/// keeps none of them).
 /// Cases whose resume key (io::resume_key) is in `resumed` are not run: their recorded result
 /// is reported instead (every rank must pass the same map).
 RunOutcome run_plan(RunPlan& plan, const RunContext& ctx, const CaseObserver& observer,
