@@ -167,6 +167,7 @@ int run_command(const RunOptions& options, const MpiSession& mpi, const DeviceBi
     console.rank_map(record.ranks);
     if (bounded) console.ceilings(record.ceilings);
     console.warnings(joined(warnings, device_warnings(plan)));
+    console.notes(round_notes(plan));
   }
   // From here no rank waits silently: a rank that stops answering or progressing past its
   // case's budget ends the job (exit 4), named by the lowest rank still answering.

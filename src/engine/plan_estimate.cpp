@@ -77,4 +77,17 @@ std::vector<std::string> device_warnings(const RunPlan& plan) {
   return out;
 }
 
+std::vector<std::string> round_notes(const RunPlan& plan) {
+  std::vector<std::string> out;
+  for (const auto& planned : plan.experiments) {
+    if (planned.rounds <= 1) continue;
+    const std::size_t n = planned.cases.size();
+    out.push_back(planned.name + " takes its " + std::to_string(n) + " case" + (n == 1 ? "" : "s") +
+                  " in turn, " + std::to_string(planned.rounds) + " rounds over (" +
+                  std::to_string(planned.round_rule().repetitions) +
+                  " repetition(s) a round): its rows print when the last round ends");
+  }
+  return out;
+}
+
 }  // namespace minigpu

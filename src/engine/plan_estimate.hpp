@@ -38,4 +38,8 @@ std::string describe(const PlanEstimate& e);
 /// real one: on the cpu, or on an emulated GPU whose memory is the host's.
 std::vector<std::string> device_warnings(const RunPlan& plan);
 
+/// One line per experiment of several rounds: its cases go in turn, and its rows come when the
+/// last round ends (nothing is printed for it before).
+std::vector<std::string> round_notes(const RunPlan& plan);
+
 }  // namespace minigpu

@@ -50,6 +50,10 @@ void ConsoleWriter::warnings(const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) os_ << "warning: " << w << '\n';
 }
 
+void ConsoleWriter::notes(const std::vector<std::string>& notes) {
+  for (const auto& n : notes) os_ << "note: " << n << '\n';
+}
+
 void ConsoleWriter::plan(const nlohmann::json& resolved_input,
                          const std::vector<std::pair<std::string, std::vector<CaseSpec>>>& experiments,
                          int ranks, const std::string& estimate, const std::vector<std::string>& warnings) {

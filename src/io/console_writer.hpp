@@ -35,6 +35,8 @@ class ConsoleWriter {
             const std::string& estimate, const std::vector<std::string>& warnings);
   /// Lines that must be seen before the tables (a GPU input running on the CPU).
   void warnings(const std::vector<std::string>& warnings);
+  /// Lines on how the tables will come (an experiment's rows all at the end of its rounds).
+  void notes(const std::vector<std::string>& notes);
   void case_finished(const CaseResult& r, int index, int total, double elapsed_s);
   void findings(const std::vector<Finding>& findings);
   /// The closing count; a run stopped by a signal (`interrupted_by` names it) says so first,

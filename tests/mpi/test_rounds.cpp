@@ -1,6 +1,7 @@
 // run.rounds: an experiment's cases taken in turn, round after round, each row made from all its
 // rounds (the runner's repetition discipline otherwise: test_runner.cpp).
 #include "core/errors.hpp"
+#include "engine/plan_estimate.hpp"
 #include "engine/registry.hpp"
 #include "experiment_harness.hpp"
 #include "io/run_record.hpp"
@@ -176,6 +177,17 @@ TEST(Rounds, ShareTheRepetitionsAndTheBudgetAndAreBounded) {
       EXPECT_NE(std::string(e.what()).find("'run.rounds'"), std::string::npos) << e.what();
     }
   }
+}
+
+// The console says which experiments go in rounds, since their rows come only at the end.
+TEST(Rounds, AreAnnouncedWithWhenTheirRowsCome) {
+  const RunPlan plan = testing::plan_yaml(
+      "run: {repetitions: 5}\nexperiments:\n  - {name: rounds_fake, cases: 2, rounds: 3}\n"
+      "  - {name: rounds_fake, cases: 1}\n");
+  EXPECT_EQ(round_notes(plan), (std::vector<std::string>{
+                                   "rounds_fake takes its 2 cases in turn, 3 rounds over (2 repetition(s) a "
+                                   "round): its rows print when the last round ends"}));
+  EXPECT_TRUE(round_notes(testing::plan_yaml("experiments:\n  - {name: rounds_fake}\n")).empty());
 }
 
 }  // namespace
